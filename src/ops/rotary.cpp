@@ -1,0 +1,73 @@
+// Rotary embedding. See rotary.h.
+#include "ops/rotary.h"
+
+#include <cmath>
+#include <vector>
+
+#include "ops/op_util.h"
+
+namespace nanotrn::ops {
+
+namespace {
+
+// Applies the rotation (sign = +1) or its inverse (sign = -1) to x [B, T, H, D] into y.
+void rotate(const float* x, float* y, int64_t B, int64_t T, int64_t H, int64_t D, int64_t R,
+            const std::vector<float>& cos_t, const std::vector<float>& sin_t, float sign) {
+  const int64_t half = R / 2;
+#pragma omp parallel for collapse(2) if (B * T * H * D > 32768) schedule(static)
+  for (int64_t b = 0; b < B; b++) {
+    for (int64_t t = 0; t < T; t++) {
+      const float* c = cos_t.data() + t * half;
+      const float* s = sin_t.data() + t * half;
+      for (int64_t h = 0; h < H; h++) {
+        const int64_t base = ((b * T + t) * H + h) * D;
+        const float* xr = x + base;
+        float* yr = y + base;
+        for (int64_t j = 0; j < half; j++) {
+          const float x1 = xr[j], x2 = xr[j + half], sn = sign * s[j];
+          yr[j] = x1 * c[j] + x2 * sn;
+          yr[j + half] = -x1 * sn + x2 * c[j];
+        }
+        for (int64_t j = R; j < D; j++) yr[j] = xr[j];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Tensor rotary(Ctx& ctx, const Tensor& x_in, const RotaryOptions& o) {
+  detail::require_f32(x_in, "rotary", "x");
+  check(x_in.dim() == 4, "rotary: x must be [B, T, H, D], got " + shape_str(x_in.shape()));
+  check(o.base > 0.0, "rotary: base must be > 0");
+  check(o.fraction > 0.0 && o.fraction <= 1.0, "rotary: fraction must be in (0, 1], got " + std::to_string(o.fraction));
+  Tensor x = x_in.contiguous();
+  const int64_t B = x.size(0), T = x.size(1), H = x.size(2), D = x.size(3);
+  const int64_t R = static_cast<int64_t>(std::llround(o.fraction * static_cast<double>(D)));
+  check(R >= 2 && R % 2 == 0, "rotary: fraction " + std::to_string(o.fraction) + " of head dim " + std::to_string(D) +
+                                  " gives " + std::to_string(R) + " rotary channels; it must be even and >= 2");
+  const int64_t half = R / 2;
+  std::vector<float> cos_t(static_cast<size_t>(T * half)), sin_t(static_cast<size_t>(T * half));
+  for (int64_t t = 0; t < T; t++) {
+    for (int64_t j = 0; j < half; j++) {
+      const double inv_freq = std::pow(o.base, -2.0 * static_cast<double>(j) / static_cast<double>(R));
+      const double angle = static_cast<double>(t + o.position_offset) * inv_freq;
+      cos_t[t * half + j] = static_cast<float>(std::cos(angle));
+      sin_t[t * half + j] = static_cast<float>(std::sin(angle));
+    }
+  }
+  Tensor out = ctx.empty(x.shape());
+  rotate(x.data<float>(), out.data<float>(), B, T, H, D, R, cos_t, sin_t, 1.0f);
+  if (detail::recording(ctx, {x_in})) {
+    Engine* engine = &ctx.engine;
+    ctx.tape->record("rotary", {x_in}, {&out}, [=](const std::vector<Tensor>& go, std::vector<Tensor>& gi) {
+      Tensor g = go[0].contiguous();
+      Tensor dx = Tensor::empty(g.shape(), DType::f32, engine->allocator());
+      rotate(g.data<float>(), dx.data<float>(), B, T, H, D, R, cos_t, sin_t, -1.0f);
+      gi[0] = dx;
+    });
+  }
+  return out;
+}
+
+}  // namespace nanotrn::ops
