@@ -1,0 +1,12 @@
+// The nanotrn subcommands. Each file in src/cli/ registers one subcommand on the CLI11 app.
+// Not here: any logic the subcommands share with library users (that lives in the library modules).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace nanotrn::cli {
+
+void add_speedrun(CLI::App& app);
+void add_info(CLI::App& app);
+
+}  // namespace nanotrn::cli

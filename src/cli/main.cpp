@@ -1,0 +1,26 @@
+// nanotrn: one binary, one subcommand per file in src/cli/. Errors from the library are caught here, printed with
+// the location of the failing check, and turned into exit code 1.
+#include <iostream>
+
+#include "base/error.h"
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"nanotrn: train small language models from scratch under a fixed compute budget, and price them on a "
+               "modelled AWS Trainium device"};
+  app.require_subcommand(1);
+  nanotrn::cli::add_speedrun(app);
+  nanotrn::cli::add_info(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const nanotrn::Error& e) {
+    std::cerr << "nanotrn: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "nanotrn: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
