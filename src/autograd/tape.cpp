@@ -63,8 +63,8 @@ void Tape::backward(const Tensor& root, const Tensor& seed, bool retain) {
   check(root.defined() && root.requires_grad() && root.autograd(),
         "Tape::backward: the root does not require grad (was it computed with recording on, from parameters?)");
   Tensor s = seed.defined() ? seed : Tensor::full(root.shape(), 1.0f, root.allocator());
-  check(s.shape() == root.shape(), "Tape::backward: seed of shape " + shape_str(s.shape()) + " for a root of shape " +
-                                       shape_str(root.shape()));
+  check(s.shape() == root.shape(),
+        "Tape::backward: seed of shape " + shape_str(s.shape()) + " for a root of shape " + shape_str(root.shape()));
   accumulate_grad(*root.autograd(), s);
 
   for (size_t n = nodes_.size(); n-- > 0;) {

@@ -30,7 +30,7 @@ inline void check(bool condition, const std::string& message,
 }  // namespace nanotrn
 
 // NANOTRN_CHECK(cond, msg): message built only on failure.
-#define NANOTRN_CHECK(cond, msg)                                \
-  do {                                                          \
-    if (!(cond)) throw ::nanotrn::Error(std::string(msg));     \
+#define NANOTRN_CHECK(cond, msg)                           \
+  do {                                                     \
+    if (!(cond)) throw ::nanotrn::Error(std::string(msg)); \
   } while (0)

@@ -6,8 +6,9 @@
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"nanotrn: train small language models from scratch under a fixed compute budget, and price them on a "
-               "modelled AWS Trainium device"};
+  CLI::App app{
+      "nanotrn: train small language models from scratch under a fixed compute budget, and price them on a "
+      "modelled AWS Trainium device"};
   app.require_subcommand(1);
   nanotrn::cli::add_speedrun(app);
   nanotrn::cli::add_info(app);

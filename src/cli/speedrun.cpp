@@ -125,8 +125,7 @@ double evaluate(Ctx& ctx, DemoModel& m, const std::string& val, const DemoConfig
     }
     Tensor h = forward_hidden(ctx, m, Tensor::from_ints({1, c.seq}, in), c);
     const std::vector<float> nll =
-        ops::linear_cross_entropy_per_token(ctx, h, m.lm_head, Tensor::from_ints({1, c.seq}, out), {15.0f})
-            .to_vector();
+        ops::linear_cross_entropy_per_token(ctx, h, m.lm_head, Tensor::from_ints({1, c.seq}, out), {15.0f}).to_vector();
     for (float v : nll) total += v;
     count += c.seq;
   }
@@ -173,12 +172,13 @@ void run(const DemoConfig& c) {
   DemoModel m = build(ctx, c);
   AdamW opt(m.params(), {c.lr, 0.9f, 0.95f, 1e-8f, 0.0f});
   if (!c.json) {
-    std::printf("nanotrn speedrun - FOUNDATION DEMO: the budgeted trainer, recipes and data pipeline are not built "
-                "yet;\nthis trains a tiny byte-level GPT (%lld layers, width %lld, %lld heads / %lld kv heads, T=%lld) "
-                "on the embedded %zu-byte text.\n%s\n",
-                static_cast<long long>(c.layers), static_cast<long long>(c.width), static_cast<long long>(c.heads),
-                static_cast<long long>(c.kv_heads), static_cast<long long>(c.seq), text.size(),
-                engine.gemm().describe().c_str());
+    std::printf(
+        "nanotrn speedrun - FOUNDATION DEMO: the budgeted trainer, recipes and data pipeline are not built "
+        "yet;\nthis trains a tiny byte-level GPT (%lld layers, width %lld, %lld heads / %lld kv heads, T=%lld) "
+        "on the embedded %zu-byte text.\n%s\n",
+        static_cast<long long>(c.layers), static_cast<long long>(c.width), static_cast<long long>(c.heads),
+        static_cast<long long>(c.kv_heads), static_cast<long long>(c.seq), text.size(),
+        engine.gemm().describe().c_str());
   }
   const double init_val = evaluate(ctx, m, val, c);
   const auto t0 = std::chrono::steady_clock::now();
@@ -204,10 +204,14 @@ void run(const DemoConfig& c) {
   const double ln2 = std::log(2.0);
   const std::string text_sample = sample(ctx, m, "The children ", 60, c);
   if (c.json) {
-    nlohmann::json j{{"demo", true},        {"steps", c.steps},
-                     {"train_loss", loss},  {"val_loss_initial", init_val},
-                     {"val_loss", val_nats}, {"val_bpb", val_nats / ln2},
-                     {"unigram_bpb", unigram / ln2}, {"seconds", secs},
+    nlohmann::json j{{"demo", true},
+                     {"steps", c.steps},
+                     {"train_loss", loss},
+                     {"val_loss_initial", init_val},
+                     {"val_loss", val_nats},
+                     {"val_bpb", val_nats / ln2},
+                     {"unigram_bpb", unigram / ln2},
+                     {"seconds", secs},
                      {"sample", text_sample}};
     std::cout << j.dump() << "\n";
   } else {

@@ -15,24 +15,36 @@ enum class DType : uint8_t { f32, bf16, f16, f8e4m3, f8e5m2, i32 };
 
 constexpr size_t dtype_size(DType t) {
   switch (t) {
-    case DType::f32: return 4;
-    case DType::bf16: return 2;
-    case DType::f16: return 2;
-    case DType::f8e4m3: return 1;
-    case DType::f8e5m2: return 1;
-    case DType::i32: return 4;
+    case DType::f32:
+      return 4;
+    case DType::bf16:
+      return 2;
+    case DType::f16:
+      return 2;
+    case DType::f8e4m3:
+      return 1;
+    case DType::f8e5m2:
+      return 1;
+    case DType::i32:
+      return 4;
   }
   return 0;
 }
 
 constexpr std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::f32: return "f32";
-    case DType::bf16: return "bf16";
-    case DType::f16: return "f16";
-    case DType::f8e4m3: return "f8e4m3";
-    case DType::f8e5m2: return "f8e5m2";
-    case DType::i32: return "i32";
+    case DType::f32:
+      return "f32";
+    case DType::bf16:
+      return "bf16";
+    case DType::f16:
+      return "f16";
+    case DType::f8e4m3:
+      return "f8e4m3";
+    case DType::f8e5m2:
+      return "f8e5m2";
+    case DType::i32:
+      return "i32";
   }
   return "?";
 }

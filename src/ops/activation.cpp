@@ -102,9 +102,7 @@ Tensor unary(Ctx& ctx, const Tensor& x_in, F f, const char* name) {
 }  // namespace
 
 Tensor relu2(Ctx& ctx, const Tensor& x) { return unary(ctx, x, Relu2{}, "relu2"); }
-Tensor leaky_relu2(Ctx& ctx, const Tensor& x, float slope) {
-  return unary(ctx, x, LeakyRelu2{slope}, "leaky_relu2");
-}
+Tensor leaky_relu2(Ctx& ctx, const Tensor& x, float slope) { return unary(ctx, x, LeakyRelu2{slope}, "leaky_relu2"); }
 Tensor gelu(Ctx& ctx, const Tensor& x, bool tanh_approximation) {
   return tanh_approximation ? unary(ctx, x, GeluTanh{}, "gelu_tanh") : unary(ctx, x, GeluErf{}, "gelu");
 }

@@ -30,10 +30,10 @@ Tensor attention(Ctx& ctx, const Tensor& q_in, const Tensor& k_in, const Tensor&
   detail::require_f32(k_in, "attention", "k");
   detail::require_f32(v_in, "attention", "v");
   check(q_in.dim() == 4 && k_in.dim() == 4 && v_in.dim() == 4,
-        "attention: q, k, v must be [B, T, heads, D], got " + shape_str(q_in.shape()) + ", " +
-            shape_str(k_in.shape()) + ", " + shape_str(v_in.shape()));
-  check(k_in.shape() == v_in.shape(), "attention: k " + shape_str(k_in.shape()) + " and v " +
-                                          shape_str(v_in.shape()) + " differ");
+        "attention: q, k, v must be [B, T, heads, D], got " + shape_str(q_in.shape()) + ", " + shape_str(k_in.shape()) +
+            ", " + shape_str(v_in.shape()));
+  check(k_in.shape() == v_in.shape(),
+        "attention: k " + shape_str(k_in.shape()) + " and v " + shape_str(v_in.shape()) + " differ");
   const int64_t B = q_in.size(0), Tq = q_in.size(1), H = q_in.size(2), D = q_in.size(3);
   const int64_t Tk = k_in.size(1), Hkv = k_in.size(2);
   check(k_in.size(0) == B && k_in.size(3) == D, "attention: q " + shape_str(q_in.shape()) + " and k " +
@@ -59,8 +59,8 @@ Tensor attention(Ctx& ctx, const Tensor& q_in, const Tensor& k_in, const Tensor&
 
   Tensor out = ctx.empty({B, Tq, H, D});
   Tensor lse = ctx.empty({B, H, Tq});
-  attention_forward(out.data<float>(), lse.data<float>(), q.data<float>(), k.data<float>(), v.data<float>(), B, Tq,
-                    Tk, H, Hkv, D, mods);
+  attention_forward(out.data<float>(), lse.data<float>(), q.data<float>(), k.data<float>(), v.data<float>(), B, Tq, Tk,
+                    H, Hkv, D, mods);
   if (detail::recording(ctx, {q_in, k_in, v_in})) {
     Engine* engine = &ctx.engine;
     Tensor y = out;

@@ -24,10 +24,10 @@ Prepared prepare(const Ctx& ctx, const Tensor& x, const Tensor& w, const Tensor&
   detail::require_f32(w, "linear_cross_entropy", "w");
   check(targets.defined() && targets.dtype() == DType::i32, "linear_cross_entropy: targets must be i32");
   check(w.dim() == 2, "linear_cross_entropy: w must be [V, C], got " + shape_str(w.shape()));
-  check(x.dim() >= 1 && x.size(-1) == w.size(1), "linear_cross_entropy: x " + shape_str(x.shape()) +
-                                                     " does not match w " + shape_str(w.shape()));
-  check(targets.numel() * x.size(-1) == x.numel(), "linear_cross_entropy: " + std::to_string(targets.numel()) +
-                                                       " targets for x of shape " + shape_str(x.shape()));
+  check(x.dim() >= 1 && x.size(-1) == w.size(1),
+        "linear_cross_entropy: x " + shape_str(x.shape()) + " does not match w " + shape_str(w.shape()));
+  check(targets.numel() * x.size(-1) == x.numel(),
+        "linear_cross_entropy: " + std::to_string(targets.numel()) + " targets for x of shape " + shape_str(x.shape()));
   check(o.softcap >= 0.0f, "linear_cross_entropy: softcap must be >= 0");
   check(o.chunk_rows >= 0, "linear_cross_entropy: chunk_rows must be >= 0");
   Prepared p;
@@ -45,8 +45,7 @@ Prepared prepare(const Ctx& ctx, const Tensor& x, const Tensor& w, const Tensor&
                                        ")");
     p.count++;
   }
-  p.chunk = o.chunk_rows > 0 ? o.chunk_rows
-                             : std::max<int64_t>(128, (int64_t{4} << 20) / std::max<int64_t>(1, p.V));
+  p.chunk = o.chunk_rows > 0 ? o.chunk_rows : std::max<int64_t>(128, (int64_t{4} << 20) / std::max<int64_t>(1, p.V));
   p.chunk = std::max<int64_t>(1, std::min(p.chunk, p.N));
   const DType dt = ctx.matmul_dtype;
   p.xg = dt == DType::f32 ? p.x2 : p.x2.to(dt);

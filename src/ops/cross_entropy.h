@@ -1,8 +1,8 @@
 // The fused head: linear projection to the vocabulary, tanh softcap, softmax cross-entropy, computed in row chunks.
 //
 //   CrossEntropyOptions ce{.softcap = 15.0f};
-//   Tensor loss = ops::linear_cross_entropy(ctx, x, lm_head, targets, ce);   // x [N, C], lm_head [V, C], targets i32 [N]
-//   Tensor nll  = ops::linear_cross_entropy_per_token(ctx, x, lm_head, targets, ce);  // [N] nats, no autograd
+//   Tensor loss = ops::linear_cross_entropy(ctx, x, lm_head, targets, ce);   // x [N, C], lm_head [V, C], targets i32
+//   [N] Tensor nll  = ops::linear_cross_entropy_per_token(ctx, x, lm_head, targets, ce);  // [N] nats, no autograd
 //
 // loss = mean over targets != ignore_index of (logsumexp(z) - z[target]) with z = softcap(x lm_head^T) (z = logits
 // when softcap == 0); 0 when every target is ignored. x and targets may carry leading dimensions ([B, T, C] / [B, T]).
@@ -17,9 +17,9 @@
 namespace nanotrn::ops {
 
 struct CrossEntropyOptions {
-  float softcap = 0.0f;        // 0 = off
-  int32_t ignore_index = -1;   // targets equal to this contribute nothing
-  int64_t chunk_rows = 0;      // 0 = automatic (about 16 MiB of logits per chunk, at least 128 rows)
+  float softcap = 0.0f;       // 0 = off
+  int32_t ignore_index = -1;  // targets equal to this contribute nothing
+  int64_t chunk_rows = 0;     // 0 = automatic (about 16 MiB of logits per chunk, at least 128 rows)
 };
 
 Tensor linear_cross_entropy(Ctx& ctx, const Tensor& x, const Tensor& w, const Tensor& targets,

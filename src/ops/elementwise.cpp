@@ -65,29 +65,28 @@ Tensor binary(Ctx& ctx, const Tensor& a, const Tensor& b, const char* name) {
   Tensor va = (K == Bin::mul || K == Bin::div) && gb ? a : Tensor();
   Tensor vb = (K == Bin::mul || K == Bin::div) ? b : Tensor();
   Engine* engine = &ctx.engine;
-  ctx.tape->record(name, {a, b}, {&out},
-                   [=](const std::vector<Tensor>& go, std::vector<Tensor>& gi) {
-                     Ctx bc{*engine};
-                     const Tensor& g = go[0];
-                     if (ga) {
-                       Tensor d = g;
-                       if constexpr (K == Bin::mul) d = binary_forward<Bin::mul>(bc, g, vb);
-                       if constexpr (K == Bin::div) d = binary_forward<Bin::div>(bc, g, vb);
-                       gi[0] = sum_to_shape(bc, d, shape_a);
-                     }
-                     if (gb) {
-                       Tensor d = g;
-                       if constexpr (K == Bin::sub) d = scale(bc, g, -1.0f);
-                       if constexpr (K == Bin::mul) d = binary_forward<Bin::mul>(bc, g, va);
-                       if constexpr (K == Bin::div) {
-                         // d/db (a/b) = -a/b^2
-                         Tensor q = binary_forward<Bin::div>(bc, va, vb);
-                         q = binary_forward<Bin::div>(bc, q, vb);
-                         d = scale(bc, binary_forward<Bin::mul>(bc, g, q), -1.0f);
-                       }
-                       gi[1] = sum_to_shape(bc, d, shape_b);
-                     }
-                   });
+  ctx.tape->record(name, {a, b}, {&out}, [=](const std::vector<Tensor>& go, std::vector<Tensor>& gi) {
+    Ctx bc{*engine};
+    const Tensor& g = go[0];
+    if (ga) {
+      Tensor d = g;
+      if constexpr (K == Bin::mul) d = binary_forward<Bin::mul>(bc, g, vb);
+      if constexpr (K == Bin::div) d = binary_forward<Bin::div>(bc, g, vb);
+      gi[0] = sum_to_shape(bc, d, shape_a);
+    }
+    if (gb) {
+      Tensor d = g;
+      if constexpr (K == Bin::sub) d = scale(bc, g, -1.0f);
+      if constexpr (K == Bin::mul) d = binary_forward<Bin::mul>(bc, g, va);
+      if constexpr (K == Bin::div) {
+        // d/db (a/b) = -a/b^2
+        Tensor q = binary_forward<Bin::div>(bc, va, vb);
+        q = binary_forward<Bin::div>(bc, q, vb);
+        d = scale(bc, binary_forward<Bin::mul>(bc, g, q), -1.0f);
+      }
+      gi[1] = sum_to_shape(bc, d, shape_b);
+    }
+  });
   return out;
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 // A GEMM operand: a (batch of) stored matrices and whether the product reads it transposed.
 struct Operand {
-  Tensor t;              // keeps the memory alive; f32 or bf16
+  Tensor t;                    // keeps the memory alive; f32 or bf16
   int64_t rows = 0, cols = 0;  // stored matrix dims
   int64_t ld = 0;
   int64_t batch = 1, batch_stride = 0;
@@ -130,8 +130,8 @@ Shape batch_shape(const Tensor& t) { return Shape(t.shape().begin(), t.shape().e
 Tensor matmul(Ctx& ctx, const Tensor& a, const Tensor& b, bool trans_a, bool trans_b) {
   detail::require_f32(a, "matmul", "a");
   detail::require_f32(b, "matmul", "b");
-  check(a.dim() >= 2 && b.dim() >= 2, "matmul: operands need at least 2 dimensions, got " + shape_str(a.shape()) +
-                                          " and " + shape_str(b.shape()));
+  check(a.dim() >= 2 && b.dim() >= 2,
+        "matmul: operands need at least 2 dimensions, got " + shape_str(a.shape()) + " and " + shape_str(b.shape()));
   const Shape ba = batch_shape(a), bb = batch_shape(b);
   check(bb.empty() || ba == bb, "matmul: batch dimensions " + shape_str(ba) + " and " + shape_str(bb) +
                                     " differ (b must have a's batch dimensions or none)");
@@ -139,8 +139,8 @@ Tensor matmul(Ctx& ctx, const Tensor& a, const Tensor& b, bool trans_a, bool tra
   check(dt == DType::f32 || dt == DType::bf16, "matmul: ctx.matmul_dtype must be f32 or bf16");
   Operand oa = make_operand(a, trans_a, dt), ob = make_operand(b, trans_b, dt);
   const int64_t m = oa.op_rows(), k = oa.op_cols(), n = ob.op_cols();
-  check(ob.op_rows() == k, "matmul: inner dimensions differ: " + shape_str(a.shape()) + (trans_a ? "^T" : "") +
-                               " x " + shape_str(b.shape()) + (trans_b ? "^T" : ""));
+  check(ob.op_rows() == k, "matmul: inner dimensions differ: " + shape_str(a.shape()) + (trans_a ? "^T" : "") + " x " +
+                               shape_str(b.shape()) + (trans_b ? "^T" : ""));
   Shape out_shape = ba;
   out_shape.push_back(m);
   out_shape.push_back(n);

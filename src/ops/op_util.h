@@ -17,8 +17,8 @@ inline bool recording(const Ctx& ctx, const std::vector<Tensor>& inputs) {
 
 inline void require_f32(const Tensor& t, const char* op, const char* arg) {
   check(t.defined(), std::string(op) + ": argument '" + arg + "' is undefined");
-  check(t.dtype() == DType::f32, std::string(op) + ": argument '" + arg + "' must be f32, got " +
-                                     std::string(dtype_name(t.dtype())));
+  check(t.dtype() == DType::f32,
+        std::string(op) + ": argument '" + arg + "' must be f32, got " + std::string(dtype_name(t.dtype())));
 }
 
 inline int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {

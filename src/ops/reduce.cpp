@@ -145,8 +145,8 @@ Tensor mean(Ctx& ctx, const Tensor& x) { return mean(ctx, x, all_dims(x), false)
 
 Tensor sum_to_shape(const Ctx& ctx, const Tensor& x, const Shape& shape) {
   if (x.shape() == shape) return x.contiguous();
-  check(shape.size() <= x.shape().size(), "sum_to_shape: cannot reduce " + shape_str(x.shape()) + " to " +
-                                              shape_str(shape));
+  check(shape.size() <= x.shape().size(),
+        "sum_to_shape: cannot reduce " + shape_str(x.shape()) + " to " + shape_str(shape));
   const size_t lead = x.shape().size() - shape.size();
   Shape keep(x.shape().size(), 1);
   for (size_t i = 0; i < shape.size(); i++) {

@@ -71,9 +71,9 @@ Tensor concat(Ctx& ctx, const std::vector<Tensor>& xs, int64_t dim) {
   for (const Tensor& t : xs) {
     check(t.dim() == nd, "concat: tensors of shapes " + shape_str(xs[0].shape()) + " and " + shape_str(t.shape()));
     for (int64_t d = 0; d < nd; d++) {
-      check(d == dim || t.shape()[d] == xs[0].shape()[d],
-            "concat: tensors of shapes " + shape_str(xs[0].shape()) + " and " + shape_str(t.shape()) +
-                " differ outside dimension " + std::to_string(dim));
+      check(d == dim || t.shape()[d] == xs[0].shape()[d], "concat: tensors of shapes " + shape_str(xs[0].shape()) +
+                                                              " and " + shape_str(t.shape()) +
+                                                              " differ outside dimension " + std::to_string(dim));
     }
     shape[dim] += t.shape()[dim];
     sizes.push_back(t.shape()[dim]);

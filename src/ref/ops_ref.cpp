@@ -159,16 +159,30 @@ RefTensor unary(const RefTensor& x, Unary f, double p) {
   const double pi = 3.14159265358979323846;
   for (double& v : out.v) {
     switch (f) {
-      case Unary::relu2: v = v > 0 ? v * v : 0.0; break;
-      case Unary::leaky_relu2: v = v > 0 ? v * v : (p * v) * (p * v); break;
-      case Unary::gelu: v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); break;
+      case Unary::relu2:
+        v = v > 0 ? v * v : 0.0;
+        break;
+      case Unary::leaky_relu2:
+        v = v > 0 ? v * v : (p * v) * (p * v);
+        break;
+      case Unary::gelu:
+        v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+        break;
       case Unary::gelu_tanh:
         v = 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (v + 0.044715 * v * v * v)));
         break;
-      case Unary::silu: v = v / (1.0 + std::exp(-v)); break;
-      case Unary::sigmoid: v = 1.0 / (1.0 + std::exp(-v)); break;
-      case Unary::tanh: v = std::tanh(v); break;
-      case Unary::softcap: v = p * std::tanh(v / p); break;
+      case Unary::silu:
+        v = v / (1.0 + std::exp(-v));
+        break;
+      case Unary::sigmoid:
+        v = 1.0 / (1.0 + std::exp(-v));
+        break;
+      case Unary::tanh:
+        v = std::tanh(v);
+        break;
+      case Unary::softcap:
+        v = p * std::tanh(v / p);
+        break;
     }
   }
   return out;
@@ -259,8 +273,8 @@ RefTensor rotary(const RefTensor& x, double base, double fraction, int64_t offse
   return out;
 }
 
-double linear_cross_entropy(const RefTensor& x, const RefTensor& w, const std::vector<int32_t>& targets,
-                            double softcap, int32_t ignore_index, std::vector<double>* per_row) {
+double linear_cross_entropy(const RefTensor& x, const RefTensor& w, const std::vector<int32_t>& targets, double softcap,
+                            int32_t ignore_index, std::vector<double>* per_row) {
   const int64_t C = w.shape[1], V = w.shape[0], N = static_cast<int64_t>(targets.size());
   double total = 0.0;
   int64_t count = 0;

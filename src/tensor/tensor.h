@@ -88,7 +88,7 @@ class Tensor {
 
   // Element access for tests and small setup code (not for loops over large tensors).
   float& at(std::initializer_list<int64_t> index) const;
-  float item() const;  // the value of a 1-element f32 tensor
+  float item() const;                    // the value of a 1-element f32 tensor
   std::vector<float> to_vector() const;  // f32 values in row-major order (any strides)
 
   // Views (no copy). Negative dims count from the end.
@@ -100,9 +100,9 @@ class Tensor {
   Tensor reshape(const Shape& shape) const;
 
   // Copies.
-  Tensor contiguous() const;  // this tensor when already contiguous
-  Tensor clone() const;       // always a new contiguous tensor
-  Tensor to(DType dtype) const;  // round-to-nearest-even conversion (dtype/convert.h); a copy
+  Tensor contiguous() const;                // this tensor when already contiguous
+  Tensor clone() const;                     // always a new contiguous tensor
+  Tensor to(DType dtype) const;             // round-to-nearest-even conversion (dtype/convert.h); a copy
   void copy_from(const Tensor& src) const;  // same shape; converts dtype if needed
   void fill(float value) const;
   void zero() const;

@@ -24,7 +24,7 @@ TEST(Tape, SharedInputsAndGradientAccumulation) {
   step();
   EXPECT_EQ(x.grad().to_vector(), (std::vector<float>{5.0f, -1.0f, 4.0f}));
   EXPECT_EQ(tape.size(), 0u);  // cleared after backward
-  step();                       // a second micro-batch accumulates
+  step();                      // a second micro-batch accumulates
   EXPECT_EQ(x.grad().to_vector(), (std::vector<float>{10.0f, -2.0f, 8.0f}));
   x.zero_grad();
   EXPECT_FALSE(x.grad().defined());

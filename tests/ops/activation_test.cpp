@@ -21,19 +21,23 @@ OpCase unary_case(const char* name, std::function<Tensor(Ctx&, const Tensor&)> h
 }
 
 TEST(ActivationOps, EachAgainstFp64AndFiniteDifferences) {
-  testing::check_op(unary_case("relu2", [](Ctx& c, const Tensor& x) { return ops::relu2(c, x); }, ref::Unary::relu2, 0));
+  testing::check_op(unary_case(
+      "relu2", [](Ctx& c, const Tensor& x) { return ops::relu2(c, x); }, ref::Unary::relu2, 0));
   for (float slope : {0.0f, 0.1f, 0.5f, 1.0f}) {
     testing::check_op(unary_case(
         "leaky_relu2", [slope](Ctx& c, const Tensor& x) { return ops::leaky_relu2(c, x, slope); },
         ref::Unary::leaky_relu2, slope));
   }
-  testing::check_op(unary_case("gelu", [](Ctx& c, const Tensor& x) { return ops::gelu(c, x); }, ref::Unary::gelu, 0));
+  testing::check_op(unary_case(
+      "gelu", [](Ctx& c, const Tensor& x) { return ops::gelu(c, x); }, ref::Unary::gelu, 0));
   testing::check_op(unary_case(
       "gelu tanh", [](Ctx& c, const Tensor& x) { return ops::gelu(c, x, true); }, ref::Unary::gelu_tanh, 0));
-  testing::check_op(unary_case("silu", [](Ctx& c, const Tensor& x) { return ops::silu(c, x); }, ref::Unary::silu, 0));
-  testing::check_op(
-      unary_case("sigmoid", [](Ctx& c, const Tensor& x) { return ops::sigmoid(c, x); }, ref::Unary::sigmoid, 0));
-  testing::check_op(unary_case("tanh", [](Ctx& c, const Tensor& x) { return ops::tanh(c, x); }, ref::Unary::tanh, 0));
+  testing::check_op(unary_case(
+      "silu", [](Ctx& c, const Tensor& x) { return ops::silu(c, x); }, ref::Unary::silu, 0));
+  testing::check_op(unary_case(
+      "sigmoid", [](Ctx& c, const Tensor& x) { return ops::sigmoid(c, x); }, ref::Unary::sigmoid, 0));
+  testing::check_op(unary_case(
+      "tanh", [](Ctx& c, const Tensor& x) { return ops::tanh(c, x); }, ref::Unary::tanh, 0));
   for (float cap : {1.0f, 15.0f}) {
     testing::check_op(unary_case(
         "tanh_softcap", [cap](Ctx& c, const Tensor& x) { return ops::tanh_softcap(c, x, cap); }, ref::Unary::softcap,

@@ -18,10 +18,14 @@ OpCase binary_case(const char* name, ref::BinaryOp op, Shape a, Shape b) {
   c.inputs = {{a}, {b, is_div ? InputSpec::Kind::positive : InputSpec::Kind::normal}};
   c.host = [op](Ctx& ctx, const std::vector<Tensor>& in) {
     switch (op) {
-      case ref::BinaryOp::add: return ops::add(ctx, in[0], in[1]);
-      case ref::BinaryOp::sub: return ops::sub(ctx, in[0], in[1]);
-      case ref::BinaryOp::mul: return ops::mul(ctx, in[0], in[1]);
-      case ref::BinaryOp::div: return ops::div(ctx, in[0], in[1]);
+      case ref::BinaryOp::add:
+        return ops::add(ctx, in[0], in[1]);
+      case ref::BinaryOp::sub:
+        return ops::sub(ctx, in[0], in[1]);
+      case ref::BinaryOp::mul:
+        return ops::mul(ctx, in[0], in[1]);
+      case ref::BinaryOp::div:
+        return ops::div(ctx, in[0], in[1]);
     }
     return Tensor();
   };
@@ -30,8 +34,8 @@ OpCase binary_case(const char* name, ref::BinaryOp op, Shape a, Shape b) {
 }
 
 TEST(ElementwiseOps, BinaryWithBroadcasting) {
-  const std::vector<std::pair<Shape, Shape>> shapes = {
-      {{3, 4}, {3, 4}}, {{2, 3, 4}, {4}}, {{2, 3, 4}, {3, 1}}, {{1, 5}, {4, 1}}, {{2, 1, 3}, {2, 4, 1}}, {{3}, {}}};
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{3, 4}, {3, 4}}, {{2, 3, 4}, {4}},       {{2, 3, 4}, {3, 1}},
+                                                       {{1, 5}, {4, 1}}, {{2, 1, 3}, {2, 4, 1}}, {{3}, {}}};
   for (auto op : {ref::BinaryOp::add, ref::BinaryOp::sub, ref::BinaryOp::mul, ref::BinaryOp::div}) {
     for (auto& [a, b] : shapes) testing::check_op(binary_case("binary", op, a, b));
   }
@@ -80,8 +84,11 @@ TEST(ReduceOps, SumAndMeanOverDims) {
     std::vector<int64_t> dims;
     bool keepdim;
   };
-  const std::vector<R> rs = {{{3, 4}, {0, 1}, false}, {{2, 3, 4}, {-1}, true}, {{2, 3, 4}, {0, 1}, false},
-                             {{2, 3, 4}, {1}, false}, {{5}, {0}, true}};
+  const std::vector<R> rs = {{{3, 4}, {0, 1}, false},
+                             {{2, 3, 4}, {-1}, true},
+                             {{2, 3, 4}, {0, 1}, false},
+                             {{2, 3, 4}, {1}, false},
+                             {{5}, {0}, true}};
   for (const R& r : rs) {
     for (bool is_mean : {false, true}) {
       OpCase c;

@@ -47,9 +47,7 @@ TEST(ModelOps, RmsNorm) {
     c.name = "rms_norm [3,4,24] scale " + std::to_string(scale);
     c.inputs = {{{3, 4, 24}, InputSpec::Kind::normal, true, 0, scale}};
     c.host = [](Ctx& ctx, const std::vector<Tensor>& in) { return ops::rms_norm(ctx, in[0]); };
-    c.reference = [](const std::vector<RefTensor>& in) {
-      return ref::rms_norm(in[0], ops::kRmsNormDefaultEps);
-    };
+    c.reference = [](const std::vector<RefTensor>& in) { return ref::rms_norm(in[0], ops::kRmsNormDefaultEps); };
     testing::check_op(c);
   }
 }
@@ -68,9 +66,7 @@ TEST(ModelOps, Rotary) {
     c.inputs = {{r.shape}};
     ops::RotaryOptions ro{r.base, r.fraction, r.offset};
     c.host = [ro](Ctx& ctx, const std::vector<Tensor>& in) { return ops::rotary(ctx, in[0], ro); };
-    c.reference = [r](const std::vector<RefTensor>& in) {
-      return ref::rotary(in[0], r.base, r.fraction, r.offset);
-    };
+    c.reference = [r](const std::vector<RefTensor>& in) { return ref::rotary(in[0], r.base, r.fraction, r.offset); };
     testing::check_op(c);
   }
 }
@@ -97,9 +93,9 @@ TEST(ModelOps, RotaryPreservesNormsAndRejectsOddChannelCounts) {
 OpCase ce_case(const char* name, Shape xs, int64_t V, float softcap, int64_t chunk, std::vector<float> targets) {
   OpCase c;
   c.name = name;
-  c.inputs = {{xs}, {{V, xs.back()}, InputSpec::Kind::normal, true, 0, 0.7}, {Shape(xs.begin(), xs.end() - 1),
-                                                                             InputSpec::Kind::ints, false,
-                                                                             static_cast<int32_t>(V)}};
+  c.inputs = {{xs},
+              {{V, xs.back()}, InputSpec::Kind::normal, true, 0, 0.7},
+              {Shape(xs.begin(), xs.end() - 1), InputSpec::Kind::ints, false, static_cast<int32_t>(V)}};
   c.values = {{}, {}, targets};
   ops::CrossEntropyOptions o;
   o.softcap = softcap;

@@ -23,12 +23,12 @@ TEST(Tensor, ShapesStridesAndViews) {
   EXPECT_EQ(n.offset(), 1);
   EXPECT_EQ(n.at({1, 2, 2}), 7.0f);
   EXPECT_EQ(x.view({6, -1}).shape(), (Shape{6, 4}));
-  EXPECT_THROW(t.view({24}), Error);                  // not contiguous
-  EXPECT_EQ(t.reshape({24}).numel(), 24);             // copies
-  EXPECT_THROW(x.narrow(1, 2, 2), Error);             // out of range
+  EXPECT_THROW(t.view({24}), Error);       // not contiguous
+  EXPECT_EQ(t.reshape({24}).numel(), 24);  // copies
+  EXPECT_THROW(x.narrow(1, 2, 2), Error);  // out of range
   EXPECT_THROW(x.size(3), Error);
   EXPECT_THROW(Tensor().dtype(), Error);
-  EXPECT_THROW(x.data<int32_t>(), Error);             // wrong element type
+  EXPECT_THROW(x.data<int32_t>(), Error);  // wrong element type
 }
 
 TEST(Tensor, DtypeRoundTripThroughStridedCopies) {
