@@ -1,0 +1,28 @@
+// dtype_from_name: the one non-constexpr piece of dtype/dtype.h.
+// Not here: conversions between element types (dtype/convert.cpp).
+#include "dtype/dtype.h"
+
+#include <string>
+
+#include "base/error.h"
+
+namespace nanotrn {
+
+DType dtype_from_name(std::string_view name) {
+  struct Alias {
+    std::string_view text;
+    DType type;
+  };
+  static constexpr Alias kAliases[] = {
+      {"f32", DType::f32},         {"fp32", DType::f32},      {"bf16", DType::bf16},       {"f16", DType::f16},
+      {"fp16", DType::f16},        {"f8e4m3", DType::f8e4m3}, {"fp8_e4m3", DType::f8e4m3}, {"f8e5m2", DType::f8e5m2},
+      {"fp8_e5m2", DType::f8e5m2}, {"i32", DType::i32},       {"int32", DType::i32},
+  };
+  for (const Alias& a : kAliases) {
+    if (a.text == name) return a.type;
+  }
+  throw Error("unknown dtype '" + std::string(name) +
+              "' (expected one of f32, fp32, bf16, f16, fp16, f8e4m3, fp8_e4m3, f8e5m2, fp8_e5m2, i32, int32)");
+}
+
+}  // namespace nanotrn
