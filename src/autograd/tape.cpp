@@ -81,13 +81,12 @@ void Tape::backward(const Tensor& root, const Tensor& seed, bool retain) {
     std::vector<Tensor> grad_inputs(node.inputs.size());
     node.backward(grad_outputs, grad_inputs);
     grad_outputs.clear();
-    // Intermediate gradients are no longer needed once their producer has run.
-    if (!retain) {
-      for (auto& out : node.outputs) {
-        if (!out->is_leaf) {
-          out->grad = Tensor();
-          out->grad_owned = false;
-        }
+    // Intermediate gradients are no longer needed once their producer has run (also with `retain`, so that a
+    // second backward over the same nodes starts from clean intermediates).
+    for (auto& out : node.outputs) {
+      if (!out->is_leaf) {
+        out->grad = Tensor();
+        out->grad_owned = false;
       }
     }
     for (size_t i = 0; i < node.inputs.size(); i++) {

@@ -45,6 +45,19 @@ TEST(Tape, AliasedGradientsAreNotCorrupted) {
   EXPECT_EQ(b.grad().to_vector(), (std::vector<float>{1.0f, 1.0f}));
 }
 
+TEST(Tape, RetainRunsTheSameGraphTwice) {
+  Engine e;
+  Tape tape;
+  Ctx ctx{e, &tape};
+  Tensor x = Tensor::from_vector({2}, {1.5f, -0.5f});
+  x.set_requires_grad();
+  Tensor y = ops::sum(ctx, ops::mul(ctx, ops::scale(ctx, x, 2.0f), x));  // 2 x^2: dy/dx = 4x
+  tape.backward(y, Tensor(), /*retain=*/true);
+  EXPECT_EQ(x.grad().to_vector(), (std::vector<float>{6.0f, -2.0f}));
+  tape.backward(y);  // intermediates start clean: exactly twice the gradient
+  EXPECT_EQ(x.grad().to_vector(), (std::vector<float>{12.0f, -4.0f}));
+}
+
 TEST(Tape, NoGradRecordsNothing) {
   Engine e;
   Tape tape;
