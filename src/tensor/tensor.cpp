@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "dtype/convert.h"
+#include "tensor/strided.h"
 
 namespace nanotrn {
 
@@ -287,14 +288,27 @@ void Tensor::copy_from(const Tensor& src) const {
     std::memcpy(raw_data(), src.raw_data(), static_cast<size_t>(numel()) * es);
     return;
   }
-  // Strided copy: walk both views in row-major order.
-  std::vector<int64_t> src_offsets;
-  src_offsets.reserve(static_cast<size_t>(numel()));
-  for_each_offset(src.shape(), src.strides(), [&](int64_t o) { src_offsets.push_back(o); });
+  // Strided copy, row by row (the last dimension is the row), threaded for large tensors.
+  const Shape& dst_strides = strides_;
+  const Shape& src_strides = src.strides();
+  const int64_t sd = row_stride(dst_strides), ss = row_stride(src_strides);
   const char* s = static_cast<const char*>(src.raw_data());
   char* d = static_cast<char*>(raw_data());
-  size_t i = 0;
-  for_each_offset(shape_, strides_, [&](int64_t o) { std::memcpy(d + o * es, s + src_offsets[i++] * es, es); });
+  auto copy_rows = [&](auto elem) {
+    using E = decltype(elem);
+    const E* sp = reinterpret_cast<const E*>(s);
+    E* dp = reinterpret_cast<E*>(d);
+    for_each_row<2>(shape_, {&dst_strides, &src_strides}, [&](int64_t n, const std::array<int64_t, 2>& off) {
+      for (int64_t i = 0; i < n; i++) dp[off[0] + i * sd] = sp[off[1] + i * ss];
+    });
+  };
+  if (es == 4) {
+    copy_rows(uint32_t{});
+  } else if (es == 2) {
+    copy_rows(uint16_t{});
+  } else {
+    copy_rows(uint8_t{});
+  }
 }
 
 Tensor Tensor::to(DType dtype) const {
