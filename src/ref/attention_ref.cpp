@@ -1,0 +1,138 @@
+// Dense fp64 attention reference: see attention_ref.h.
+// Not here: tiling, threads, or any shortcut; each step is the definition, written out.
+#include "ref/attention_ref.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace nanotrn::ref {
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+struct Dims {
+  int64_t B, Tq, Tk, H, Hkv, D;
+  int64_t qi(int64_t b, int64_t i, int64_t h) const { return ((b * Tq + i) * H + h) * D; }
+  int64_t ki(int64_t b, int64_t j, int64_t g) const { return ((b * Tk + j) * Hkv + g) * D; }
+};
+
+double scale_of(const AttentionMods& mods, int64_t D) {
+  return mods.scale != 0.0f ? static_cast<double>(mods.scale) : 1.0 / std::sqrt(static_cast<double>(D));
+}
+
+bool visible(const AttentionMods& mods, int64_t b, int64_t Tk, int64_t pq, int64_t pk) {
+  if (mods.causal && pk > pq) return false;
+  if (mods.window > 0 && pq - pk >= mods.window) return false;
+  if (mods.segment_ids && mods.segment_ids[b * Tk + pq] != mods.segment_ids[b * Tk + pk]) return false;
+  return true;
+}
+
+// Scores of (b, h) after the modifiers: s [Tq * Tk] (-inf where masked), and tanh values t (softcap) for the chain
+// rule.
+void scores(const Dims& d, const AttentionMods& mods, const std::vector<double>& q, const std::vector<double>& k,
+            int64_t b, int64_t h, std::vector<double>& s, std::vector<double>& t) {
+  const int64_t g = h / (d.H / d.Hkv), off = d.Tk - d.Tq;
+  const double scale = scale_of(mods, d.D), cap = mods.softcap;
+  s.assign(static_cast<size_t>(d.Tq * d.Tk), 0.0);
+  t.assign(static_cast<size_t>(d.Tq * d.Tk), 0.0);
+  for (int64_t i = 0; i < d.Tq; ++i)
+    for (int64_t j = 0; j < d.Tk; ++j) {
+      double dot = 0.0;
+      for (int64_t c = 0; c < d.D; ++c) dot += q[d.qi(b, i, h) + c] * k[d.ki(b, j, g) + c];
+      double x = scale * dot;
+      const size_t ij = static_cast<size_t>(i * d.Tk + j);
+      if (cap > 0.0) {
+        t[ij] = std::tanh(x / cap);
+        x = cap * t[ij];
+      }
+      const int64_t pq = i + off;
+      if (mods.alibi_slopes) x -= static_cast<double>(mods.alibi_slopes[h]) * static_cast<double>(std::llabs(pq - j));
+      s[ij] = visible(mods, b, d.Tk, pq, j) ? x : kNegInf;
+    }
+}
+
+// Row-wise softmax in place; returns the row's logsumexp (-inf and a zero row when nothing is visible).
+double softmax_row(double* row, int64_t n) {
+  double m = kNegInf;
+  for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
+  if (m == kNegInf) {
+    for (int64_t j = 0; j < n; ++j) row[j] = 0.0;
+    return kNegInf;
+  }
+  double sum = 0.0;
+  for (int64_t j = 0; j < n; ++j) sum += std::exp(row[j] - m);
+  for (int64_t j = 0; j < n; ++j) row[j] = std::exp(row[j] - m) / sum;
+  return m + std::log(sum);
+}
+
+}  // namespace
+
+std::vector<double> attention_forward_ref(const std::vector<double>& q, const std::vector<double>& k,
+                                          const std::vector<double>& v, int64_t B, int64_t Tq, int64_t Tk, int64_t H,
+                                          int64_t Hkv, int64_t D, const AttentionMods& mods, std::vector<double>* lse) {
+  const Dims d{B, Tq, Tk, H, Hkv, D};
+  std::vector<double> out(static_cast<size_t>(B * Tq * H * D), 0.0), s, t;
+  if (lse) lse->assign(static_cast<size_t>(B * H * Tq), kNegInf);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      const int64_t g = h / (H / Hkv);
+      scores(d, mods, q, k, b, h, s, t);
+      for (int64_t i = 0; i < Tq; ++i) {
+        double* p = s.data() + i * Tk;
+        const double l = softmax_row(p, Tk);
+        if (lse) (*lse)[static_cast<size_t>((b * H + h) * Tq + i)] = l;
+        for (int64_t j = 0; j < Tk; ++j)
+          for (int64_t c = 0; c < D; ++c) out[d.qi(b, i, h) + c] += p[j] * v[d.ki(b, j, g) + c];
+      }
+    }
+  return out;
+}
+
+AttentionGradsRef attention_backward_ref(const std::vector<double>& dout, const std::vector<double>& q,
+                                         const std::vector<double>& k, const std::vector<double>& v, int64_t B,
+                                         int64_t Tq, int64_t Tk, int64_t H, int64_t Hkv, int64_t D,
+                                         const AttentionMods& mods) {
+  const Dims d{B, Tq, Tk, H, Hkv, D};
+  AttentionGradsRef r;
+  r.dq.assign(q.size(), 0.0);
+  r.dk.assign(k.size(), 0.0);
+  r.dv.assign(v.size(), 0.0);
+  const double scale = scale_of(mods, D);
+  std::vector<double> s, t, dp(static_cast<size_t>(Tk));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      const int64_t g = h / (H / Hkv);
+      scores(d, mods, q, k, b, h, s, t);
+      for (int64_t i = 0; i < Tq; ++i) {
+        double* p = s.data() + i * Tk;
+        softmax_row(p, Tk);
+        // dP_ij = <dout_i, v_j>; dS_ij = P_ij (dP_ij - sum_l P_il dP_il).
+        double pdp = 0.0;
+        for (int64_t j = 0; j < Tk; ++j) {
+          double x = 0.0;
+          for (int64_t c = 0; c < D; ++c) x += dout[d.qi(b, i, h) + c] * v[d.ki(b, j, g) + c];
+          dp[static_cast<size_t>(j)] = x;
+          pdp += p[j] * x;
+        }
+        for (int64_t j = 0; j < Tk; ++j) {
+          if (p[j] == 0.0) continue;
+          for (int64_t c = 0; c < D; ++c) r.dv[d.ki(b, j, g) + c] += p[j] * dout[d.qi(b, i, h) + c];
+          double ds = p[j] * (dp[static_cast<size_t>(j)] - pdp);
+          if (mods.softcap > 0.0f) {
+            const double th = t[static_cast<size_t>(i * Tk + j)];
+            ds *= 1.0 - th * th;
+          }
+          ds *= scale;
+          for (int64_t c = 0; c < D; ++c) {
+            r.dq[d.qi(b, i, h) + c] += ds * k[d.ki(b, j, g) + c];
+            r.dk[d.ki(b, j, g) + c] += ds * q[d.qi(b, i, h) + c];
+          }
+        }
+      }
+    }
+  return r;
+}
+
+}  // namespace nanotrn::ref
