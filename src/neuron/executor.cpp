@@ -1,0 +1,238 @@
+// The functional executor (see executor.h for the numerics contract). Not here: timing, rule checks the builder
+// already made.
+#include "neuron/executor.h"
+
+#include <cmath>
+
+#include "base/error.h"
+#include "base/rng.h"
+
+namespace nanotrn::neuron {
+namespace {
+
+float apply_act(Act a, float x) {
+  switch (a) {
+    case Act::copy:
+      return x;
+    case Act::exp:
+      return std::exp(x);
+    case Act::tanh:
+      return std::tanh(x);
+    case Act::sigmoid:
+      return 1.0f / (1.0f + std::exp(-x));
+    case Act::relu:
+      return x > 0.0f ? x : 0.0f;
+    case Act::silu:
+      return x / (1.0f + std::exp(-x));
+    case Act::gelu_tanh: {
+      const float c = 0.7978845608028654f;  // sqrt(2 / pi)
+      return 0.5f * x * (1.0f + std::tanh(c * (x + 0.044715f * x * x * x)));
+    }
+    case Act::square:
+      return x * x;
+    case Act::rsqrt:
+      return 1.0f / std::sqrt(x);
+    case Act::reciprocal:
+      return 1.0f / x;
+  }
+  return x;
+}
+
+float apply_alu(AluOp op, float a, float b) {
+  switch (op) {
+    case AluOp::add:
+      return a + b;
+    case AluOp::subtract:
+      return a - b;
+    case AluOp::multiply:
+      return a * b;
+    case AluOp::max:
+      return std::fmax(a, b);
+    case AluOp::min:
+      return std::fmin(a, b);
+  }
+  return a;
+}
+
+}  // namespace
+
+Executor::Executor(const Program& program, uint64_t seed) : program_(program), seed_(seed) {
+  stores_.resize(program.buffers.size());
+  for (size_t i = 0; i < program.buffers.size(); ++i) {
+    const size_t n = static_cast<size_t>(program.buffers[i].rows * program.buffers[i].cols);
+    stores_[i].data.assign(n, 0.0f);
+    stores_[i].written.assign(n, 0);
+    stores_[i].by_matmul.assign(n, 0);
+  }
+}
+
+float& Executor::at(const View& v, int64_t p, int64_t f) {
+  const Buffer& b = program_.buffers[static_cast<size_t>(v.buffer)];
+  return stores_[static_cast<size_t>(v.buffer)].data[static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f)];
+}
+
+void Executor::set(const View& v, std::span<const float> values) {
+  check(v.buffer >= 0 && v.buffer < static_cast<int>(program_.buffers.size()), "Executor::set: unknown buffer");
+  check(values.size() == static_cast<size_t>(v.np * v.nf),
+        "Executor::set: expected " + std::to_string(v.np * v.nf) + " values, got " + std::to_string(values.size()));
+  const Buffer& b = program_.buffers[static_cast<size_t>(v.buffer)];
+  Store& s = stores_[static_cast<size_t>(v.buffer)];
+  for (int64_t p = 0; p < v.np; ++p)
+    for (int64_t f = 0; f < v.nf; ++f) {
+      const size_t i = static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f);
+      s.data[i] = round_to(b.dtype, values[static_cast<size_t>(p * v.nf + f)]);
+      s.written[i] = 1;
+      s.by_matmul[i] = 0;
+    }
+}
+
+std::vector<float> Executor::get(const View& v) const {
+  check(v.buffer >= 0 && v.buffer < static_cast<int>(program_.buffers.size()), "Executor::get: unknown buffer");
+  const Buffer& b = program_.buffers[static_cast<size_t>(v.buffer)];
+  const Store& s = stores_[static_cast<size_t>(v.buffer)];
+  std::vector<float> out(static_cast<size_t>(v.np * v.nf));
+  for (int64_t p = 0; p < v.np; ++p)
+    for (int64_t f = 0; f < v.nf; ++f) {
+      const size_t i = static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f);
+      if (!s.written[i])
+        throw Error("[uninitialized-read] reading " + std::string(memory_name(b.memory)) + " '" + b.name + "' [" +
+                    std::to_string(v.p0 + p) + ", " + std::to_string(v.f0 + f) + "] which was never written");
+      out[static_cast<size_t>(p * v.nf + f)] = s.data[i];
+    }
+  return out;
+}
+
+float Executor::load(const View& v, int64_t p, int64_t f, const Instruction& ins) const {
+  const Buffer& b = program_.buffers[static_cast<size_t>(v.buffer)];
+  const Store& s = stores_[static_cast<size_t>(v.buffer)];
+  const size_t i = static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f);
+  if (!s.written[i])
+    throw Error(std::string("[uninitialized-read] ") + opcode_name(ins.op) + " reads " + memory_name(b.memory) + " '" +
+                    b.name + "' [" + std::to_string(v.p0 + p) + ", " + std::to_string(v.f0 + f) +
+                    "], which no input or earlier instruction wrote",
+                ins.where);
+  return s.data[i];
+}
+
+void Executor::store(const View& v, int64_t p, int64_t f, float x, const Instruction& ins, size_t index) {
+  const Buffer& b = program_.buffers[static_cast<size_t>(v.buffer)];
+  Store& s = stores_[static_cast<size_t>(v.buffer)];
+  const size_t i = static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f);
+  const uint32_t r =
+      ins.rounding == Rounding::stochastic ? random_u32(seed_, index, static_cast<uint64_t>(p * v.nf + f)) : 0u;
+  s.data[i] = round_to(b.dtype, x, ins.rounding, r);
+  s.written[i] = 1;
+  s.by_matmul[i] = ins.op == Opcode::matmul;
+}
+
+void Executor::run() {
+  for (size_t i = 0; i < program_.instructions.size(); ++i) step(i);
+}
+
+void Executor::step(size_t index) {
+  const Instruction& ins = program_.instructions.at(index);
+  const View& d = ins.dst;
+  switch (ins.op) {
+    case Opcode::dma_copy:
+    case Opcode::copy: {
+      std::vector<float> tmp(static_cast<size_t>(d.np * d.nf));  // read all first: src and dst may overlap
+      for (int64_t p = 0; p < d.np; ++p)
+        for (int64_t f = 0; f < d.nf; ++f) tmp[static_cast<size_t>(p * d.nf + f)] = load(ins.srcs[0], p, f, ins);
+      for (int64_t p = 0; p < d.np; ++p)
+        for (int64_t f = 0; f < d.nf; ++f) store(d, p, f, tmp[static_cast<size_t>(p * d.nf + f)], ins, index);
+      break;
+    }
+    case Opcode::matmul: {
+      const View& st = ins.srcs[0];
+      const View& mv = ins.srcs[1];
+      const int64_t k_size = st.np;
+      const bool strict_psum = program_.target == "v2" || program_.target == "v3";
+      auto index_of = [&](const View& v, int64_t p, int64_t f) {
+        return static_cast<size_t>((v.p0 + p) * program_.buffers[static_cast<size_t>(v.buffer)].cols + v.f0 + f);
+      };
+      auto buffer_name = [&](const View& v) { return program_.buffers[static_cast<size_t>(v.buffer)].name; };
+      std::vector<float> out(static_cast<size_t>(d.np * d.nf));
+      for (int64_t m = 0; m < d.np; ++m)
+        for (int64_t n = 0; n < d.nf; ++n) {
+          float acc = ins.accumulate ? load(d, m, n, ins) : 0.0f;
+          if (ins.accumulate && strict_psum && !stores_[static_cast<size_t>(d.buffer)].by_matmul[index_of(d, m, n)])
+            throw Error("[psum-accumulate] matmul accumulates onto PSUM '" + buffer_name(d) + "' [" +
+                            std::to_string(d.p0 + m) + ", " + std::to_string(d.f0 + n) +
+                            "], last written by a non-matmul instruction (undefined on NeuronCore-" + program_.target +
+                            "; the first matmul into a PSUM location must overwrite)",
+                        ins.where);
+          for (int64_t k = 0; k < k_size; ++k) {
+            const float prod = load(st, k, m, ins) * load(mv, k, n, ins);  // fp32 product, then fp32 add
+            acc += prod;
+          }
+          out[static_cast<size_t>(m * d.nf + n)] = acc;
+        }
+      for (int64_t m = 0; m < d.np; ++m)
+        for (int64_t n = 0; n < d.nf; ++n) store(d, m, n, out[static_cast<size_t>(m * d.nf + n)], ins, index);
+      break;
+    }
+    case Opcode::transpose: {
+      const View& s = ins.srcs[0];
+      for (int64_t p = 0; p < s.np; ++p)
+        for (int64_t f = 0; f < s.nf; ++f) store(d, f, p, load(s, p, f, ins), ins, index);
+      break;
+    }
+    case Opcode::activation: {
+      for (int64_t p = 0; p < d.np; ++p)
+        for (int64_t f = 0; f < d.nf; ++f) {
+          const float bias = ins.vector_operand ? load(ins.srcs[1], p, 0, ins) : ins.bias;
+          const float x = load(ins.srcs[0], p, f, ins) * ins.scale + bias;
+          store(d, p, f, apply_act(ins.act, x), ins, index);
+        }
+      break;
+    }
+    case Opcode::tensor_tensor: {
+      for (int64_t p = 0; p < d.np; ++p)
+        for (int64_t f = 0; f < d.nf; ++f)
+          store(d, p, f, apply_alu(ins.alu0, load(ins.srcs[0], p, f, ins), load(ins.srcs[1], p, f, ins)), ins, index);
+      break;
+    }
+    case Opcode::tensor_scalar: {
+      for (int64_t p = 0; p < d.np; ++p)
+        for (int64_t f = 0; f < d.nf; ++f) {
+          const float s0 = ins.vector_operand ? load(ins.srcs[1], p, 0, ins) : ins.scale;
+          float x = apply_alu(ins.alu0, load(ins.srcs[0], p, f, ins), s0);
+          if (ins.has_op1) x = apply_alu(ins.alu1, x, ins.bias);
+          store(d, p, f, x, ins, index);
+        }
+      break;
+    }
+    case Opcode::reduce: {
+      const View& s = ins.srcs[0];
+      for (int64_t p = 0; p < s.np; ++p) {
+        float acc = load(s, p, 0, ins);
+        for (int64_t f = 1; f < s.nf; ++f) acc = apply_alu(ins.alu0, acc, load(s, p, f, ins));
+        store(d, p, 0, acc, ins, index);
+      }
+      break;
+    }
+    case Opcode::memset: {
+      for (int64_t p = 0; p < d.np; ++p)
+        for (int64_t f = 0; f < d.nf; ++f) store(d, p, f, ins.value, ins, index);
+      break;
+    }
+    case Opcode::iota: {
+      for (int64_t p = 0; p < d.np; ++p)
+        for (int64_t f = 0; f < d.nf; ++f) {
+          const int64_t v = ins.iota_offset + p * ins.channel_multiplier + f * ins.step;
+          store(d, p, f, static_cast<float>(static_cast<int32_t>(v)), ins, index);
+        }
+      break;
+    }
+    case Opcode::affine_select: {
+      for (int64_t p = 0; p < d.np; ++p)
+        for (int64_t f = 0; f < d.nf; ++f) {
+          const int64_t v = ins.iota_offset + p * ins.channel_multiplier + f * ins.step;
+          store(d, p, f, v >= 0 ? load(ins.srcs[0], p, f, ins) : ins.value, ins, index);
+        }
+      break;
+    }
+  }
+}
+
+}  // namespace nanotrn::neuron

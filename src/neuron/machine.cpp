@@ -1,0 +1,131 @@
+// The per-generation NeuronCore parameter tables (see machine.h). Every number carries its source; the numbers
+// are copied from /work/shared/hardware-facts.md (sections 3, 4, 5, 6.3, 9). Not here: any formula.
+#include "neuron/machine.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+
+namespace nanotrn::neuron {
+namespace {
+
+constexpr double kKiB = 1024.0;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+NeuronCoreSpec common(std::string name, std::string generation) {
+  NeuronCoreSpec s;
+  s.name = std::move(name);
+  s.generation = std::move(generation);
+  s.partitions = {128, "[NKI-A2] [TILESZ] pmax = 128"};
+  s.psum_bytes_per_partition = {16 * kKiB, "[NKI-A2] 2 MiB PSUM = 128 partitions x 8 banks x 2 KiB"};
+  s.psum_bank_bytes = {2 * kKiB, "[NKI-A2] [TILESZ] psum_bank_fmax = 512 fp32"};
+  s.pe_rows = {128, "[NKI-A2] 128x128 systolic array"};
+  s.pe_cols = {128, "[NKI-A2] 128x128 systolic array"};
+  s.matmul_max_k = {128, "[ISA] partition (K) of stationary and moving <= 128"};
+  s.matmul_max_stationary_free = {128, "[ISA] [TILESZ] gemm_stationary_fmax = 128"};
+  s.matmul_max_moving_free = {512, "[ISA] [TILESZ] gemm_moving_fmax = 512 (one 2 KiB PSUM bank of fp32)"};
+  s.matmul_min_ii_cycles = {64, "[ISA-2025-10] cost = max(min(64, N_stationary), N_moving)"};
+  s.matmul_fp32_factor = {4, "[ISA-2025-10] [NKI-A2] fp32 inputs cost about 4x"};
+  s.min_ii_cycles = {64, "[ISA-2025-10] MIN_II ~ 64"};
+  s.gpsimd_startup_cycles = {150, "[ISA-2025-10] iota / affine_select = 150 + N GpSimd cycles"};
+  s.sync_overhead_cycles = {100,
+                            "[NKI-A2] [PERF] ~100 engine cycles static overhead for serially dependent "
+                            "instructions; assumed: charged once per cross-engine wait"};
+  s.dma_engines = {16, "[DMAOV] [DMABW] 16 DMA engines per core"};
+  s.dma_fixed_latency_ns = {1300,
+                            "[DMABW] ~1,300 ns descriptor/sync/semaphore fixed cost per transfer (hwdge on v3+ "
+                            "may be ~600 ns [DGE]; the larger documented figure is used)"};
+  s.dma_queues = {16, "[DMAOV] queues 0-15; assumed: the model offers 16 independent in-order queues per core"};
+  return s;
+}
+
+std::vector<NeuronCoreSpec> make_specs() {
+  std::vector<NeuronCoreSpec> out;
+  {
+    NeuronCoreSpec s = common("v2", "NeuronCore-v2 (Trn1)");
+    s.sbuf_bytes_per_partition = {192 * kKiB, "[NKI-A2] 24 MiB SBUF / 128 partitions"};
+    s.tensor_clock_ghz = {2.8, "[NKI-A2]"};
+    s.fp8_double_row_speedup = {1, "[NKI-A2] cFP8 at BF16 rate on v2"};
+    s.vector_clock_ghz = {1.12, "[NKI-A2]"};
+    s.scalar_clock_ghz = {1.4, "[NKI-A2]"};
+    s.gpsimd_clock_ghz = {1.4, "[NKI-A2]"};
+    s.dma_engine_bytes_per_ns = {17, "[DMAOV] [DMABW] table: 17 B/ns per engine (text says 27.2 GB/s; see sec. 10)"};
+    s.hbm_share_bytes_per_ns = {820 * kGiB / 1e9 / 2, "[TRN1] 820 GiB/s per chip / 2 cores [derived]"};
+    s.hbm_bytes = {16 * kGiB, "[TRN1] 32 GiB / 2 cores [derived]"};
+    out.push_back(s);
+  }
+  {
+    NeuronCoreSpec s = common("v3", "NeuronCore-v3 (Trn2)");
+    s.sbuf_bytes_per_partition = {224 * kKiB, "[NKI-A3] 28 MiB SBUF / 128 partitions"};
+    s.tensor_clock_ghz = {2.4, "[NKI-A3]"};
+    s.fp8_double_row_speedup = {2, "[NKI-A3] [NC3] fp8 double-row: 158 vs 79 TFLOPS"};
+    s.vector_clock_ghz = {0.96, "[NKI-A3]"};
+    s.scalar_clock_ghz = {1.2, "[NKI-A3]"};
+    s.gpsimd_clock_ghz = {1.2, "[NKI-A3]"};
+    s.dma_engine_bytes_per_ns = {23, "[DMAOV] [DMABW] table: 23 B/ns per engine (matches 32 KiB in 1,416 ns)"};
+    s.hbm_share_bytes_per_ns = {2900.0 / 8, "[TRN2] 2.9 TB/s per chip / 8 cores [derived]"};
+    s.hbm_bytes = {12 * kGiB, "[LNC] 24 GB bank per core pair [derived]"};
+    out.push_back(s);
+  }
+  {
+    NeuronCoreSpec s = common("v4", "NeuronCore-v4 (Trn3)");
+    s.sbuf_bytes_per_partition = {256 * kKiB, "[NKI-A4] 32 MiB SBUF / 128 partitions"};
+    s.tensor_clock_ghz = {2.4, "[NKI-A4]"};
+    s.fp8_double_row_speedup = {2, "[ISA] double-row fp8 still supported on v4"};
+    s.vector_clock_ghz = {1.2, "[NKI-A4]"};
+    s.scalar_clock_ghz = {1.2, "[NKI-A4]"};
+    s.gpsimd_clock_ghz = {1.2, "[NKI-A4]"};
+    s.dma_engine_bytes_per_ns = {33, "[DMAOV] [DMABW] table: 33 B/ns per engine"};
+    s.hbm_share_bytes_per_ns = {4900.0 / 8, "[TRN3] 4.9 TB/s per chip / 8 cores [derived]"};
+    s.hbm_bytes = {18 * kGiB, "[TRN3] 144 GiB / 8 cores [derived]"};
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+double NeuronCoreSpec::dma_total_bytes_per_ns() const {
+  return std::min(dma_engines.value * dma_engine_bytes_per_ns.value, hbm_share_bytes_per_ns.value);
+}
+
+std::vector<std::pair<std::string, const Param*>> NeuronCoreSpec::params() const {
+  return {{"partitions", &partitions},
+          {"sbuf_bytes_per_partition", &sbuf_bytes_per_partition},
+          {"psum_bytes_per_partition", &psum_bytes_per_partition},
+          {"psum_bank_bytes", &psum_bank_bytes},
+          {"tensor_clock_ghz", &tensor_clock_ghz},
+          {"pe_rows", &pe_rows},
+          {"pe_cols", &pe_cols},
+          {"matmul_max_k", &matmul_max_k},
+          {"matmul_max_stationary_free", &matmul_max_stationary_free},
+          {"matmul_max_moving_free", &matmul_max_moving_free},
+          {"matmul_min_ii_cycles", &matmul_min_ii_cycles},
+          {"matmul_fp32_factor", &matmul_fp32_factor},
+          {"fp8_double_row_speedup", &fp8_double_row_speedup},
+          {"vector_clock_ghz", &vector_clock_ghz},
+          {"scalar_clock_ghz", &scalar_clock_ghz},
+          {"gpsimd_clock_ghz", &gpsimd_clock_ghz},
+          {"min_ii_cycles", &min_ii_cycles},
+          {"gpsimd_startup_cycles", &gpsimd_startup_cycles},
+          {"sync_overhead_cycles", &sync_overhead_cycles},
+          {"dma_engines", &dma_engines},
+          {"dma_engine_bytes_per_ns", &dma_engine_bytes_per_ns},
+          {"dma_fixed_latency_ns", &dma_fixed_latency_ns},
+          {"hbm_share_bytes_per_ns", &hbm_share_bytes_per_ns},
+          {"dma_queues", &dma_queues},
+          {"hbm_bytes", &hbm_bytes}};
+}
+
+const NeuronCoreSpec& spec_for(std::string_view name) {
+  static const std::vector<NeuronCoreSpec> specs = make_specs();  // immutable after first use
+  std::string_view key = name;
+  if (key == "trn1") key = "v2";
+  if (key == "trn2") key = "v3";
+  if (key == "trn3") key = "v4";
+  for (const NeuronCoreSpec& s : specs)
+    if (s.name == key) return s;
+  throw Error("unknown NeuronCore generation '" + std::string(name) + "' (known: v2/trn1, v3/trn2, v4/trn3)");
+}
+
+}  // namespace nanotrn::neuron

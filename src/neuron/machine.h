@@ -1,0 +1,69 @@
+// The machine description of one NeuronCore generation (v2 = Trn1, v3 = Trn2, v4 = Trn3) as data: every number
+// the software NeuronCore uses, each with the reference key of /work/shared/hardware-facts.md it comes from, or
+// "assumed: <why>" when no public document gives it.
+//
+//   const NeuronCoreSpec& s = spec_for("v3");        // also "trn2"; throws nanotrn::Error for unknown names
+//   double ns = s.tensor_clock_ghz.value;             // every field is a Param {value, source}
+//
+// Not here: chips, servers, links (hw catalog), the cost formulas themselves (timing.cpp), fp8 double-row and MX
+// matmul modes (recorded as facts, not modelled).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nanotrn::neuron {
+
+// One number with where it comes from: "[NKI-A3]" style reference keys, or "assumed: <reason>".
+struct Param {
+  double value = 0;
+  std::string source;
+};
+
+struct NeuronCoreSpec {
+  std::string name;        // "v2", "v3", "v4"
+  std::string generation;  // "NeuronCore-v2 (Trn1)" ...
+
+  // Memories.
+  Param partitions;                // SBUF/PSUM partition count (128)
+  Param sbuf_bytes_per_partition;  // 192 / 224 / 256 KiB
+  Param psum_bytes_per_partition;  // 16 KiB
+  Param psum_bank_bytes;           // 2 KiB (512 fp32)
+
+  // TensorE.
+  Param tensor_clock_ghz;            // 2.8 / 2.4 / 2.4
+  Param pe_rows, pe_cols;            // 128 x 128
+  Param matmul_max_k;                // contraction (partition) size <= 128
+  Param matmul_max_stationary_free;  // M <= 128
+  Param matmul_max_moving_free;      // N <= 512 (fp32 dst; v4 allows more, not modelled)
+  Param matmul_min_ii_cycles;        // 64: the min(64, N_stationary) term of the matmul cost
+  Param matmul_fp32_factor;          // fp32 inputs cost 4x
+  Param fp8_double_row_speedup;      // 1 on v2, 2 on v3/v4 (double-row mode; recorded, not modelled)
+
+  // Vector / Scalar / GpSimd engines.
+  Param vector_clock_ghz;
+  Param scalar_clock_ghz;
+  Param gpsimd_clock_ghz;
+  Param min_ii_cycles;          // MIN_II of the ISA cost table (64)
+  Param gpsimd_startup_cycles;  // the 150 of iota / affine_select
+  Param sync_overhead_cycles;   // cost of a cross-engine semaphore wait, consumer-engine cycles
+
+  // DMA.
+  Param dma_engines;              // 16 per core
+  Param dma_engine_bytes_per_ns;  // per-engine peak, B/ns (= GB/s)
+  Param dma_fixed_latency_ns;     // per-transfer fixed cost
+  Param hbm_share_bytes_per_ns;   // chip HBM bandwidth / cores, B/ns
+  Param dma_queues;               // independent in-order DMA queues the timing model offers
+  Param hbm_bytes;                // HBM capacity share per core
+
+  // Bandwidth all DMA queues of the core share: min(engines x per-engine peak, HBM share) [derived].
+  double dma_total_bytes_per_ns() const;
+  // Every parameter by name, for docs, tests and `nanotrn kernel --spec`.
+  std::vector<std::pair<std::string, const Param*>> params() const;
+};
+
+// "v2"/"trn1", "v3"/"trn2", "v4"/"trn3". Throws nanotrn::Error naming the unknown name and the known ones.
+const NeuronCoreSpec& spec_for(std::string_view name);
+
+}  // namespace nanotrn::neuron

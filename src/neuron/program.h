@@ -1,0 +1,99 @@
+// The recorded program of a tile kernel: HBM tensors, SBUF/PSUM tiles, and the instruction list, as plain data.
+// A KernelBuilder (builder.h) fills it and checks every rule; the executor (executor.h) and the timing model
+// (timing.h) read it. Each instruction keeps the std::source_location of the kernel line that issued it.
+//
+// Layout invariants (checked by the builder, relied on by readers):
+//  * A tile is [partitions, free] of one dtype; it lives in partitions [0, partitions) of its memory, at byte
+//    offset `offset` .. offset + free * dtype_size within every partition. partitions <= 128.
+//  * SBUF tiles never overlap and fit the generation's SBUF per partition; PSUM tiles likewise, and never cross a
+//    2 KiB bank.
+//  * An HBM tensor is a row-major [rows, cols] array; views of it are rectangles inside it.
+//  * A View is a rectangle [p0, p0 + np) x [f0, f0 + nf) of a tile or HBM tensor (rows play partitions there).
+//
+// Not here: dynamic shapes, strided / multi-dimensional access patterns (views are rectangles), control flow.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "dtype/convert.h"
+#include "dtype/dtype.h"
+
+namespace nanotrn::neuron {
+
+enum class Memory : uint8_t { hbm, sbuf, psum };
+enum class Engine : uint8_t { tensor, vector, scalar, gpsimd, dma };
+enum class Opcode : uint8_t {
+  dma_copy,
+  matmul,
+  transpose,
+  activation,
+  tensor_tensor,
+  tensor_scalar,
+  reduce,
+  memset,
+  copy,
+  iota,
+  affine_select
+};
+enum class Act : uint8_t { copy, exp, tanh, sigmoid, relu, silu, gelu_tanh, square, rsqrt, reciprocal };
+enum class AluOp : uint8_t { add, subtract, multiply, max, min };
+
+const char* memory_name(Memory m);
+const char* engine_name(Engine e);
+const char* opcode_name(Opcode o);
+const char* act_name(Act a);
+const char* alu_name(AluOp o);
+
+// A buffer: an HBM tensor or an on-chip tile.
+struct Buffer {
+  std::string name;
+  Memory memory = Memory::sbuf;
+  DType dtype = DType::f32;
+  int64_t rows = 0;    // partitions for tiles
+  int64_t cols = 0;    // free elements per partition for tiles
+  int64_t offset = 0;  // byte offset inside each partition (tiles only)
+  std::source_location where;
+};
+
+// A rectangle of a buffer.
+struct View {
+  int buffer = -1;
+  int64_t p0 = 0, np = 0;  // partition (row) range
+  int64_t f0 = 0, nf = 0;  // free (column) range
+};
+
+struct Instruction {
+  Opcode op = Opcode::copy;
+  Engine engine = Engine::vector;
+  View dst;
+  std::vector<View> srcs;   // reads, in operand order (matmul: stationary, moving)
+  bool accumulate = false;  // matmul: add onto PSUM instead of overwriting
+  Act act = Act::copy;
+  AluOp alu0 = AluOp::add, alu1 = AluOp::add;
+  bool has_op1 = false;  // tensor_scalar: second op present
+  // activation: bias is the per-partition [P, 1] vector srcs[1] instead of `bias`;
+  // tensor_scalar: operand 0 is the per-partition [P, 1] vector srcs[1] instead of `scale`.
+  bool vector_operand = false;
+  float scale = 1, bias = 0;  // activation: f(x * scale + bias); tensor_scalar: operands 0 and 1
+  float value = 0;            // memset value
+  // iota: dst = offset + p * multiplier + f * step;
+  // affine_select: dst = (offset + p * multiplier + f * step >= 0) ? src : value.
+  int64_t iota_offset = 0, channel_multiplier = 0, step = 0;
+  Rounding rounding = Rounding::nearest_even;
+  int dma_queue = 0;
+  std::source_location where;
+};
+
+struct Program {
+  std::string target;  // NeuronCoreSpec::name the program was built for ("v2", "v3", "v4")
+  std::vector<Buffer> buffers;
+  std::vector<Instruction> instructions;
+};
+
+// "file:line" of a source location, used in every message and trace slice.
+std::string where_string(const std::source_location& loc);
+
+}  // namespace nanotrn::neuron

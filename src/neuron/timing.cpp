@@ -1,0 +1,266 @@
+// The event-driven timing model (see timing.h for the model and its formulas). Not here: functional results.
+#include "neuron/timing.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+
+#include "base/error.h"
+
+namespace nanotrn::neuron {
+namespace {
+
+constexpr int kComputeTracks = 4;
+
+struct Region {
+  int buffer;
+  int64_t p0, p1, f0, f1;
+};
+
+Region region(const View& v) { return {v.buffer, v.p0, v.p0 + v.np, v.f0, v.f0 + v.nf}; }
+
+bool overlap(const Region& a, const Region& b) {
+  return a.buffer == b.buffer && a.p0 < b.p1 && b.p0 < a.p1 && a.f0 < b.f1 && b.f0 < a.f1;
+}
+
+std::vector<Region> reads_of(const Instruction& ins) {
+  std::vector<Region> r;
+  for (const View& v : ins.srcs) r.push_back(region(v));
+  if (ins.op == Opcode::matmul && ins.accumulate) r.push_back(region(ins.dst));
+  return r;
+}
+
+double engine_clock_ghz(Engine e, const NeuronCoreSpec& s) {
+  switch (e) {
+    case Engine::tensor:
+      return s.tensor_clock_ghz.value;
+    case Engine::vector:
+      return s.vector_clock_ghz.value;
+    case Engine::scalar:
+      return s.scalar_clock_ghz.value;
+    case Engine::gpsimd:
+      return s.gpsimd_clock_ghz.value;
+    case Engine::dma:
+      return 0;
+  }
+  return 0;
+}
+
+double compute_cycles(const Instruction& ins, const Program& p, const NeuronCoreSpec& s) {
+  const double min_ii = s.min_ii_cycles.value;
+  const double n = static_cast<double>(ins.dst.nf);
+  auto dtype = [&](const View& v) { return p.buffers[static_cast<size_t>(v.buffer)].dtype; };
+  auto memory = [&](const View& v) { return p.buffers[static_cast<size_t>(v.buffer)].memory; };
+  switch (ins.op) {
+    case Opcode::matmul: {
+      const double m = static_cast<double>(ins.srcs[0].nf), n_mov = static_cast<double>(ins.srcs[1].nf);
+      const double c = std::max(std::min(s.matmul_min_ii_cycles.value, m), n_mov);
+      return dtype(ins.srcs[0]) == DType::f32 ? c * s.matmul_fp32_factor.value : c;
+    }
+    case Opcode::transpose:
+      return std::max(static_cast<double>(ins.srcs[0].np), std::min(64.0, static_cast<double>(ins.srcs[0].nf)));
+    case Opcode::activation:
+    case Opcode::tensor_scalar:
+    case Opcode::copy:
+      return std::max(min_ii, n);
+    case Opcode::tensor_tensor: {
+      const View &a = ins.srcs[0], &b = ins.srcs[1];
+      const bool one_psum = memory(a) == Memory::psum || memory(b) == Memory::psum;
+      const bool fast_bf16 = dtype(a) == DType::bf16 && dtype(b) == DType::bf16 && dtype(ins.dst) == DType::bf16 &&
+                             memory(a) == Memory::sbuf && memory(b) == Memory::sbuf &&
+                             (ins.alu0 == AluOp::add || ins.alu0 == AluOp::subtract || ins.alu0 == AluOp::multiply);
+      return one_psum || fast_bf16 ? std::max(min_ii, n) : std::max(min_ii, 2 * n);
+    }
+    case Opcode::reduce: {
+      const double n_in = static_cast<double>(ins.srcs[0].nf);
+      const bool half = dtype(ins.srcs[0]) == DType::bf16 && dtype(ins.dst) == DType::bf16 &&
+                        (ins.alu0 == AluOp::add || ins.alu0 == AluOp::max);
+      return half ? n_in / 2 : n_in;
+    }
+    case Opcode::memset: {
+      const DType t = dtype(ins.dst);
+      const bool half = ins.value == 0.0f && (t == DType::bf16 || t == DType::f16);
+      return half ? std::max(min_ii, n / 2) : std::max(min_ii, n);
+    }
+    case Opcode::iota:
+    case Opcode::affine_select:
+      return s.gpsimd_startup_cycles.value + n;
+    case Opcode::dma_copy:
+      return 0;
+  }
+  return 0;
+}
+
+double dma_bytes(const Instruction& ins, const Program& p) {
+  auto bytes = [&](const View& v) {
+    return static_cast<double>(v.np * v.nf) *
+           static_cast<double>(dtype_size(p.buffers[static_cast<size_t>(v.buffer)].dtype));
+  };
+  return std::max(bytes(ins.dst), bytes(ins.srcs[0]));
+}
+
+}  // namespace
+
+int track_of(const Instruction& ins) {
+  switch (ins.engine) {
+    case Engine::tensor:
+      return 0;
+    case Engine::vector:
+      return 1;
+    case Engine::scalar:
+      return 2;
+    case Engine::gpsimd:
+      return 3;
+    case Engine::dma:
+      return kComputeTracks + ins.dma_queue;
+  }
+  return 0;
+}
+
+TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec) {
+  const size_t n = program.instructions.size();
+  const int queues = static_cast<int>(spec.dma_queues.value);
+  TimingResult out;
+  out.instructions.resize(n);
+  out.tracks.resize(static_cast<size_t>(kComputeTracks + queues));
+  const char* names[kComputeTracks] = {"Tensor", "Vector", "Scalar", "GpSimd"};
+  for (int k = 0; k < kComputeTracks; ++k) out.tracks[static_cast<size_t>(k)].name = names[k];
+  for (int q = 0; q < queues; ++q)
+    out.tracks[static_cast<size_t>(kComputeTracks + q)].name = "DMA q" + std::to_string(q);
+
+  // Dependencies and per-track program-order queues.
+  std::vector<std::vector<Region>> reads(n), writes(n);
+  std::vector<std::deque<size_t>> pending(out.tracks.size());
+  struct Access {
+    size_t instruction;
+    Region region;
+    bool write;
+  };
+  std::vector<std::vector<Access>> accesses(program.buffers.size());
+  for (size_t i = 0; i < n; ++i) {
+    const Instruction& ins = program.instructions[i];
+    reads[i] = reads_of(ins);
+    writes[i] = {region(ins.dst)};
+    InstructionTiming& ti = out.instructions[i];
+    ti.track = track_of(ins);
+    check(ti.track < static_cast<int>(out.tracks.size()), "DMA queue out of range for this spec", ins.where);
+    pending[static_cast<size_t>(ti.track)].push_back(i);
+    // Earlier accesses are indexed by buffer, so only accesses of the same buffer are compared.
+    std::vector<size_t> deps;
+    for (const Region& r : reads[i])  // RAW
+      for (const Access& a : accesses[static_cast<size_t>(r.buffer)])
+        if (a.write && overlap(a.region, r)) deps.push_back(a.instruction);
+    for (const Region& w : writes[i])  // WAR and WAW
+      for (const Access& a : accesses[static_cast<size_t>(w.buffer)])
+        if (overlap(a.region, w)) deps.push_back(a.instruction);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    ti.deps = std::move(deps);
+    for (const Region& r : reads[i]) accesses[static_cast<size_t>(r.buffer)].push_back({i, r, false});
+    for (const Region& w : writes[i]) accesses[static_cast<size_t>(w.buffer)].push_back({i, w, true});
+  }
+
+  // Event loop.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<int> state(n, 0);  // 0 waiting, 1 running, 2 done
+  std::vector<double> transfer_begin(n, 0), remaining(n, 0);
+  std::vector<double> track_free(out.tracks.size(), 0);
+  std::vector<long> running(out.tracks.size(), -1);
+  const double dma_bw = spec.dma_total_bytes_per_ns();
+  double t = 0;
+  size_t done = 0;
+  while (done < n) {
+    // Start every track head whose dependencies are done.
+    for (size_t k = 0; k < out.tracks.size(); ++k) {
+      if (running[k] >= 0 || pending[k].empty()) continue;
+      const size_t i = pending[k].front();
+      InstructionTiming& ti = out.instructions[i];
+      const Instruction& ins = program.instructions[i];
+      bool ready = true;
+      const double free_at = track_free[k];
+      double start = free_at;
+      long blocked_by = -1;
+      const double sync_ns =
+          ins.engine == Engine::dma ? 0.0 : spec.sync_overhead_cycles.value / engine_clock_ghz(ins.engine, spec);
+      for (size_t j : ti.deps) {
+        if (state[j] != 2) {
+          ready = false;
+          break;
+        }
+        const bool cross = out.instructions[j].track != ti.track;
+        const double earliest = out.instructions[j].end_ns + (cross ? sync_ns : 0.0);
+        if (earliest > start) {
+          start = earliest;
+          blocked_by = static_cast<long>(j);
+        }
+      }
+      if (!ready) continue;
+      pending[k].pop_front();
+      running[k] = static_cast<long>(i);
+      state[i] = 1;
+      ti.start_ns = std::max(start, t);  // start >= t always holds; kept as a guard
+      ti.blocked_by = blocked_by;
+      ti.stall_ns = ti.start_ns - free_at;
+      if (ins.engine == Engine::dma) {
+        transfer_begin[i] = ti.start_ns + spec.dma_fixed_latency_ns.value;
+        remaining[i] = dma_bytes(ins, program);
+        ti.end_ns = kInf;
+      } else {
+        ti.end_ns = ti.start_ns + compute_cycles(ins, program, spec) / engine_clock_ghz(ins.engine, spec);
+      }
+    }
+    // Next event.
+    int active = 0;
+    for (size_t k = 0; k < out.tracks.size(); ++k) {
+      const long i = running[k];
+      if (i >= 0 && program.instructions[static_cast<size_t>(i)].engine == Engine::dma &&
+          transfer_begin[static_cast<size_t>(i)] <= t)
+        ++active;
+    }
+    const double rate = active > 0 ? dma_bw / active : 0;
+    double next = kInf;
+    for (size_t k = 0; k < out.tracks.size(); ++k) {
+      const long li = running[k];
+      if (li < 0) continue;
+      const auto i = static_cast<size_t>(li);
+      if (program.instructions[i].engine != Engine::dma)
+        next = std::min(next, out.instructions[i].end_ns);
+      else if (transfer_begin[i] > t)
+        next = std::min(next, transfer_begin[i]);
+      else
+        next = std::min(next, t + remaining[i] / rate);
+    }
+    check(next < kInf, "timing model deadlock (an instruction waits on a later one)");
+    // Advance.
+    for (size_t k = 0; k < out.tracks.size(); ++k) {
+      const long li = running[k];
+      if (li < 0) continue;
+      const auto i = static_cast<size_t>(li);
+      if (program.instructions[i].engine == Engine::dma && transfer_begin[i] <= t) {
+        remaining[i] -= (next - t) * rate;
+        if (remaining[i] <= 1e-9 * std::max(1.0, dma_bytes(program.instructions[i], program))) {
+          out.instructions[i].end_ns = next;
+        }
+      }
+    }
+    t = next;
+    for (size_t k = 0; k < out.tracks.size(); ++k) {
+      const long li = running[k];
+      if (li < 0) continue;
+      const auto i = static_cast<size_t>(li);
+      if (out.instructions[i].end_ns <= t) {
+        state[i] = 2;
+        ++done;
+        running[k] = -1;
+        track_free[k] = out.instructions[i].end_ns;
+        Track& tr = out.tracks[k];
+        tr.busy_ns += out.instructions[i].end_ns - out.instructions[i].start_ns;
+        ++tr.instructions;
+        out.total_ns = std::max(out.total_ns, out.instructions[i].end_ns);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace nanotrn::neuron

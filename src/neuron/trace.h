@@ -1,0 +1,26 @@
+// Chrome trace-event JSON (opens in Perfetto / chrome://tracing) of a timed Program: one process "NeuronCore
+// <spec>", one thread (track) per engine and per DMA queue that ran something, one complete ("X") slice per
+// instruction with ts/dur in microseconds and args {source: "file:line", index, deps, blocked_by, stall_ns, dst},
+// and a flow arrow ("s"/"f" pair, id = the stalled instruction's index) from each stall's cause to the instruction
+// it held up.
+//
+//   nlohmann::json j = trace_json(program, timing, spec);   write_trace_file("k.json", program, timing, spec);
+//
+// Not here: arrows for non-binding dependencies, counters (DMA bandwidth), the Neuron profiler's own NTFF format.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "neuron/machine.h"
+#include "neuron/program.h"
+#include "neuron/timing.h"
+
+namespace nanotrn::neuron {
+
+nlohmann::json trace_json(const Program& program, const TimingResult& timing, const NeuronCoreSpec& spec);
+// Writes trace_json(...) to `path`; throws nanotrn::Error when the file cannot be written.
+void write_trace_file(const std::string& path, const Program& program, const TimingResult& timing,
+                      const NeuronCoreSpec& spec);
+
+}  // namespace nanotrn::neuron

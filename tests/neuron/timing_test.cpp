@@ -1,0 +1,173 @@
+// Tests of neuron/timing.h: single-instruction times equal the documented formulas of hardware-facts.md sec. 6.3,
+// written out here from the spec fields (never by calling the model's cost code), plus queueing, dependency and
+// DMA bandwidth-sharing behaviour. Not here: functional results.
+#include "neuron/timing.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "neuron/builder.h"
+
+namespace nanotrn::neuron {
+namespace {
+
+TEST(NeuronTiming, SingleMatmulEqualsTheIsaFormula) {
+  struct Shape {
+    int64_t k, m, n;
+    DType t;
+  };
+  const Shape shapes[] = {{128, 128, 512, DType::bf16},
+                          {128, 32, 16, DType::bf16},
+                          {64, 128, 32, DType::f8e4m3},
+                          {128, 128, 100, DType::f32},
+                          {16, 8, 8, DType::f16}};
+  for (const char* gen : {"v2", "v3", "v4"}) {
+    const NeuronCoreSpec& s = spec_for(gen);
+    for (const Shape& sh : shapes) {
+      KernelBuilder b(s);
+      View st = b.sbuf("st", sh.k, sh.m, sh.t), mv = b.sbuf("mv", sh.k, sh.n, sh.t);
+      View acc = b.psum("acc", sh.m, sh.n, DType::f32);
+      b.matmul(acc, st, mv);
+      const TimingResult r = simulate_timing(b.program(), s);
+      // [ISA-2025-10]: max(min(64, N_stationary), N_moving) TensorE cycles; fp32: 4x.
+      double cycles = std::max(std::min(64.0, double(sh.m)), double(sh.n));
+      if (sh.t == DType::f32) cycles *= 4;
+      const double expected_ns = cycles / s.tensor_clock_ghz.value;
+      EXPECT_DOUBLE_EQ(r.instructions[0].start_ns, 0.0);
+      EXPECT_NEAR(r.instructions[0].end_ns, expected_ns, 1e-9) << gen << " m=" << sh.m << " n=" << sh.n;
+      EXPECT_NEAR(r.total_ns, expected_ns, 1e-9);
+      EXPECT_NEAR(r.tracks[0].busy_ns, expected_ns, 1e-9);
+    }
+  }
+  // [derived] in the fact sheet: one 128x128x512 bf16 matmul = 183 ns on v2, 213 ns on v3.
+  KernelBuilder b(spec_for("v2"));
+  View st = b.sbuf("st", 128, 128, DType::bf16), mv = b.sbuf("mv", 128, 512, DType::bf16);
+  View acc = b.psum("acc", 128, 512, DType::f32);
+  b.matmul(acc, st, mv);
+  EXPECT_NEAR(simulate_timing(b.program(), spec_for("v2")).total_ns, 183, 0.5);
+  EXPECT_NEAR(simulate_timing(b.program(), spec_for("v3")).total_ns, 213, 0.5);
+}
+
+TEST(NeuronTiming, SingleDmaEqualsLatencyPlusBytesOverBandwidth) {
+  for (const char* gen : {"v2", "v3", "v4"}) {
+    const NeuronCoreSpec& s = spec_for(gen);
+    KernelBuilder b(s);
+    View h = b.hbm("h", 128, 512, DType::f32), t = b.sbuf("t", 128, 512, DType::f32);
+    b.dma_copy(t, h);
+    const TimingResult r = simulate_timing(b.program(), s);
+    // [DMABW] fixed ~1.3 us + bytes / min(16 engines x per-engine B/ns [DMAOV], HBM share per core).
+    const double bw = std::min(s.dma_engines.value * s.dma_engine_bytes_per_ns.value, s.hbm_share_bytes_per_ns.value);
+    const double expected = s.dma_fixed_latency_ns.value + 128.0 * 512 * 4 / bw;
+    EXPECT_NEAR(r.total_ns, expected, 1e-6 * expected) << gen;
+    EXPECT_EQ(r.instructions[0].track, 4);
+  }
+}
+
+TEST(NeuronTiming, DmaQueuesShareBandwidthAndQueuesAreInOrder) {
+  const NeuronCoreSpec& s = spec_for("v3");
+  const double bw = s.dma_total_bytes_per_ns(), lat = s.dma_fixed_latency_ns.value, bytes = 128.0 * 256 * 2;
+  {  // Two queues in parallel: both transfer phases overlap fully, each at bw / 2.
+    KernelBuilder b(s);
+    View h = b.hbm("h", 256, 256, DType::bf16);
+    View t0 = b.sbuf("t0", 128, 256, DType::bf16), t1 = b.sbuf("t1", 128, 256, DType::bf16);
+    b.dma_copy(t0, b.slice(h, 0, 128, 0, 256), 0);
+    b.dma_copy(t1, b.slice(h, 128, 128, 0, 256), 1);
+    const TimingResult r = simulate_timing(b.program(), s);
+    EXPECT_NEAR(r.instructions[0].end_ns, lat + 2 * bytes / bw, 1e-6);
+    EXPECT_NEAR(r.instructions[1].end_ns, lat + 2 * bytes / bw, 1e-6);
+  }
+  {  // Same queue: the second starts when the first ends.
+    KernelBuilder b(s);
+    View h = b.hbm("h", 256, 256, DType::bf16);
+    View t0 = b.sbuf("t0", 128, 256, DType::bf16), t1 = b.sbuf("t1", 128, 256, DType::bf16);
+    b.dma_copy(t0, b.slice(h, 0, 128, 0, 256), 3);
+    b.dma_copy(t1, b.slice(h, 128, 128, 0, 256), 3);
+    const TimingResult r = simulate_timing(b.program(), s);
+    EXPECT_NEAR(r.instructions[1].start_ns, lat + bytes / bw, 1e-6);
+    EXPECT_NEAR(r.total_ns, 2 * (lat + bytes / bw), 1e-6);
+    EXPECT_NEAR(r.tracks[7].busy_ns, r.total_ns, 1e-6);
+  }
+}
+
+TEST(NeuronTiming, DependenciesAndEngineOverlap) {
+  const NeuronCoreSpec& s = spec_for("v3");
+  KernelBuilder b(s);
+  View h = b.hbm("h", 128, 128, DType::bf16);
+  View ta = b.sbuf("ta", 128, 128, DType::bf16), tb = b.sbuf("tb", 128, 128, DType::bf16);
+  View acc = b.psum("acc", 128, 128, DType::f32);
+  View v = b.sbuf("v", 128, 1000, DType::f32), w = b.sbuf("w", 128, 1000, DType::f32);
+  b.dma_copy(ta, h);                              // 0: DMA q0
+  b.matmul(acc, ta, ta);                          // 1: RAW on ta
+  b.memset(v, 2.0f);                              // 2: Vector, independent
+  b.activation(w, v, Act::exp);                   // 3: Scalar, RAW on v
+  b.dma_copy(ta, b.slice(h, 0, 128, 0, 128), 1);  // 4: WAR on ta (matmul reads it), queue 1
+  b.copy(tb, ta);                                 // 5: Vector, RAW on 4
+  const TimingResult r = simulate_timing(b.program(), s);
+  const auto& I = r.instructions;
+  const double dma = s.dma_fixed_latency_ns.value + 128.0 * 128 * 2 / s.dma_total_bytes_per_ns();
+  EXPECT_NEAR(I[0].end_ns, dma, 1e-6);
+  // Cross-engine wait: sync_overhead_cycles of the consumer engine after the producer ends.
+  EXPECT_NEAR(I[1].start_ns, dma + s.sync_overhead_cycles.value / s.tensor_clock_ghz.value, 1e-6);
+  EXPECT_NEAR(I[1].end_ns - I[1].start_ns, 128 / s.tensor_clock_ghz.value, 1e-9);
+  // memset 2.0 into fp32: max(MIN_II, N) Vector cycles, from t = 0 (overlaps the DMA).
+  EXPECT_DOUBLE_EQ(I[2].start_ns, 0.0);
+  EXPECT_NEAR(I[2].end_ns, 1000 / s.vector_clock_ghz.value, 1e-9);
+  // activation: max(MIN_II, N) Scalar cycles after the memset plus the sync overhead.
+  const double act_start = I[2].end_ns + s.sync_overhead_cycles.value / s.scalar_clock_ghz.value;
+  EXPECT_NEAR(I[3].start_ns, act_start, 1e-9);
+  EXPECT_NEAR(I[3].end_ns, act_start + 1000 / s.scalar_clock_ghz.value, 1e-9);
+  EXPECT_EQ(I[4].deps, std::vector<size_t>({0, 1}));  // WAW with 0, WAR with 1
+  EXPECT_EQ(I[1].blocked_by, 0);                      // the matmul stalled on the load
+  EXPECT_NEAR(I[1].stall_ns, I[1].start_ns, 1e-9);
+  EXPECT_EQ(I[2].blocked_by, -1);  // the memset started at once
+  EXPECT_EQ(I[4].blocked_by, 1);   // the second load waited for the matmul to finish reading ta
+  EXPECT_NEAR(I[4].start_ns, I[1].end_ns, 1e-9);
+  // copy of 128 bf16: max(MIN_II, 128) Vector cycles, after DMA 4 and the vector queue.
+  EXPECT_NEAR(I[5].start_ns, I[4].end_ns + s.sync_overhead_cycles.value / s.vector_clock_ghz.value, 1e-9);
+  EXPECT_NEAR(I[5].end_ns - I[5].start_ns, 128 / s.vector_clock_ghz.value, 1e-9);
+  EXPECT_NEAR(r.total_ns, I[5].end_ns, 1e-9);
+  EXPECT_NEAR(r.tracks[1].busy_ns, (I[2].end_ns - I[2].start_ns) + (I[5].end_ns - I[5].start_ns), 1e-9);
+}
+
+TEST(NeuronTiming, VectorAndGpSimdFormulas) {
+  const NeuronCoreSpec& s = spec_for("v4");
+  KernelBuilder b(s);
+  View x = b.sbuf("x", 128, 40, DType::bf16), y = b.sbuf("y", 128, 40, DType::bf16);
+  View z = b.sbuf("z", 128, 300, DType::f32), r = b.sbuf("r", 128, 1, DType::bf16),
+       io = b.sbuf("io", 128, 300, DType::i32);
+  b.tensor_tensor(y, x, x, AluOp::add);  // all bf16 SBUF add: max(MIN_II, N) = 64
+  b.tensor_tensor(z, z, z, AluOp::max);  // fp32: max(MIN_II, 2N) = 600
+  b.reduce(r, y, AluOp::add);            // bf16 in/out add: N/2 = 20
+  b.memset(x, 0.0f);                     // zero into bf16: max(MIN_II, N/2) = 64
+  b.iota(io, 0, 1, 1);                   // 150 + N = 450 GpSimd cycles
+  const TimingResult t = simulate_timing(b.program(), s);
+  const double vf = s.vector_clock_ghz.value;
+  auto dur = [&](size_t i) { return t.instructions[i].end_ns - t.instructions[i].start_ns; };
+  EXPECT_NEAR(dur(0), 64 / vf, 1e-9);
+  EXPECT_NEAR(dur(1), 600 / vf, 1e-9);
+  EXPECT_NEAR(dur(2), 20 / vf, 1e-9);
+  EXPECT_NEAR(dur(3), 64 / vf, 1e-9);
+  EXPECT_NEAR(dur(4), 450 / s.gpsimd_clock_ghz.value, 1e-9);
+  EXPECT_DOUBLE_EQ(t.instructions[4].start_ns, 0.0);  // GpSimd runs alongside Vector
+}
+
+TEST(NeuronTiming, PerPartitionOperandsAreDependencies) {
+  const NeuronCoreSpec& s = spec_for("v2");
+  KernelBuilder b(s);
+  View x = b.sbuf("x", 128, 200, DType::f32), y = b.sbuf("y", 128, 200, DType::f32);
+  View bias = b.sbuf("bias", 128, 1, DType::f32), m = b.sbuf("m", 128, 200, DType::f32);
+  b.memset(bias, 1.0f);                      // 0: Vector
+  b.activation(y, x, Act::exp, 2.0f, bias);  // 1: Scalar, RAW on bias
+  b.affine_select(m, x, 0, 1, -1, 0.0f);     // 2: GpSimd, independent: 150 + N cycles
+  const TimingResult t = simulate_timing(b.program(), s);
+  EXPECT_EQ(t.instructions[1].deps, std::vector<size_t>({0}));
+  EXPECT_NEAR(t.instructions[1].start_ns,
+              64 / s.vector_clock_ghz.value + s.sync_overhead_cycles.value / s.scalar_clock_ghz.value, 1e-9);
+  EXPECT_NEAR(t.instructions[1].end_ns - t.instructions[1].start_ns, 200 / s.scalar_clock_ghz.value, 1e-9);
+  EXPECT_DOUBLE_EQ(t.instructions[2].start_ns, 0.0);
+  EXPECT_NEAR(t.instructions[2].end_ns, (150 + 200) / s.gpsimd_clock_ghz.value, 1e-9);
+}
+
+}  // namespace
+}  // namespace nanotrn::neuron

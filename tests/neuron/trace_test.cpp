@@ -1,0 +1,77 @@
+// Tests of neuron/trace.h: the trace of a small kernel parses back as Chrome trace-event JSON with one named
+// track per used engine / DMA queue and one slice per instruction naming this file's kernel line.
+// Not here: timing values (timing_test.cpp).
+#include "neuron/trace.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include "neuron/builder.h"
+
+namespace nanotrn::neuron {
+namespace {
+
+TEST(NeuronTrace, ParsesBackWithTracksAndSourceLines) {
+  const NeuronCoreSpec& s = spec_for("v3");
+  KernelBuilder b(s);
+  View a = b.hbm("a", 128, 128, DType::bf16), out = b.hbm("out", 128, 128, DType::f32);
+  View ta = b.sbuf("ta", 128, 128, DType::bf16), r = b.sbuf("r", 128, 128, DType::f32);
+  View acc = b.psum("acc", 128, 128, DType::f32);
+  b.dma_copy(ta, a, 0);
+  const int mm_line = (b.matmul(acc, ta, ta), __LINE__);
+  b.activation(r, acc, Act::exp);
+  b.dma_copy(out, r, 2);
+  const Program p = b.take();
+  const TimingResult t = simulate_timing(p, s);
+  const std::string path = ::testing::TempDir() + "neuron_trace_test.json";
+  write_trace_file(path, p, t, s);
+  std::ifstream f(path);
+  const nlohmann::json j = nlohmann::json::parse(f);
+  std::remove(path.c_str());
+
+  std::map<int, std::string> tracks;
+  int slices = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.at("ph") == "M" && e.at("name") == "thread_name") tracks[e.at("tid").get<int>()] = e.at("args").at("name");
+    if (e.at("ph") != "X") continue;
+    ++slices;
+    const std::string src = e.at("args").at("source");
+    EXPECT_NE(src.find("trace_test.cpp:"), std::string::npos) << src;
+    EXPECT_GE(e.at("dur").get<double>(), 0.0);
+    EXPECT_TRUE(tracks.count(e.at("tid").get<int>())) << "slice on an unnamed track";
+    if (e.at("name") == "matmul") {
+      EXPECT_EQ(src.substr(src.rfind(':') + 1), std::to_string(mm_line));
+    }
+  }
+  EXPECT_EQ(slices, 4);
+  // Every instruction after the first waits for its predecessor (a chain): three flow arrows, each an s/f pair
+  // whose "f" lies on the stalled instruction's track at its start.
+  int starts = 0, finishes = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.at("ph") == "s") ++starts;
+    if (e.at("ph") != "f") continue;
+    ++finishes;
+    const auto& ti = t.instructions.at(e.at("id").get<size_t>());
+    EXPECT_EQ(e.at("tid").get<int>(), ti.track);
+    EXPECT_NEAR(e.at("ts").get<double>(), ti.start_ns / 1000.0, 1e-9);
+    EXPECT_EQ(ti.blocked_by, static_cast<long>(e.at("id").get<size_t>()) - 1);
+    EXPECT_GT(ti.stall_ns, 0.0);
+  }
+  EXPECT_EQ(starts, 3);
+  EXPECT_EQ(finishes, 3);
+  const std::set<std::string> names = [&] {
+    std::set<std::string> n;
+    for (const auto& [tid, name] : tracks) n.insert(name);
+    return n;
+  }();
+  EXPECT_EQ(names, (std::set<std::string>{"Tensor", "Scalar", "DMA q0", "DMA q2"}));
+  EXPECT_NEAR(j.at("otherData").at("total_ns").get<double>(), t.total_ns, 1e-9);
+}
+
+}  // namespace
+}  // namespace nanotrn::neuron
