@@ -1,0 +1,69 @@
+// Muon: momentum, then an approximate orthogonalisation of the update by an odd quintic Newton-Schulz iteration, for
+// 2-D hidden matrices (recipe-spec §3.1). Options cover the baseline's variants: classic Newton-Schulz or
+// Polar-Express coefficients, Nesterov momentum, NorMuon variance normalisation, cautious weight decay and the shape
+// learning-rate multiplier sqrt(max(1, rows / cols)).
+//
+//   Muon muon(engine.gemm(), {&c_q, &c_fc, ...}, {.lr = 0.02f, .momentum = 0.95f});
+//   ... tape.backward(loss); muon.step(); muon.zero_grad();
+//   muon.options().momentum = schedule(step);      // warm-up / schedules are the trainer's business
+//
+// Per parameter p (rows x cols = out x in) with gradient g, each step:
+//   buf = lerp(buf, g, 1 - mu);  u = nesterov ? lerp(g, buf, mu) : buf
+//   X = u / (norm_scale * ||u||_F + norm_eps)
+//   repeat ns_steps: wide (rows <= cols): A = X X^T, X = a X + (b A + c A^2) X;  tall: A = X^T X, X = a X + X (b A + c
+//   A^2) NorMuon: v = mean(X^2) along the longer side (per row if rows >= cols, else per column);
+//            s = lerp(s, v, 1 - beta2);  X = X / sqrt(max(s, 1e-10)), rescaled to keep ||X||_F
+//   eta = lr * sqrt(max(1, rows / cols));  p -= eta * X + eta * wd * p * [X * p >= 0]   (cautious weight decay)
+// All in fp32 with the GEMMs on the engine's backend. Not here: stacking same-shape matrices into one batched call,
+// bf16 orthogonalisation, distributed sharding.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "gemm/gemm.h"
+#include "tensor/tensor.h"
+
+namespace nanotrn {
+
+enum class MuonCoefficients { classic, polar_express };
+
+struct MuonOptions {
+  float lr = 0.02f;
+  float momentum = 0.95f;
+  bool nesterov = true;
+  int ns_steps = 5;
+  MuonCoefficients coefficients = MuonCoefficients::polar_express;
+  float norm_scale = 1.02f;  // denominator factor on ||u||_F (classic Muon used 1 and eps 1e-7)
+  float norm_eps = 1e-6f;
+  bool normuon = true;
+  float normuon_beta2 = 0.95f;
+  float weight_decay = 0.0f;  // cautious: only where update and weight agree in sign
+};
+
+// (a, b, c) of iteration `step` (0-based). Classic: (3.4445, -4.7750, 2.0315) every step. Polar Express: the 5-step
+// table of recipe-spec §9.4 (safety 2e-2, cushion 2); steps past 5 reuse the last row.
+std::array<double, 3> muon_coefficients(MuonCoefficients kind, int step);
+// The scalar map the iteration applies to each singular value: sigma -> a sigma + b sigma^3 + c sigma^5, `steps` times.
+double muon_singular_value_map(double sigma, MuonCoefficients kind, int steps);
+// Runs the quintic iteration in place on X (rows x cols, row-major, contiguous) with fp32 GEMMs.
+void muon_orthogonalize(Gemm& gemm, float* x, int64_t rows, int64_t cols, MuonCoefficients kind, int steps);
+
+class Muon {
+ public:
+  Muon(Gemm& gemm, std::vector<Tensor*> params, MuonOptions options);
+  void step();
+  void zero_grad();
+  MuonOptions& options() { return options_; }
+  // The optimiser state (for checkpoints): momentum buffers and NorMuon second moments, one per parameter.
+  const std::vector<Tensor>& momentum_buffers() const { return momentum_; }
+  const std::vector<Tensor>& second_moments() const { return second_moment_; }
+
+ private:
+  Gemm& gemm_;
+  std::vector<Tensor*> params_;
+  std::vector<Tensor> momentum_, second_moment_;
+  MuonOptions options_;
+};
+
+}  // namespace nanotrn

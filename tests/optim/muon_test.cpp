@@ -1,0 +1,202 @@
+// Muon against independent references: the scalar test vectors of recipe-spec §9.4, the singular values of the
+// orthogonalised matrix (Jacobi eigen-decomposition in fp64) against the scalar map, and a full step against an fp64
+// re-implementation of the update rule written here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "base/error.h"
+#include "optim/muon.h"
+
+namespace nanotrn {
+namespace {
+
+using Mat = std::vector<double>;  // row-major
+
+Mat matmul(const Mat& a, const Mat& b, int64_t m, int64_t k, int64_t n) {
+  Mat c(static_cast<size_t>(m * n), 0.0);
+  for (int64_t i = 0; i < m; i++) {
+    for (int64_t j = 0; j < n; j++) {
+      for (int64_t l = 0; l < k; l++) c[i * n + j] += a[i * k + l] * b[l * n + j];
+    }
+  }
+  return c;
+}
+
+Mat transpose(const Mat& a, int64_t r, int64_t c) {
+  Mat t(a.size());
+  for (int64_t i = 0; i < r; i++) {
+    for (int64_t j = 0; j < c; j++) t[j * r + i] = a[i * c + j];
+  }
+  return t;
+}
+
+// Eigenvalues of a symmetric n x n matrix by cyclic Jacobi rotations.
+std::vector<double> symmetric_eigenvalues(Mat a, int64_t n) {
+  for (int sweep = 0; sweep < 100; sweep++) {
+    double off = 0.0;
+    for (int64_t p = 0; p < n; p++) {
+      for (int64_t q = p + 1; q < n; q++) off += a[p * n + q] * a[p * n + q];
+    }
+    if (off < 1e-30) break;
+    for (int64_t p = 0; p < n; p++) {
+      for (int64_t q = p + 1; q < n; q++) {
+        if (std::fabs(a[p * n + q]) < 1e-300) continue;
+        const double theta = (a[q * n + q] - a[p * n + p]) / (2.0 * a[p * n + q]);
+        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1.0));
+        const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
+        for (int64_t k = 0; k < n; k++) {  // rotate columns p, q
+          const double akp = a[k * n + p], akq = a[k * n + q];
+          a[k * n + p] = c * akp - s * akq;
+          a[k * n + q] = s * akp + c * akq;
+        }
+        for (int64_t k = 0; k < n; k++) {  // rotate rows p, q
+          const double apk = a[p * n + k], aqk = a[q * n + k];
+          a[p * n + k] = c * apk - s * aqk;
+          a[q * n + k] = s * apk + c * aqk;
+        }
+      }
+    }
+  }
+  std::vector<double> ev(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; i++) ev[i] = a[i * n + i];
+  return ev;
+}
+
+std::vector<double> singular_values(const Mat& x, int64_t r, int64_t c) {
+  const int64_t s = std::min(r, c);
+  const Mat g = r <= c ? matmul(x, transpose(x, r, c), r, c, r) : matmul(transpose(x, r, c), x, c, r, c);
+  std::vector<double> ev = symmetric_eigenvalues(g, s);
+  for (double& v : ev) v = std::sqrt(std::max(0.0, v));
+  std::sort(ev.begin(), ev.end());
+  return ev;
+}
+
+TEST(Muon, ScalarMapMatchesTheSpecTestVectors) {
+  // recipe-spec §9.4: sigma0 -> (classic x5, Polar Express x5), given to 4 decimals.
+  const double table[7][3] = {{0.001, 0.4705, 0.8589}, {0.01, 0.6989, 1.0271}, {0.1, 0.7121, 1.0592},
+                              {0.3, 1.0796, 0.9831},   {0.5, 0.7654, 0.9106},  {0.8, 1.1192, 1.0338},
+                              {1.0, 0.6964, 0.8591}};
+  for (const auto& row : table) {
+    EXPECT_NEAR(muon_singular_value_map(row[0], MuonCoefficients::classic, 5), row[1], 5e-5) << row[0];
+    EXPECT_NEAR(muon_singular_value_map(row[0], MuonCoefficients::polar_express, 5), row[2], 5e-5) << row[0];
+  }
+  EXPECT_NEAR(muon_singular_value_map(1.0, MuonCoefficients::classic, 1), 0.7010, 1e-12);  // p(1) = a + b + c
+}
+
+TEST(Muon, OrthogonalizationMapsEachSingularValue) {
+  Gemm gemm;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> nd(0.0, 1.0);
+  for (auto [r, c] : {std::pair<int64_t, int64_t>{6, 10}, {12, 5}, {8, 8}}) {
+    for (auto kind : {MuonCoefficients::classic, MuonCoefficients::polar_express}) {
+      Mat x(static_cast<size_t>(r * c));
+      for (double& v : x) v = nd(rng);
+      double norm = 0.0;
+      for (double v : x) norm += v * v;
+      for (double& v : x) v /= 1.02 * std::sqrt(norm);
+      std::vector<double> expect = singular_values(x, r, c);
+      for (double& s : expect) s = muon_singular_value_map(s, kind, 5);
+      std::sort(expect.begin(), expect.end());
+      std::vector<float> xf(x.begin(), x.end());
+      muon_orthogonalize(gemm, xf.data(), r, c, kind, 5);
+      const std::vector<double> got = singular_values(Mat(xf.begin(), xf.end()), r, c);
+      for (size_t i = 0; i < got.size(); i++) {
+        EXPECT_NEAR(got[i], expect[i], 2e-3) << r << "x" << c << " singular value " << i;
+      }
+    }
+  }
+}
+
+// One Muon step of the documented rule, in fp64.
+void reference_step(Mat& p, Mat& buf, std::vector<double>& s, const Mat& g, int64_t r, int64_t c,
+                    const MuonOptions& o) {
+  Mat u(p.size());
+  double norm = 0.0;
+  for (size_t j = 0; j < p.size(); j++) {
+    buf[j] = buf[j] + (1.0 - o.momentum) * (g[j] - buf[j]);
+    u[j] = g[j] + o.momentum * (buf[j] - g[j]);
+    norm += u[j] * u[j];
+  }
+  for (double& v : u) v /= o.norm_scale * std::sqrt(norm) + o.norm_eps;
+  for (int it = 0; it < o.ns_steps; it++) {
+    const auto [a, b, cc] = muon_coefficients(o.coefficients, it);
+    if (r <= c) {
+      const Mat A = matmul(u, transpose(u, r, c), r, c, r);
+      const Mat A2 = matmul(A, A, r, r, r);
+      Mat B(A.size());
+      for (size_t k = 0; k < B.size(); k++) B[k] = b * A[k] + cc * A2[k];
+      const Mat BX = matmul(B, u, r, r, c);
+      for (size_t k = 0; k < u.size(); k++) u[k] = a * u[k] + BX[k];
+    } else {
+      const Mat A = matmul(transpose(u, r, c), u, c, r, c);
+      const Mat A2 = matmul(A, A, c, c, c);
+      Mat B(A.size());
+      for (size_t k = 0; k < B.size(); k++) B[k] = b * A[k] + cc * A2[k];
+      const Mat XB = matmul(u, B, r, c, c);
+      for (size_t k = 0; k < u.size(); k++) u[k] = a * u[k] + XB[k];
+    }
+  }
+  const bool per_row = r >= c;
+  double before = 0.0, after = 0.0;
+  std::vector<double> mean(s.size(), 0.0);
+  for (int64_t i = 0; i < r; i++) {
+    for (int64_t j = 0; j < c; j++) {
+      mean[per_row ? i : j] += u[i * c + j] * u[i * c + j] / static_cast<double>(per_row ? c : r);
+      before += u[i * c + j] * u[i * c + j];
+    }
+  }
+  for (size_t k = 0; k < s.size(); k++) s[k] += (1.0 - o.normuon_beta2) * (mean[k] - s[k]);
+  for (int64_t i = 0; i < r; i++) {
+    for (int64_t j = 0; j < c; j++) {
+      u[i * c + j] /= std::sqrt(std::max(s[per_row ? i : j], 1e-10));
+      after += u[i * c + j] * u[i * c + j];
+    }
+  }
+  for (double& v : u) v *= std::sqrt(before / after);
+  const double eta = o.lr * std::sqrt(std::max(1.0, static_cast<double>(r) / static_cast<double>(c)));
+  for (size_t j = 0; j < p.size(); j++) {
+    const double decay = u[j] * p[j] >= 0 ? eta * o.weight_decay * p[j] : 0.0;
+    p[j] -= eta * u[j] + decay;
+  }
+}
+
+TEST(Muon, StepsMatchAnFp64ReferenceOfTheRule) {
+  Gemm gemm;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (auto [r, c] : {std::pair<int64_t, int64_t>{4, 6}, {6, 3}}) {  // wide, and tall (shape LR factor sqrt 2)
+    MuonOptions o;
+    o.lr = 0.05f;
+    o.weight_decay = 0.2f;
+    std::vector<float> pv(static_cast<size_t>(r * c));
+    for (float& v : pv) v = nd(rng);
+    Tensor p = Tensor::from_vector({r, c}, pv);
+    p.set_requires_grad();
+    Muon muon(gemm, {&p}, o);
+    Mat ref_p(pv.begin(), pv.end()), buf(pv.size(), 0.0);
+    std::vector<double> s(static_cast<size_t>(std::max(r, c)), 0.0);
+    for (int step = 0; step < 3; step++) {
+      std::vector<float> gv(pv.size());
+      for (float& v : gv) v = nd(rng);
+      p.autograd()->grad = Tensor::from_vector({r, c}, gv);
+      muon.step();
+      reference_step(ref_p, buf, s, Mat(gv.begin(), gv.end()), r, c, o);
+      const std::vector<float> got = p.to_vector();
+      for (size_t j = 0; j < got.size(); j++) {
+        EXPECT_NEAR(got[j], ref_p[j], 2e-5 + 1e-4 * std::fabs(ref_p[j])) << r << "x" << c << " step " << step;
+      }
+    }
+  }
+}
+
+TEST(Muon, RejectsNonMatrices) {
+  Gemm gemm;
+  Tensor v = Tensor::zeros({5});
+  EXPECT_THROW(Muon(gemm, {&v}, {}), Error);
+}
+
+}  // namespace
+}  // namespace nanotrn
