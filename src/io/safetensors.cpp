@@ -1,0 +1,191 @@
+// safetensors encode/decode with strict validation. See safetensors.h.
+#include "io/safetensors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "base/file.h"
+
+namespace nanotrn {
+
+namespace {
+
+constexpr uint64_t kMaxHeader = 100u << 20;  // the reference implementation's limit
+
+const char* st_name(DType t) {
+  switch (t) {
+    case DType::f32:
+      return "F32";
+    case DType::bf16:
+      return "BF16";
+    case DType::f16:
+      return "F16";
+    case DType::f8e4m3:
+      return "F8_E4M3";
+    case DType::f8e5m2:
+      return "F8_E5M2";
+    case DType::i32:
+      return "I32";
+  }
+  return "?";
+}
+
+bool st_dtype(const std::string& s, DType* out) {
+  for (DType t : {DType::f32, DType::bf16, DType::f16, DType::f8e4m3, DType::f8e5m2, DType::i32}) {
+    if (s == st_name(t)) {
+      *out = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+const Tensor* SafetensorsFile::find(const std::string& name) const {
+  for (const auto& [n, t] : tensors) {
+    if (n == name) return &t;
+  }
+  return nullptr;
+}
+
+std::vector<uint8_t> encode_safetensors(const std::vector<std::pair<std::string, Tensor>>& tensors,
+                                        const std::map<std::string, std::string>& metadata) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::set<std::string> names;
+  uint64_t offset = 0;
+  for (const auto& [name, t] : tensors) {
+    check(!name.empty() && name != "__metadata__", "safetensors: invalid tensor name '" + name + "'");
+    check(names.insert(name).second, "safetensors: duplicate tensor name '" + name + "'");
+    check(t.defined(), "safetensors: tensor '" + name + "' is undefined");
+    const uint64_t bytes = static_cast<uint64_t>(t.numel()) * dtype_size(t.dtype());
+    header[name] = {{"dtype", st_name(t.dtype())}, {"shape", t.shape()}, {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string json = header.dump();
+  json.append((8 - json.size() % 8) % 8, ' ');  // keep the data 8-byte aligned, as the reference writer does
+  std::vector<uint8_t> out(8 + json.size() + offset);
+  const uint64_t n = json.size();
+  for (int i = 0; i < 8; i++) out[i] = static_cast<uint8_t>(n >> (8 * i));
+  std::memcpy(out.data() + 8, json.data(), json.size());
+  uint8_t* data = out.data() + 8 + json.size();
+  for (const auto& [name, t] : tensors) {
+    const Tensor c = t.contiguous();
+    const size_t bytes = static_cast<size_t>(c.numel()) * dtype_size(c.dtype());
+    if (bytes) std::memcpy(data, c.raw_data(), bytes);
+    data += bytes;
+  }
+  return out;
+}
+
+SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::string& source) {
+  auto fail = [&](uint64_t offset, const std::string& msg) {
+    throw Error(source + ": byte " + std::to_string(offset) + ": " + msg);
+  };
+  if (size < 8) fail(0, "file of " + std::to_string(size) + " bytes is too short for the 8-byte header length");
+  uint64_t n = 0;
+  for (int i = 0; i < 8; i++) n |= static_cast<uint64_t>(data[i]) << (8 * i);
+  if (n > kMaxHeader) fail(0, "header length " + std::to_string(n) + " exceeds the 100 MiB limit");
+  if (n > size - 8) fail(0, "header length " + std::to_string(n) + " runs past the end of the file");
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(data + 8, data + 8 + n);
+  } catch (const nlohmann::json::parse_error& e) {
+    fail(8 + e.byte, std::string("header is not valid JSON: ") + e.what());
+  }
+  if (!header.is_object()) fail(8, "header is not a JSON object");
+  const uint64_t base = 8 + n, buffer = size - base;
+  SafetensorsFile file;
+  struct Entry {
+    uint64_t begin, end;
+    std::string name;
+    DType dtype;
+    Shape shape;
+  };
+  std::vector<Entry> entries;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    const std::string& key = it.key();
+    const nlohmann::json& v = it.value();
+    if (key == "__metadata__") {
+      if (!v.is_object()) fail(8, "__metadata__ is not an object");
+      for (auto m = v.begin(); m != v.end(); ++m) {
+        if (!m.value().is_string()) fail(8, "__metadata__ value of '" + m.key() + "' is not a string");
+        file.metadata[m.key()] = m.value().get<std::string>();
+      }
+      continue;
+    }
+    const std::string where = "tensor '" + key + "': ";
+    if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets")) {
+      fail(8, where + "needs dtype, shape and data_offsets");
+    }
+    Entry e;
+    e.name = key;
+    if (!v["dtype"].is_string() || !st_dtype(v["dtype"].get<std::string>(), &e.dtype)) {
+      fail(8, where + "unsupported dtype " + v["dtype"].dump());
+    }
+    if (!v["shape"].is_array()) fail(8, where + "shape is not an array");
+    uint64_t numel = 1;
+    for (const auto& d : v["shape"]) {
+      if (!d.is_number_unsigned()) fail(8, where + "shape entry " + d.dump() + " is not a non-negative integer");
+      const uint64_t dim = d.get<uint64_t>();
+      if (dim > 0 && numel > std::numeric_limits<uint64_t>::max() / 16 / dim) fail(8, where + "shape overflows");
+      numel *= dim;
+      e.shape.push_back(static_cast<int64_t>(dim));
+    }
+    const auto& off = v["data_offsets"];
+    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned()) {
+      fail(8, where + "data_offsets must be two non-negative integers");
+    }
+    e.begin = off[0].get<uint64_t>();
+    e.end = off[1].get<uint64_t>();
+    if (e.begin > e.end || e.end > buffer) {
+      fail(base + std::min(e.begin, buffer), where + "data_offsets [" + std::to_string(e.begin) + ", " +
+                                                 std::to_string(e.end) + ") outside the " + std::to_string(buffer) +
+                                                 "-byte data buffer");
+    }
+    if (e.end - e.begin != numel * dtype_size(e.dtype)) {
+      fail(base + e.begin, where + std::to_string(e.end - e.begin) + " bytes for shape " + shape_str(e.shape) + " of " +
+                               st_name(e.dtype));
+    }
+    entries.push_back(std::move(e));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
+  uint64_t expect = 0;
+  for (const Entry& e : entries) {
+    if (e.begin != expect) {
+      fail(base + std::min(e.begin, expect), "tensor '" + e.name + "' starts at data offset " +
+                                                 std::to_string(e.begin) + " but the previous tensor ends at " +
+                                                 std::to_string(expect) + " (holes and overlaps are not allowed)");
+    }
+    expect = e.end;
+  }
+  if (expect != buffer) {
+    fail(base + expect,
+         "the tensors cover " + std::to_string(expect) + " of the " + std::to_string(buffer) + " data bytes");
+  }
+  for (const Entry& e : entries) {
+    Tensor t = Tensor::empty(e.shape, e.dtype);
+    if (e.end > e.begin) std::memcpy(t.raw_data(), data + base + e.begin, e.end - e.begin);
+    file.tensors.emplace_back(e.name, std::move(t));
+  }
+  return file;
+}
+
+void save_safetensors(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+  write_file_atomic(path, encode_safetensors(tensors, metadata));
+}
+
+SafetensorsFile load_safetensors(const std::string& path) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  return decode_safetensors(bytes.data(), bytes.size(), path);
+}
+
+}  // namespace nanotrn
