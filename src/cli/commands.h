@@ -8,5 +8,6 @@ namespace nanotrn::cli {
 
 void add_speedrun(CLI::App& app);
 void add_info(CLI::App& app);
+void add_kernel(CLI::App& app);
 
 }  // namespace nanotrn::cli

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   nanotrn::cli::add_speedrun(app);
   nanotrn::cli::add_info(app);
+  nanotrn::cli::add_kernel(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -23,11 +23,10 @@ bool overlap(const Region& a, const Region& b) {
   return a.buffer == b.buffer && a.p0 < b.p1 && b.p0 < a.p1 && a.f0 < b.f1 && b.f0 < a.f1;
 }
 
-std::vector<Region> reads_of(const Instruction& ins) {
-  std::vector<Region> r;
+void reads_of(const Instruction& ins, std::vector<Region>& r) {
+  r.clear();
   for (const View& v : ins.srcs) r.push_back(region(v));
   if (ins.op == Opcode::matmul && ins.accumulate) r.push_back(region(ins.dst));
-  return r;
 }
 
 double engine_clock_ghz(Engine e, const NeuronCoreSpec& s) {
@@ -91,6 +90,8 @@ double compute_cycles(const Instruction& ins, const Program& p, const NeuronCore
   return 0;
 }
 
+}  // namespace
+
 double dma_bytes(const Instruction& ins, const Program& p) {
   auto bytes = [&](const View& v) {
     return static_cast<double>(v.np * v.nf) *
@@ -98,8 +99,6 @@ double dma_bytes(const Instruction& ins, const Program& p) {
   };
   return std::max(bytes(ins.dst), bytes(ins.srcs[0]));
 }
-
-}  // namespace
 
 int track_of(const Instruction& ins) {
   switch (ins.engine) {
@@ -129,41 +128,61 @@ TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec)
     out.tracks[static_cast<size_t>(kComputeTracks + q)].name = "DMA q" + std::to_string(q);
 
   // Dependencies and per-track program-order queues.
-  std::vector<std::vector<Region>> reads(n), writes(n);
+  std::vector<Region> reads, writes;  // of the instruction being added
   std::vector<std::deque<size_t>> pending(out.tracks.size());
+  // Earlier accesses per buffer, reads and writes apart: a read scans only writes (RAW), a write scans both (WAR,
+  // WAW). A write drops every earlier access its region contains: a later access overlapping one of those also
+  // overlaps the write, depends on it, and so is ordered after the dropped one through it. This keeps the lists
+  // short (deps then holds the nearest conflicts, not every earlier one).
   struct Access {
     size_t instruction;
     Region region;
-    bool write;
   };
-  std::vector<std::vector<Access>> accesses(program.buffers.size());
+  struct BufferAccesses {
+    std::vector<Access> reads, writes;
+  };
+  auto contains = [](const Region& outer, const Region& inner) {
+    return outer.p0 <= inner.p0 && inner.p1 <= outer.p1 && outer.f0 <= inner.f0 && inner.f1 <= outer.f1;
+  };
+  std::vector<BufferAccesses> accesses(program.buffers.size());
+  std::vector<size_t> deps;
   for (size_t i = 0; i < n; ++i) {
     const Instruction& ins = program.instructions[i];
-    reads[i] = reads_of(ins);
-    writes[i] = {region(ins.dst)};
+    reads_of(ins, reads);
+    writes.assign(1, region(ins.dst));
     InstructionTiming& ti = out.instructions[i];
     ti.track = track_of(ins);
     check(ti.track < static_cast<int>(out.tracks.size()), "DMA queue out of range for this spec", ins.where);
     pending[static_cast<size_t>(ti.track)].push_back(i);
-    // Earlier accesses are indexed by buffer, so only accesses of the same buffer are compared.
-    std::vector<size_t> deps;
-    for (const Region& r : reads[i])  // RAW
-      for (const Access& a : accesses[static_cast<size_t>(r.buffer)])
-        if (a.write && overlap(a.region, r)) deps.push_back(a.instruction);
-    for (const Region& w : writes[i])  // WAR and WAW
-      for (const Access& a : accesses[static_cast<size_t>(w.buffer)])
+    deps.clear();
+    for (const Region& r : reads)  // RAW
+      for (const Access& a : accesses[static_cast<size_t>(r.buffer)].writes)
+        if (overlap(a.region, r)) deps.push_back(a.instruction);
+    for (const Region& w : writes) {  // WAR and WAW
+      const BufferAccesses& ba = accesses[static_cast<size_t>(w.buffer)];
+      for (const Access& a : ba.reads)
         if (overlap(a.region, w)) deps.push_back(a.instruction);
+      for (const Access& a : ba.writes)
+        if (overlap(a.region, w)) deps.push_back(a.instruction);
+    }
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    ti.deps = std::move(deps);
-    for (const Region& r : reads[i]) accesses[static_cast<size_t>(r.buffer)].push_back({i, r, false});
-    for (const Region& w : writes[i]) accesses[static_cast<size_t>(w.buffer)].push_back({i, w, true});
+    ti.deps = deps;
+    for (const Region& w : writes) {
+      BufferAccesses& ba = accesses[static_cast<size_t>(w.buffer)];
+      auto covered = [&](const Access& a) { return contains(w, a.region); };
+      ba.reads.erase(std::remove_if(ba.reads.begin(), ba.reads.end(), covered), ba.reads.end());
+      ba.writes.erase(std::remove_if(ba.writes.begin(), ba.writes.end(), covered), ba.writes.end());
+    }
+    for (const Region& r : reads) accesses[static_cast<size_t>(r.buffer)].reads.push_back({i, r});
+    for (const Region& w : writes) accesses[static_cast<size_t>(w.buffer)].writes.push_back({i, w});
   }
 
   // Event loop.
   constexpr double kInf = std::numeric_limits<double>::infinity();
   std::vector<int> state(n, 0);  // 0 waiting, 1 running, 2 done
-  std::vector<double> transfer_begin(n, 0), remaining(n, 0);
+  std::vector<double> transfer_begin(n, 0), remaining(n, 0), transfer_bytes(n, 0);
+  std::vector<size_t> dep_cursor(n, 0);
   std::vector<double> track_free(out.tracks.size(), 0);
   std::vector<long> running(out.tracks.size(), -1);
   const double dma_bw = spec.dma_total_bytes_per_ns();
@@ -176,17 +195,16 @@ TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec)
       const size_t i = pending[k].front();
       InstructionTiming& ti = out.instructions[i];
       const Instruction& ins = program.instructions[i];
-      bool ready = true;
+      // Dependencies finish in no particular order but stay finished: skip the finished prefix once.
+      size_t& cursor = dep_cursor[i];
+      while (cursor < ti.deps.size() && state[ti.deps[cursor]] == 2) ++cursor;
+      if (cursor < ti.deps.size()) continue;
       const double free_at = track_free[k];
       double start = free_at;
       long blocked_by = -1;
       const double sync_ns =
           ins.engine == Engine::dma ? 0.0 : spec.sync_overhead_cycles.value / engine_clock_ghz(ins.engine, spec);
       for (size_t j : ti.deps) {
-        if (state[j] != 2) {
-          ready = false;
-          break;
-        }
         const bool cross = out.instructions[j].track != ti.track;
         const double earliest = out.instructions[j].end_ns + (cross ? sync_ns : 0.0);
         if (earliest > start) {
@@ -194,7 +212,6 @@ TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec)
           blocked_by = static_cast<long>(j);
         }
       }
-      if (!ready) continue;
       pending[k].pop_front();
       running[k] = static_cast<long>(i);
       state[i] = 1;
@@ -203,7 +220,7 @@ TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec)
       ti.stall_ns = ti.start_ns - free_at;
       if (ins.engine == Engine::dma) {
         transfer_begin[i] = ti.start_ns + spec.dma_fixed_latency_ns.value;
-        remaining[i] = dma_bytes(ins, program);
+        remaining[i] = transfer_bytes[i] = dma_bytes(ins, program);
         ti.end_ns = kInf;
       } else {
         ti.end_ns = ti.start_ns + compute_cycles(ins, program, spec) / engine_clock_ghz(ins.engine, spec);
@@ -238,7 +255,7 @@ TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec)
       const auto i = static_cast<size_t>(li);
       if (program.instructions[i].engine == Engine::dma && transfer_begin[i] <= t) {
         remaining[i] -= (next - t) * rate;
-        if (remaining[i] <= 1e-9 * std::max(1.0, dma_bytes(program.instructions[i], program))) {
+        if (remaining[i] <= 1e-9 * std::max(1.0, transfer_bytes[i])) {
           out.instructions[i].end_ns = next;
         }
       }

@@ -39,7 +39,9 @@ namespace nanotrn::neuron {
 struct InstructionTiming {
   double start_ns = 0, end_ns = 0;
   int track = 0;
-  std::vector<size_t> deps;  // earlier instructions this one depends on (every conflict, not only the binding one)
+  // Earlier instructions this one conflicts with (RAW/WAR/WAW), the nearest ones: an access wholly overwritten by a
+  // later write is reached through that write instead. Not only the binding one.
+  std::vector<size_t> deps;
   // The dependency whose end (plus sync overhead) set the start, when that was later than the track becoming
   // free: the stall's cause. -1 when the instruction started as soon as its track was free.
   long blocked_by = -1;
@@ -59,6 +61,8 @@ struct TimingResult {
 };
 
 int track_of(const Instruction& ins);
+// Bytes a dma_copy moves: max(source, destination bytes) (assumed for casting copies).
+double dma_bytes(const Instruction& ins, const Program& program);
 TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec);
 
 }  // namespace nanotrn::neuron

@@ -9,13 +9,20 @@
 //   matmul_kernel(b, at, bm, c, DType::bf16, MatmulSchedule::pipelined);
 //
 // Schedules:
-//   naive      one SBUF buffer per operand, one PSUM bank, every DMA on queue 0: each step waits for the previous
-//              one, nothing overlaps (the baseline of the NKI matmul tutorial).
-//   pipelined  two SBUF buffers per operand and two PSUM banks used alternately, operand loads spread over DMA
-//              queues 0/1 and stores on queue 2, so loads of the next step overlap the current matmul and the
-//              eviction of the previous output tile.
-// Not here: the operand reuse / blocking of the optimised NKI tutorial (keeping a K-strip of A resident), fp8
-// double-row, transposing A on chip (A is given transposed, [K, M], as nc_matmul's stationary wants it).
+//   naive      one SBUF buffer per operand, one PSUM bank, every DMA on queue 0, every operand tile reloaded for
+//              every output tile: each step waits for the previous one, nothing overlaps (the baseline of the NKI
+//              matmul tutorial). Its trace shows every matmul stalled on a DMA.
+//   pipelined  blocked with operand reuse: for each M block (up to 512 columns of A_T, fewer when SBUF is short)
+//              the A block [K, block] stays resident in SBUF; for each N tile (512) the B strip [K, 512] is loaded
+//              once and reused by every 128-row M tile of the block, each of which accumulates its K tiles in its
+//              own PSUM bank (rotating over all 8 banks), is copied to SBUF by VectorE and stored. A blocks and B
+//              strips are double-buffered, so the next block's / strip's loads (issued in program order, held only
+//              by their WAR dependencies) overlap the current matmuls. Queues: A loads 0-3, B loads 4-11, C
+//              stores 12-15 (a store waiting for its result never holds up a load queued behind it). HBM traffic:
+//              A once, B M/512 times, C once. Needs 2 x ceil(K/128) x (block + 512) x dtype bytes per partition;
+//              throws "[sbuf-capacity]" when even a 128-wide block does not fit (K too deep: split K outside).
+// Not here: fp8 double-row, transposing A on chip (A is given transposed, [K, M], as nc_matmul's stationary wants
+// it), K splitting for very deep K.
 #pragma once
 
 #include <source_location>

@@ -1,0 +1,57 @@
+// `nanotrn kernel list` / `nanotrn kernel run matmul ...`: tile kernels on the software NeuronCore (modelled
+// time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional check). The work is in
+// neuron/kernel_run.h; this file only parses flags and prints.
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "neuron/kernel_run.h"
+
+namespace nanotrn::cli {
+
+void add_kernel(CLI::App& app) {
+  auto* cmd = app.add_subcommand("kernel", "Tile kernels on the software NeuronCore (timing model)");
+  cmd->require_subcommand(1);
+  auto* list = cmd->add_subcommand("list", "List the tile kernels");
+  list->callback([] {
+    for (const neuron::KernelInfo& k : neuron::kernel_list())
+      std::cout << k.name << "\n  " << k.description << "\n  " << k.parameters << "\n";
+  });
+  struct Args {
+    std::string kernel = "matmul", dtype = "bf16", core = "v3", schedule = "pipelined", trace;
+    int64_t m = 4096, k = 4096, n = 4096;
+    bool json = false, check = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* run = cmd->add_subcommand("run", "Build, time and summarise a kernel");
+  run->add_option("kernel", args->kernel, "Kernel name (see `kernel list`)")->required();
+  run->add_option("--m", args->m, "M (rows of C)")->capture_default_str();
+  run->add_option("--k", args->k, "K (contraction)")->capture_default_str();
+  run->add_option("--n", args->n, "N (columns of C)")->capture_default_str();
+  run->add_option("--dtype", args->dtype, "bf16 | fp8e4m3 | f32")->capture_default_str();
+  run->add_option("--core", args->core, "v2 | v3 | v4")->capture_default_str();
+  run->add_option("--schedule", args->schedule, "naive | pipelined")->capture_default_str();
+  run->add_option("--trace", args->trace, "Write a Chrome trace (Perfetto) JSON to this file");
+  run->add_flag("--json", args->json, "Machine-readable output");
+  run->add_flag("--check", args->check, "Also run the functional executor and compare with the host (<= 256^3)");
+  run->callback([args] {
+    neuron::KernelRunOptions o;
+    o.kernel = args->kernel;
+    o.m = args->m;
+    o.k = args->k;
+    o.n = args->n;
+    o.dtype = neuron::kernel_dtype(args->dtype);
+    o.core = args->core;
+    o.schedule = neuron::matmul_schedule(args->schedule);
+    o.trace_path = args->trace;
+    o.check = args->check;
+    const neuron::KernelRunResult r = neuron::run_kernel(o);
+    if (args->json)
+      std::cout << neuron::kernel_run_json(r).dump(2) << "\n";
+    else
+      std::cout << neuron::kernel_run_text(r);
+    if (r.checked && !r.check_passed) throw CLI::RuntimeError(1);
+  });
+}
+
+}  // namespace nanotrn::cli

@@ -1,0 +1,98 @@
+// Smoke tests of neuron/kernel_run.h, the library call behind `nanotrn kernel` (the CLI only parses flags): the
+// kernel list, a functional --check per dtype and schedule, the --check size refusal, the v3 4096^3 bf16 summary,
+// the trace file and the JSON form. Not here: the binary itself, the timing model's numbers (timing_test.cpp).
+#include "neuron/kernel_run.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "base/error.h"
+
+namespace nanotrn::neuron {
+namespace {
+
+TEST(NeuronKernelRun, ListsMatmul) {
+  const auto list = kernel_list();
+  ASSERT_FALSE(list.empty());
+  EXPECT_EQ(list[0].name, "matmul");
+}
+
+TEST(NeuronKernelRun, CheckPassesForEachDtypeAndSchedule) {
+  struct Case {
+    const char *dtype, *core, *schedule;
+  };
+  for (const Case& c : {Case{"bf16", "v3", "pipelined"}, Case{"fp8e4m3", "v4", "pipelined"}, Case{"f32", "v2", "naive"},
+                        Case{"bf16", "v3", "naive"}}) {
+    KernelRunOptions o;
+    o.m = 136;  // ragged: two M tiles
+    o.k = 200;
+    o.n = 96;
+    o.dtype = kernel_dtype(c.dtype);
+    o.core = c.core;
+    o.schedule = matmul_schedule(c.schedule);
+    o.check = true;
+    const KernelRunResult r = run_kernel(o);
+    EXPECT_TRUE(r.checked);
+    EXPECT_TRUE(r.check_passed) << c.dtype << " " << c.core << " " << c.schedule << ": " << kernel_run_text(r);
+    EXPECT_LE(r.max_abs_error, r.error_bound);
+    EXPECT_NE(kernel_run_text(r).find("check: PASS"), std::string::npos);
+  }
+}
+
+TEST(NeuronKernelRun, RefusesCheckAboveTheLimit) {
+  KernelRunOptions o;
+  o.m = o.k = o.n = 512;
+  o.check = true;
+  try {
+    run_kernel(o);
+    FAIL() << "expected a refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("256^3"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(kernel_dtype("int4"), Error);
+  EXPECT_THROW(matmul_schedule("fast"), Error);
+  o.check = false;
+  o.kernel = "conv";
+  EXPECT_THROW(run_kernel(o), Error);
+}
+
+TEST(NeuronKernelRun, V3Matmul4096Summary) {
+  KernelRunOptions o;
+  o.m = o.k = o.n = 4096;
+  const KernelRunResult r = run_kernel(o);
+  EXPECT_FALSE(r.checked);
+  EXPECT_GE(r.report.peak_fraction, 0.85);
+  EXPECT_DOUBLE_EQ(r.report.flops, 2.0 * 4096 * 4096 * 4096);
+  const std::string text = kernel_run_text(r);
+  for (const char* s : {"total time", "TFLOP/s", "% of TensorE peak", "GB/s", "SBUF high-water", "Tensor"})
+    EXPECT_NE(text.find(s), std::string::npos) << s << "\n" << text;
+  const nlohmann::json j = kernel_run_json(r);
+  EXPECT_EQ(j.at("m").get<int64_t>(), 4096);
+  EXPECT_EQ(j.at("dtype").get<std::string>(), "bf16");
+  EXPECT_DOUBLE_EQ(j.at("report").at("peak_fraction").get<double>(), r.report.peak_fraction);
+  EXPECT_FALSE(j.contains("check"));
+}
+
+TEST(NeuronKernelRun, WritesTheTrace) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("nanotrn_kernel_run_test_" + std::to_string(::getpid()) + ".json"))
+          .string();
+  KernelRunOptions o;
+  o.m = 256;
+  o.k = 256;
+  o.n = 512;
+  o.schedule = MatmulSchedule::naive;
+  o.trace_path = path;
+  const KernelRunResult r = run_kernel(o);
+  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_GT(std::filesystem::file_size(path), 1000u);
+  EXPECT_EQ(kernel_run_json(r).at("trace").get<std::string>(), path);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace nanotrn::neuron
