@@ -27,7 +27,7 @@ struct Shape {
   bool trans_a, trans_b;
 };
 
-// The peer set of /work/shared/bench/gemm_shapes.txt (squares and the D=512 block, there called fwd_NN ...), plus the
+// The peer set of shared/bench/gemm_shapes.txt (squares and the D=512 block, there called fwd_NN ...), plus the
 // same five GEMMs of a D -> 4D MLP linear layer for D = 256 and 768, all on 4096 tokens:
 //   fwd_NN   Y = X W        4096 x D x 4D     (W stored [in, out])
 //   fwd_NT   Y = X W^T      4096 x D x 4D     (W stored [out, in], as nn.Linear)

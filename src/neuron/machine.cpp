@@ -1,5 +1,5 @@
 // The per-generation NeuronCore parameter tables (see machine.h). Every number carries its source; the numbers
-// are copied from /work/shared/hardware-facts.md (sections 3, 4, 5, 6.3, 9). Not here: any formula.
+// are copied from shared/hardware-facts.md (sections 3, 4, 5, 6.3, 9). Not here: any formula.
 #include "neuron/machine.h"
 
 #include <algorithm>

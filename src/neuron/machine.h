@@ -1,5 +1,5 @@
 // The machine description of one NeuronCore generation (v2 = Trn1, v3 = Trn2, v4 = Trn3) as data: every number
-// the software NeuronCore uses, each with the reference key of /work/shared/hardware-facts.md it comes from, or
+// the software NeuronCore uses, each with the reference key of shared/hardware-facts.md it comes from, or
 // "assumed: <why>" when no public document gives it.
 //
 //   const NeuronCoreSpec& s = spec_for("v3");        // also "trn2"; throws nanotrn::Error for unknown names

@@ -56,15 +56,7 @@ Prepared prepare(const Ctx& ctx, const Tensor& x, const Tensor& w, const Tensor&
 // C = op(A) op(B) (+ beta C) for contiguous row-major operands of the prepared GEMM dtype.
 void gemm(Ctx& ctx, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const Tensor& a, const Tensor& b, float beta,
           float* c, int64_t a_offset_rows = 0, int64_t b_offset_rows = 0) {
-  GemmDims d;
-  d.trans_a = ta;
-  d.trans_b = tb;
-  d.m = m;
-  d.n = n;
-  d.k = k;
-  d.lda = a.size(1);
-  d.ldb = b.size(1);
-  d.ldc = n;
+  const GemmDims d{ta, tb, m, n, k, a.size(1), b.size(1), n};
   if (a.dtype() == DType::bf16) {
     ctx.engine.gemm().bf16(d, 1.0f, a.data<uint16_t>() + a_offset_rows * a.size(1),
                            b.data<uint16_t>() + b_offset_rows * b.size(1), beta, c);

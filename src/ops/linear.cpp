@@ -69,15 +69,8 @@ const void* ptr(const Operand& o) { return o.t.raw_data(); }
 
 // C_i (+)= op(A_i) op(B_i) for i < batch; a.batch or b.batch may be 1 (broadcast). C is contiguous [batch, m, n].
 void run_gemm(Ctx& ctx, const Operand& a, const Operand& b, float* c, int64_t batch, float beta) {
-  GemmDims d;
-  d.trans_a = a.trans;
-  d.trans_b = b.trans;
-  d.m = a.op_rows();
-  d.k = a.op_cols();
-  d.n = b.op_cols();
-  d.lda = a.ld;
-  d.ldb = b.ld;
-  d.ldc = std::max<int64_t>(1, d.n);
+  const int64_t n = b.op_cols();
+  const GemmDims d{a.trans, b.trans, a.op_rows(), n, a.op_cols(), a.ld, b.ld, std::max<int64_t>(1, n)};
   const int64_t sa = a.batch > 1 ? a.batch_stride : 0, sb = b.batch > 1 ? b.batch_stride : 0;
   Gemm& g = ctx.engine.gemm();
   const bool bf16 = a.t.dtype() == DType::bf16;

@@ -20,16 +20,7 @@ constexpr std::array<std::array<double, 3>, 5> kPolarExpress = {{
 
 void gemm(Gemm& g, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c) {
-  GemmDims d;
-  d.trans_a = ta;
-  d.trans_b = tb;
-  d.m = m;
-  d.n = n;
-  d.k = k;
-  d.lda = lda;
-  d.ldb = ldb;
-  d.ldc = n;
-  g.f32(d, alpha, a, b, beta, c);
+  g.f32(GemmDims{ta, tb, m, n, k, lda, ldb, n}, alpha, a, b, beta, c);
 }
 
 }  // namespace
