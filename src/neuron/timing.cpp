@@ -116,7 +116,7 @@ int track_of(const Instruction& ins) {
   return 0;
 }
 
-TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec) {
+TimingResult simulate_timing_reference(const Program& program, const NeuronCoreSpec& spec) {
   const size_t n = program.instructions.size();
   const int queues = static_cast<int>(spec.dma_queues.value);
   TimingResult out;
@@ -276,6 +276,215 @@ TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec)
         out.total_ns = std::max(out.total_ns, out.instructions[i].end_ns);
       }
     }
+  }
+  return out;
+}
+
+TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec) {
+  const size_t n = program.instructions.size();
+  const int queues = static_cast<int>(spec.dma_queues.value);
+  const size_t ntracks = static_cast<size_t>(kComputeTracks + queues);
+  TimingResult out;
+  out.instructions.resize(n);
+  out.tracks.resize(ntracks);
+  const char* names[kComputeTracks] = {"Tensor", "Vector", "Scalar", "GpSimd"};
+  for (int k = 0; k < kComputeTracks; ++k) out.tracks[static_cast<size_t>(k)].name = names[k];
+  for (int q = 0; q < queues; ++q)
+    out.tracks[static_cast<size_t>(kComputeTracks + q)].name = "DMA q" + std::to_string(q);
+
+  // Per-instruction facts the event loop needs, computed once: compute duration (DMA: bytes), sync overhead.
+  std::vector<double> cost(n);  // compute: duration in ns; DMA: bytes
+  std::vector<double> sync(n);  // sync overhead in ns when waiting on another track (0 for DMA)
+  // Per-track program-order queues, flat: instructions of track k are order[track_begin[k] .. track_begin[k+1]).
+  std::vector<size_t> track_begin(ntracks + 1, 0), order(n);
+  std::vector<int> track(n);
+
+  // Dependencies (as simulate_timing_reference): per-buffer lists of earlier reads and writes; a write drops every
+  // earlier access its region contains. Flat storage: deps of i are flat[dep_begin[i] .. dep_begin[i+1]).
+  struct Access {
+    Region region;
+    size_t instruction;
+  };
+  struct BufferAccesses {
+    std::vector<Access> reads, writes;
+  };
+  std::vector<BufferAccesses> accesses(program.buffers.size());
+  std::vector<Region> reads;
+  std::vector<size_t> flat, dep_begin(n + 1, 0);
+  flat.reserve(2 * n);
+  constexpr size_t kNone = std::numeric_limits<size_t>::max();
+  std::vector<size_t> gates, gate_begin(n + 1, 0), last_on_track(ntracks, kNone), touched;
+  gates.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    const Instruction& ins = program.instructions[i];
+    reads_of(ins, reads);
+    const Region w = region(ins.dst);
+    const int tk = track_of(ins);
+    if (tk >= static_cast<int>(ntracks)) check(false, "DMA queue out of range for this spec", ins.where);
+    track[i] = tk;
+    ++track_begin[static_cast<size_t>(tk) + 1];
+    if (ins.engine == Engine::dma) {
+      cost[i] = dma_bytes(ins, program);
+      sync[i] = 0.0;
+    } else {
+      const double clock = engine_clock_ghz(ins.engine, spec);
+      cost[i] = compute_cycles(ins, program, spec) / clock;
+      sync[i] = spec.sync_overhead_cycles.value / clock;
+    }
+    const size_t first = flat.size();
+    for (const Region& r : reads)  // RAW
+      for (const Access& a : accesses[static_cast<size_t>(r.buffer)].writes)
+        if (overlap(a.region, r)) flat.push_back(a.instruction);
+    BufferAccesses& ba = accesses[static_cast<size_t>(w.buffer)];
+    // WAR and WAW; then drop the accesses w contains (in the same pass, keeping order).
+    auto scan = [&](std::vector<Access>& list) {
+      size_t keep = 0;
+      for (size_t x = 0; x < list.size(); ++x) {
+        const Access& a = list[x];
+        const Region& r = a.region;
+        if (r.p0 < w.p1 && w.p0 < r.p1 && r.f0 < w.f1 && w.f0 < r.f1) {
+          flat.push_back(a.instruction);
+          if (w.p0 <= r.p0 && r.p1 <= w.p1 && w.f0 <= r.f0 && r.f1 <= w.f1) continue;  // covered: drop
+        }
+        if (keep != x) list[keep] = a;
+        ++keep;
+      }
+      list.resize(keep);
+    };
+    scan(ba.reads);
+    scan(ba.writes);
+    std::sort(flat.begin() + static_cast<std::ptrdiff_t>(first), flat.end());
+    flat.erase(std::unique(flat.begin() + static_cast<std::ptrdiff_t>(first), flat.end()), flat.end());
+    dep_begin[i + 1] = flat.size();
+    // Gates: the latest dependency on each track. A track finishes its instructions in program order, so the
+    // dependencies are all done exactly when the gates are.
+    for (size_t x = first; x < flat.size(); ++x) {
+      const auto dk = static_cast<size_t>(track[flat[x]]);
+      if (last_on_track[dk] == kNone) touched.push_back(dk);
+      last_on_track[dk] = flat[x];
+    }
+    for (size_t dk : touched) {
+      gates.push_back(last_on_track[dk]);
+      last_on_track[dk] = kNone;
+    }
+    touched.clear();
+    gate_begin[i + 1] = gates.size();
+    out.instructions[i].track = tk;
+    out.instructions[i].deps.assign(flat.begin() + static_cast<std::ptrdiff_t>(first), flat.end());
+    for (const Region& r : reads) accesses[static_cast<size_t>(r.buffer)].reads.push_back({r, i});
+    ba.writes.push_back({w, i});
+  }
+  for (size_t k = 0; k < ntracks; ++k) track_begin[k + 1] += track_begin[k];
+  {
+    std::vector<size_t> fill(track_begin.begin(), track_begin.end() - 1);
+    for (size_t i = 0; i < n; ++i) order[fill[static_cast<size_t>(track[i])]++] = i;
+  }
+
+  // Event loop: the same events, in the same order and with the same arithmetic as simulate_timing_reference, but
+  // only running tracks are visited, and starts are tried only after a completion (nothing else can enable one).
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<unsigned char> finished(n, 0);
+  std::vector<double> transfer_begin(n, 0), remaining(n, 0);
+  std::vector<size_t> dep_cursor(n, 0);
+  std::vector<size_t> head(track_begin.begin(), track_begin.end() - 1);
+  std::vector<double> track_free(ntracks, 0);
+  std::vector<long> running(ntracks, -1);
+  std::vector<size_t> run_list;  // tracks with a running instruction
+  run_list.reserve(ntracks);
+  const double dma_bw = spec.dma_total_bytes_per_ns();
+  const double dma_latency = spec.dma_fixed_latency_ns.value;
+  double t = 0;
+  size_t done = 0;
+  bool try_start = true;
+  while (done < n) {
+    if (try_start) {
+      for (size_t k = 0; k < ntracks; ++k) {
+        if (running[k] >= 0 || head[k] == track_begin[k + 1]) continue;
+        const size_t i = order[head[k]];
+        const size_t* g = gates.data() + gate_begin[i];
+        const size_t ng = gate_begin[i + 1] - gate_begin[i];
+        size_t& cursor = dep_cursor[i];
+        while (cursor < ng && finished[g[cursor]]) ++cursor;
+        if (cursor < ng) continue;
+        const size_t* d = flat.data() + dep_begin[i];
+        const size_t nd = dep_begin[i + 1] - dep_begin[i];
+        InstructionTiming& ti = out.instructions[i];
+        const double free_at = track_free[k];
+        double start = free_at;
+        long blocked_by = -1;
+        const double sync_ns = sync[i];
+        for (size_t x = 0; x < nd; ++x) {
+          const size_t j = d[x];
+          const bool cross = track[j] != static_cast<int>(k);
+          const double earliest = out.instructions[j].end_ns + (cross ? sync_ns : 0.0);
+          if (earliest > start) {
+            start = earliest;
+            blocked_by = static_cast<long>(j);
+          }
+        }
+        ++head[k];
+        running[k] = static_cast<long>(i);
+        run_list.push_back(k);
+        ti.start_ns = std::max(start, t);
+        ti.blocked_by = blocked_by;
+        ti.stall_ns = ti.start_ns - free_at;
+        if (k >= static_cast<size_t>(kComputeTracks)) {
+          transfer_begin[i] = ti.start_ns + dma_latency;
+          remaining[i] = cost[i];
+          ti.end_ns = kInf;
+        } else {
+          ti.end_ns = ti.start_ns + cost[i];
+        }
+      }
+      try_start = false;
+    }
+    // Next event.
+    int active = 0;
+    for (size_t k : run_list)
+      if (k >= static_cast<size_t>(kComputeTracks) && transfer_begin[static_cast<size_t>(running[k])] <= t) ++active;
+    const double rate = active > 0 ? dma_bw / active : 0;
+    double next = kInf;
+    for (size_t k : run_list) {
+      const auto i = static_cast<size_t>(running[k]);
+      if (k < static_cast<size_t>(kComputeTracks))
+        next = std::min(next, out.instructions[i].end_ns);
+      else if (transfer_begin[i] > t)
+        next = std::min(next, transfer_begin[i]);
+      else
+        next = std::min(next, t + remaining[i] / rate);
+    }
+    if (!(next < kInf)) check(false, "timing model deadlock (an instruction waits on a later one)");
+    // Advance.
+    if (active > 0)
+      for (size_t k : run_list) {
+        if (k < static_cast<size_t>(kComputeTracks)) continue;
+        const auto i = static_cast<size_t>(running[k]);
+        if (transfer_begin[i] <= t) {
+          remaining[i] -= (next - t) * rate;
+          if (remaining[i] <= 1e-9 * std::max(1.0, cost[i])) out.instructions[i].end_ns = next;
+        }
+      }
+    t = next;
+    size_t keep = 0;
+    for (size_t x = 0; x < run_list.size(); ++x) {
+      const size_t k = run_list[x];
+      const auto i = static_cast<size_t>(running[k]);
+      const InstructionTiming& ti = out.instructions[i];
+      if (ti.end_ns <= t) {
+        finished[i] = 1;
+        ++done;
+        running[k] = -1;
+        track_free[k] = ti.end_ns;
+        Track& tr = out.tracks[k];
+        tr.busy_ns += ti.end_ns - ti.start_ns;
+        ++tr.instructions;
+        out.total_ns = std::max(out.total_ns, ti.end_ns);
+        try_start = true;
+      } else {
+        run_list[keep++] = k;
+      }
+    }
+    run_list.resize(keep);
   }
   return out;
 }

@@ -64,5 +64,8 @@ int track_of(const Instruction& ins);
 // Bytes a dma_copy moves: max(source, destination bytes) (assumed for casting copies).
 double dma_bytes(const Instruction& ins, const Program& program);
 TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec);
+// The same model, computed the straightforward way (every track scanned at every event, per-buffer access lists
+// scanned in full): slow, kept as the reference simulate_timing must match bit for bit (tests/neuron/timing_test.cpp).
+TimingResult simulate_timing_reference(const Program& program, const NeuronCoreSpec& spec);
 
 }  // namespace nanotrn::neuron

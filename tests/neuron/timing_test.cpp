@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 
 #include "neuron/builder.h"
+#include "neuron/kernels/matmul.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -167,6 +169,96 @@ TEST(NeuronTiming, PerPartitionOperandsAreDependencies) {
   EXPECT_NEAR(t.instructions[1].end_ns - t.instructions[1].start_ns, 200 / s.scalar_clock_ghz.value, 1e-9);
   EXPECT_DOUBLE_EQ(t.instructions[2].start_ns, 0.0);
   EXPECT_NEAR(t.instructions[2].end_ns, (150 + 200) / s.gpsimd_clock_ghz.value, 1e-9);
+}
+
+// simulate_timing (indexed, event-list driven) must give bit-identical results to simulate_timing_reference (the
+// straightforward scans) on random-ish programs and on small matmul kernels.
+void expect_identical(const TimingResult& a, const TimingResult& b) {
+  ASSERT_EQ(a.instructions.size(), b.instructions.size());
+  ASSERT_EQ(a.tracks.size(), b.tracks.size());
+  EXPECT_EQ(a.total_ns, b.total_ns);
+  for (size_t i = 0; i < a.instructions.size(); ++i) {
+    const InstructionTiming &x = a.instructions[i], &y = b.instructions[i];
+    EXPECT_EQ(x.start_ns, y.start_ns) << i;
+    EXPECT_EQ(x.end_ns, y.end_ns) << i;
+    EXPECT_EQ(x.track, y.track) << i;
+    EXPECT_EQ(x.deps, y.deps) << i;
+    EXPECT_EQ(x.blocked_by, y.blocked_by) << i;
+    EXPECT_EQ(x.stall_ns, y.stall_ns) << i;
+  }
+  for (size_t k = 0; k < a.tracks.size(); ++k) {
+    EXPECT_EQ(a.tracks[k].name, b.tracks[k].name);
+    EXPECT_EQ(a.tracks[k].busy_ns, b.tracks[k].busy_ns) << k;
+    EXPECT_EQ(a.tracks[k].instructions, b.tracks[k].instructions) << k;
+  }
+}
+
+TEST(NeuronTiming, MatchesTheReferenceBitForBit) {
+  for (const char* gen : {"v2", "v3"}) {
+    const NeuronCoreSpec& s = spec_for(gen);
+    const int queues = static_cast<int>(s.dma_queues.value);
+    for (unsigned seed = 1; seed <= 6; ++seed) {
+      std::mt19937 rng(seed);
+      auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+      KernelBuilder b(s);
+      const View h = b.hbm("h", 640, 1024, DType::f32);
+      std::vector<View> tiles;
+      for (const char* name : {"t0", "t1", "t2", "t3"}) tiles.push_back(b.sbuf(name, 128, 256, DType::f32));
+      const View st = b.sbuf("st", 128, 128, DType::bf16), mv = b.sbuf("mv", 128, 512, DType::bf16);
+      const View acc = b.psum("acc", 128, 512, DType::f32);
+      // A random rectangle of a tile, [p0, p0 + np) x [4 f0, 4 (f0 + nf)), with a partition start the engines allow.
+      auto rect = [&](const View& v, int np, int nf) {
+        const int p0 = np > 64 ? 0 : np > 32 ? 64 * pick(0, 1) : 32 * pick(0, 3);
+        const int f0 = pick(0, static_cast<int>(v.nf) / 4 - nf);
+        return b.slice(v, p0, np, 4 * f0, 4 * nf);
+      };
+      for (int step = 0; step < 300; ++step) {
+        const View& a = tiles[static_cast<size_t>(pick(0, 3))];
+        const View& c = tiles[static_cast<size_t>(pick(0, 3))];
+        const int np = pick(0, 3) == 0 ? pick(33, 128) : pick(1, 32), nf = pick(1, 64);
+        switch (pick(0, 6)) {
+          case 0:
+          case 1: {
+            const View d = rect(a, np, nf);
+            const View src = b.slice(h, pick(0, 640 - np), np, 4 * pick(0, 256 - nf), 4 * nf);
+            if (pick(0, 1) == 0)
+              b.dma_copy(d, src, pick(0, queues - 1));
+            else
+              b.dma_copy(src, d, pick(0, queues - 1));
+            break;
+          }
+          case 2:
+            b.copy(rect(a, np, nf), rect(c, np, nf));
+            break;
+          case 3:
+            b.tensor_tensor(rect(a, np, nf), rect(c, np, nf), rect(a, np, nf), AluOp::add);
+            break;
+          case 4:
+            b.activation(rect(a, np, nf), rect(c, np, nf), Act::exp);
+            break;
+          case 5:
+            b.memset(rect(c, np, nf), 0.0f);
+            break;
+          case 6: {
+            const int m = 8 * pick(1, 16), n = 8 * pick(1, 64);
+            b.matmul(b.slice(acc, 0, m, 0, n), b.slice(st, 0, 128, 0, m), b.slice(mv, 0, 128, 0, n), pick(0, 1) == 1);
+            if (pick(0, 2) == 0) b.copy(b.slice(a, 0, m, 0, std::min(n, 256)), b.slice(acc, 0, m, 0, std::min(n, 256)));
+            break;
+          }
+        }
+      }
+      SCOPED_TRACE(testing::Message() << gen << " seed " << seed);
+      expect_identical(simulate_timing(b.program(), s), simulate_timing_reference(b.program(), s));
+    }
+    for (MatmulSchedule sched : {MatmulSchedule::naive, MatmulSchedule::pipelined}) {
+      KernelBuilder b(s);
+      const int64_t m = 640, k = 384, n = 1100;
+      View at = b.hbm("a_t", k, m, DType::bf16), bm = b.hbm("b", k, n, DType::bf16), c = b.hbm("c", m, n, DType::f32);
+      matmul_kernel(b, at, bm, c, DType::bf16, sched);
+      SCOPED_TRACE(testing::Message() << gen << " matmul");
+      expect_identical(simulate_timing(b.program(), s), simulate_timing_reference(b.program(), s));
+    }
+  }
 }
 
 }  // namespace
