@@ -21,7 +21,7 @@ namespace nanotrn::cli {
 namespace {
 
 struct DemoConfig {
-  int64_t layers = 2, width = 64, heads = 4, kv_heads = 2, seq = 64, batch = 8, steps = 300;
+  int64_t layers = 2, width = 64, heads = 4, kv_heads = 2, seq = 64, batch = 8, steps = 200;
   float lr = 3e-3f;
   uint64_t seed = 42;
   bool json = false;
