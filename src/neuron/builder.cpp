@@ -153,8 +153,7 @@ void KernelBuilder::dma_copy(const View& dst, const View& src, int queue, Loc lo
     fail("engine-memory", "dma_copy cannot access PSUM (only HBM and SBUF)", loc);
   if (d.memory == Memory::hbm && s.memory == Memory::hbm)
     fail("engine-memory", "dma_copy from HBM to HBM is not modelled; one side must be SBUF", loc);
-  if (dst.np != src.np || dst.nf != src.nf)
-    fail("shape", "dma_copy shapes differ: dst " + shape_str(dst) + ", src " + shape_str(src), loc);
+  check_same_shape("dma_copy", dst, src, loc);
   if (queue < 0 || queue >= static_cast<int>(spec_.dma_queues.value))
     fail("dma-queue",
          "DMA queue " + std::to_string(queue) + " out of range [0, " +
@@ -217,14 +216,22 @@ void KernelBuilder::transpose(const View& dst, const View& src, Loc loc) {
 void KernelBuilder::activation(const View& dst, const View& src, Act f, float scale, float bias, Loc loc) {
   if (spec_.name == "v2" && bias != 0.0f)
     fail("activation-bias", "NeuronCore-v2 takes the activation bias only as a per-partition [P, 1] vector", loc);
-  check_compute_operand(dst, Engine::scalar, loc);
-  check_compute_operand(src, Engine::scalar, loc);
-  if (dst.np != src.np || dst.nf != src.nf)
-    fail("shape", "activation shapes differ: dst " + shape_str(dst) + ", src " + shape_str(src), loc);
+  check_unary_operands("activation", dst, src, Engine::scalar, loc);
   Instruction& ins = push(Opcode::activation, Engine::scalar, dst, {src}, loc);
   ins.act = f;
   ins.scale = scale;
   ins.bias = bias;
+}
+
+void KernelBuilder::check_same_shape(const char* op, const View& dst, const View& src, Loc loc) const {
+  if (dst.np != src.np || dst.nf != src.nf)
+    fail("shape", std::string(op) + " shapes differ: dst " + shape_str(dst) + ", src " + shape_str(src), loc);
+}
+
+void KernelBuilder::check_unary_operands(const char* op, const View& dst, const View& src, Engine e, Loc loc) const {
+  check_compute_operand(dst, e, loc);
+  check_compute_operand(src, e, loc);
+  check_same_shape(op, dst, src, loc);
 }
 
 void KernelBuilder::check_vector_operand(const View& v, const View& like, Engine e, Loc loc) const {
@@ -255,10 +262,7 @@ void KernelBuilder::tensor_tensor(const View& dst, const View& a, const View& b,
 }
 
 void KernelBuilder::tensor_scalar(const View& dst, const View& src, AluOp op0, float s0, Loc loc) {
-  check_compute_operand(dst, Engine::vector, loc);
-  check_compute_operand(src, Engine::vector, loc);
-  if (dst.np != src.np || dst.nf != src.nf)
-    fail("shape", "tensor_scalar shapes differ: dst " + shape_str(dst) + ", src " + shape_str(src), loc);
+  check_unary_operands("tensor_scalar", dst, src, Engine::vector, loc);
   Instruction& ins = push(Opcode::tensor_scalar, Engine::vector, dst, {src}, loc);
   ins.alu0 = op0;
   ins.scale = s0;
@@ -296,10 +300,7 @@ void KernelBuilder::memset(const View& dst, float value, Loc loc) {
 }
 
 void KernelBuilder::copy(const View& dst, const View& src, Loc loc) {
-  check_compute_operand(dst, Engine::vector, loc);
-  check_compute_operand(src, Engine::vector, loc);
-  if (dst.np != src.np || dst.nf != src.nf)
-    fail("shape", "copy shapes differ: dst " + shape_str(dst) + ", src " + shape_str(src), loc);
+  check_unary_operands("copy", dst, src, Engine::vector, loc);
   push(Opcode::copy, Engine::vector, dst, {src}, loc);
 }
 
@@ -313,10 +314,7 @@ void KernelBuilder::iota(const View& dst, int64_t offset, int64_t channel_multip
 
 void KernelBuilder::affine_select(const View& dst, const View& src, int64_t offset, int64_t channel_multiplier,
                                   int64_t step, float fill, Loc loc) {
-  check_compute_operand(dst, Engine::gpsimd, loc);
-  check_compute_operand(src, Engine::gpsimd, loc);
-  if (dst.np != src.np || dst.nf != src.nf)
-    fail("shape", "affine_select shapes differ: dst " + shape_str(dst) + ", src " + shape_str(src), loc);
+  check_unary_operands("affine_select", dst, src, Engine::gpsimd, loc);
   Instruction& ins = push(Opcode::affine_select, Engine::gpsimd, dst, {src}, loc);
   ins.iota_offset = offset;
   ins.channel_multiplier = channel_multiplier;

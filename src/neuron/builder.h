@@ -103,6 +103,10 @@ class KernelBuilder {
   const Buffer& buf(const View& v, Loc loc) const;
   void check_compute_operand(const View& v, Engine e, Loc loc) const;
   void check_vector_operand(const View& v, const View& like, Engine e, Loc loc) const;
+  // "shape" rule: dst and src cover the same partitions x free elements.
+  void check_same_shape(const char* op, const View& dst, const View& src, Loc loc) const;
+  // Both operands legal for engine e, and of the same shape (the single-input compute instructions).
+  void check_unary_operands(const char* op, const View& dst, const View& src, Engine e, Loc loc) const;
   Instruction& push(Opcode op, Engine e, const View& dst, std::vector<View> srcs, Loc loc);
 
   const NeuronCoreSpec& spec_;
