@@ -9,6 +9,9 @@ packages=(
   libopenblas-dev libblis-dev                            # GEMM peers, benchmarked against oneDNN (bench/)
   libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
   nlohmann-json3-dev libcli11-dev                        # JSON, command line
+  libpcre2-dev libsentencepiece-dev                      # tokenizer pre-split regex; SentencePiece .model files
+  clang libclang-rt-dev                                  # libFuzzer targets for the file parsers (fuzz/)
+  python3 python3-torch python3-sentencepiece            # PyTorch parity tests and peer benchmarks (/usr/bin/python3)
 )
 
 missing=()

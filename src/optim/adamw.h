@@ -6,7 +6,7 @@
 // Per element, at step t (1-based): p -= lr * wd * p;  m = lerp(m, g, 1 - beta1);  v = lerp(v, g^2, 1 - beta2);
 // p -= lr / (1 - beta1^t) * m / (sqrt(v / (1 - beta2^t)) + eps). A parameter whose gradient is undefined this step
 // is treated as having a zero gradient (its moments still decay). State is fp32 and owned by the optimiser.
-// Not here: Muon, parameter groups, schedules (the recipe/trainer issue adds them).
+// Not here: Muon, parameter groups and schedules (train/optimizers.h builds one AdamW per group).
 #pragma once
 
 #include <vector>
@@ -29,6 +29,11 @@ class AdamW {
   void step();
   void zero_grad();
   int64_t steps_taken() const { return t_; }
+  // The optimiser state, for checkpoints: first and second moments, one per parameter (restore by copying into
+  // them), and the step count that the bias correction uses.
+  const std::vector<Tensor>& first_moments() const { return m_; }
+  const std::vector<Tensor>& second_moments() const { return v_; }
+  void set_steps_taken(int64_t t) { t_ = t; }
   AdamWOptions& options() { return options_; }
 
  private:

@@ -1,0 +1,78 @@
+// The GPT family of the challenge baseline (recipe-spec §2), as plain data, and the arithmetic that follows from it:
+// the depth dial, parameter counts (§2.3, tested against §9.1) and FLOPs per token (§2.4, tested against §9.2).
+//
+//   GptConfig c;  c.depth = 8;  c.vocab_size = 8192;
+//   GptConfig r = resolve(c);                 // model_dim = 512, 4 heads of 128 (the depth dial), checked
+//   ParamCounts n = count_params(r);          // n.total == 50,332,176 for autoresearch d8
+//   double f = flops_per_token(r, 1024);      // 6 * matmul params + attention term
+//
+// resolve() fills every field left at 0 (derived) and throws an Error naming the field for an impossible shape.
+// Not here: the parameters themselves (model/gpt.h), JSON (train/recipe.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nanotrn::model {
+
+enum class Activation { relu2, leaky_relu2 };
+enum class ValueEmbeds { none, alternating };
+
+// Initial weight scales. s = 1/sqrt(model_dim); "uniform x" means U(-x*sqrt(3)*s, +x*sqrt(3)*s), which has the std
+// of N(0, (x*s)^2) (recipe-spec §2.2). Zero-initialised output projections make every block the identity at step 0.
+struct InitScales {
+  float wte_std = 1.0f;        // N(0, wte_std^2)
+  float lm_head_std = 0.001f;  // N(0, lm_head_std^2)
+  float qkv = 1.0f;            // uniform, times s
+  float attn_proj = 0.0f;      // uniform, times s (0 = zero init)
+  float fc = 1.0f;             // uniform, times s (nanochat HEAD and the Trainium teams: 0.4)
+  float mlp_proj = 0.0f;       // uniform, times s
+  float value_embed = 1.0f;    // uniform, times s
+  float ve_gate = 0.0f;        // U(0, ve_gate) (0 = zero init, so the gate starts at ve_gate_max / 2)
+};
+
+struct GptConfig {
+  int64_t vocab_size = 8192;
+  int64_t depth = 8;
+  int64_t aspect_ratio = 64;  // depth dial: model_dim = ceil(depth * aspect_ratio / head_dim) * head_dim
+  int64_t head_dim = 128;
+  int64_t model_dim = 0;  // 0: from the depth dial
+  int64_t n_head = 0;     // 0: model_dim / head_dim
+  int64_t n_kv_head = 0;  // 0: n_head (MHA); fewer for GQA/MQA (n_head % n_kv_head == 0)
+  int64_t mlp_mult = 4;   // MLP hidden size = mlp_mult * model_dim
+  Activation activation = Activation::relu2;
+  float leaky_slope = 0.5f;  // LeakyReLU^2 negative slope
+  double rotary_base = 10000.0;
+  bool qk_norm = true;                                  // RMSNorm on q and k after rotary
+  float qk_gain = 1.0f;                                 // multiplies the attention scores (nanochat HEAD: 1.2^2 = 1.44)
+  int64_t window = 0;                                   // sliding attention window, 0 = full causal
+  float softcap = 15.0f;                                // logits = softcap * tanh(logits / softcap); 0 = off
+  ValueEmbeds value_embeds = ValueEmbeds::alternating;  // on layers i % 2 == (depth - 1) % 2
+  int64_t ve_gate_channels = 32;                        // gate = ve_gate_max * sigmoid(W x[..., :channels])
+  float ve_gate_max = 2.0f;
+  float resid_lambda_init = 1.0f;  // before block i: x = resid_lambda[i] * x + x0_lambda[i] * x0
+  float x0_lambda_init = 0.1f;
+  InitScales init;
+};
+
+// The config with every derived field filled in; throws an Error naming the field when the shape is impossible.
+GptConfig resolve(const GptConfig& config);
+bool has_value_embed(const GptConfig& resolved, int64_t layer);
+int64_t value_embed_layers(const GptConfig& resolved);
+
+struct ParamCounts {
+  int64_t wte = 0, lm_head = 0, value_embeds = 0, block_matrices = 0, ve_gates = 0, scalars = 0;
+  int64_t total() const { return wte + lm_head + value_embeds + block_matrices + ve_gates + scalars; }
+  // nanochat's "scaling params" (transformer matrices + lm_head); also the matmul parameters of the FLOP count.
+  int64_t scaling() const { return block_matrices + ve_gates + lm_head; }
+};
+ParamCounts count_params(const GptConfig& resolved);
+
+// 6 * (matmul params) + sum over layers of 12 * n_head * head_dim * min(window, seq_len) (recipe-spec §2.4).
+double flops_per_token(const GptConfig& resolved, int64_t seq_len);
+
+std::string to_string(Activation a);
+std::string to_string(ValueEmbeds v);
+
+}  // namespace nanotrn::model

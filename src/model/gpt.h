@@ -1,0 +1,78 @@
+// The GPT of the challenge baseline (recipe-spec §2.2): untied embedding and head, weightless RMSNorm, per-layer
+// residual and x0 scalars, rotary + QK-norm attention with GQA, value embeddings with gates on alternating layers,
+// ReLU^2 (or LeakyReLU^2) MLP, softcapped fused cross-entropy, optional multi-token-prediction targets.
+//
+//   Gpt gpt(ctx, resolve(config), /*seed=*/42);          // initialised as §2.2 says (zero output projections, ...)
+//   Tensor loss = gpt.loss(ctx, ids, targets);          // ids/targets i32 [B, T]; records onto ctx.tape
+//   tape.backward(loss);  for (Parameter& p : gpt.parameters()) ... p.value.grad() ...
+//   Tensor nll = gpt.per_token_nll(ctx, ids, targets);  // [B, T] nats, no autograd (val_bpb)
+//
+// One forward, per block i:  x = resid[i] x + x0[i] x0;  h = norm(x);  q, k, v = h W_q, h W_k, h W_v;
+//   v += gate(h) * ve_i(ids) on value-embedding layers;  q, k = rotary(q), rotary(k);  q, k = norm(q), norm(k);
+//   x += attention(q, k, v) W_o;  x += act(norm(x) W_fc) W_proj.
+// Then logits = softcap(norm(x) lm_head^T) and the mean cross-entropy over targets != -1. With MTP weights
+// (w_1, ..., w_k) the same logits are also scored against the targets k - 1 positions further on, and the loss is
+// sum_j w_j * CE_j (FrontierForge's variant, recipe-spec §6.4). Not here: optimisers, data, the training loop.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "model/config.h"
+
+namespace nanotrn::model {
+
+// Which optimiser group a parameter belongs to (recipe-spec §3.1, §3.2).
+enum class ParamGroup { matrix, wte, lm_head, value_embed, resid_lambda, x0_lambda };
+std::string to_string(ParamGroup g);
+
+struct Parameter {
+  std::string name;  // "wte", "blocks.3.attn.c_q", ... (the names checkpoints and the PyTorch parity test use)
+  Tensor value;      // f32, contiguous, requires grad
+  ParamGroup group;
+};
+
+// Keys and values of earlier positions, per layer, for incremental decoding (sampling).
+struct KvCache {
+  std::vector<Tensor> k, v;  // per layer: [B, T_so_far, n_kv_head, head_dim]
+  int64_t length() const { return k.empty() || !k[0].defined() ? 0 : k[0].size(1); }
+};
+
+class Gpt {
+ public:
+  // `config` must be resolved. Weights are drawn from Philox streams of `seed` (one stream per parameter).
+  Gpt(const Ctx& ctx, const GptConfig& config, uint64_t seed);
+
+  const GptConfig& config() const { return config_; }
+  std::vector<Parameter>& parameters() { return params_; }
+  const std::vector<Parameter>& parameters() const { return params_; }
+  Parameter& parameter(const std::string& name);  // throws naming the unknown name
+
+  // Final normalised hidden states [B, T, C]. With a cache, ids are the next positions after cache->length() and
+  // the cache grows by T (no autograd then).
+  Tensor hidden(Ctx& ctx, const Tensor& ids, KvCache* cache = nullptr);
+  // Weighted mean cross-entropy; `mtp_weights` empty means {1} (plain next-token prediction).
+  Tensor loss(Ctx& ctx, const Tensor& ids, const Tensor& targets, const std::vector<float>& mtp_weights = {});
+  // Per-token next-token loss in nats [B, T] (0 where the target is -1); no autograd.
+  Tensor per_token_nll(Ctx& ctx, const Tensor& ids, const Tensor& targets);
+  // Logits [B, T, V] of the given positions (softcapped), no autograd: for sampling with a cache.
+  Tensor logits(Ctx& ctx, const Tensor& ids, KvCache* cache = nullptr);
+
+ private:
+  Tensor& p(size_t index) { return params_[index].value; }
+  struct LayerIndex {
+    size_t c_q, c_k, c_v, c_o, c_fc, c_proj;
+    int64_t ve = -1, ve_gate = -1;  // indices into params_, -1 when the layer has no value embedding
+  };
+  GptConfig config_;
+  std::vector<Parameter> params_;
+  std::vector<LayerIndex> layers_;
+  size_t wte_ = 0, lm_head_ = 0, resid_ = 0, x0_ = 0;
+};
+
+// Targets shifted for multi-token prediction: out[b, t] = targets[b, t + shift] when t + shift < T, else -1.
+Tensor shift_targets(const Tensor& targets, int64_t shift);
+
+}  // namespace nanotrn::model

@@ -1,0 +1,62 @@
+// The optimiser set of the baseline (recipe-spec §3): Muon for the 2-D matrices inside the blocks, one AdamW per
+// remaining group (lm_head, wte, value embeddings, resid lambdas, x0 lambdas) with its own learning rate and betas.
+//
+//   OptimizerSet opt(engine.gemm(), gpt, recipe.optim);
+//   opt.schedule(step, lr_multiplier, progress);   // lrs, Muon momentum warm-up and weight-decay decay
+//   double norm = opt.clip_gradients(1.0f);        // global L2 norm before clipping (0 = no clipping)
+//   opt.step();  opt.zero_grad();
+//
+// Base learning rates: Muon matrix_lr; AdamW embedding/unembedding/value-embedding lrs times (d/768)^-1/2 when
+// optim.scale_lr_by_width (autoresearch's s_d); resid lambdas scalar_lr * resid_lr_scale; x0 lambdas scalar_lr with
+// betas (x0_beta1, x0_beta2). Every lr is multiplied by the schedule's multiplier each step.
+// state()/load_state() are the checkpoint's view: named tensors "optim.<param>.<slot>" plus the step counters.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/gpt.h"
+#include "optim/adamw.h"
+#include "optim/muon.h"
+#include "train/recipe.h"
+
+namespace nanotrn::train {
+
+class OptimizerSet {
+ public:
+  OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& config);
+
+  void schedule(int64_t step, double lr_multiplier, double progress);
+  // Global gradient L2 norm over all parameters; when max_norm > 0 and the norm exceeds it, scales every gradient
+  // by max_norm / norm.
+  double clip_gradients(float max_norm);
+  void step();
+  void zero_grad();
+
+  std::vector<std::pair<std::string, Tensor>> state() const;
+  std::map<std::string, std::string> counters() const;
+  // Copies saved state back (every tensor of state() must be present with the same shape; errors name the tensor).
+  void load_state(const std::vector<std::pair<std::string, Tensor>>& saved,
+                  const std::map<std::string, std::string>& counters);
+
+  double muon_momentum() const { return muon_->options().momentum; }
+  double muon_lr() const { return muon_->options().lr; }
+
+ private:
+  struct Group {
+    std::string name;
+    std::unique_ptr<AdamW> adam;
+    std::vector<std::string> param_names;
+    float base_lr = 0.0f;
+  };
+  OptimConfig config_;
+  std::vector<Tensor*> all_params_;
+  std::unique_ptr<Muon> muon_;
+  std::vector<std::string> muon_names_;
+  std::vector<Group> groups_;
+};
+
+}  // namespace nanotrn::train

@@ -1,0 +1,455 @@
+// Recipe JSON. See recipe.h.
+#include "train/recipe.h"
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "base/error.h"
+#include "base/file.h"
+
+namespace nanotrn::train {
+
+using nlohmann::json;
+
+namespace {
+
+// Reads the fields of one JSON object and remembers which keys it consumed, so that finish() can name the first
+// key nobody asked for.
+class Reader {
+ public:
+  Reader(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+    check(j.is_object(), "recipe: " + where() + " must be a JSON object, got " + std::string(j.type_name()));
+  }
+
+  template <typename T>
+  void get(const std::string& key, T& out) {
+    used_.insert(key);
+    auto it = j_.find(key);
+    if (it == j_.end()) return;
+    const std::string name = path_.empty() ? key : path_ + "." + key;
+    try {
+      convert(*it, out, name);
+    } catch (const json::exception& e) {
+      throw Error("recipe: " + name + ": " + e.what());
+    }
+  }
+
+  // A nested object, if present.
+  const json* sub(const std::string& key) {
+    used_.insert(key);
+    auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  std::string child(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  void finish() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it) {
+      if (!used_.count(it.key())) {
+        std::string known;
+        for (const std::string& k : used_) known += (known.empty() ? "" : ", ") + k;
+        throw Error("recipe: unknown key '" + child(it.key()) + "' (known keys here: " + known + ")");
+      }
+    }
+  }
+
+ private:
+  std::string where() const { return path_.empty() ? "the top level" : "'" + path_ + "'"; }
+
+  static void convert(const json& v, bool& out, const std::string& name) {
+    check(v.is_boolean(), "recipe: " + name + " must be true or false, got " + v.dump());
+    out = v.get<bool>();
+  }
+  static void convert(const json& v, std::string& out, const std::string& name) {
+    check(v.is_string(), "recipe: " + name + " must be a string, got " + v.dump());
+    out = v.get<std::string>();
+  }
+  template <typename T>
+  requires std::is_integral_v<T>
+  static void convert(const json& v, T& out, const std::string& name) {
+    check(v.is_number_integer() || (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()),
+          "recipe: " + name + " must be an integer, got " + v.dump());
+    out = static_cast<T>(v.get<double>());
+  }
+  template <typename T>
+  requires std::is_floating_point_v<T>
+  static void convert(const json& v, T& out, const std::string& name) {
+    check(v.is_number(), "recipe: " + name + " must be a number, got " + v.dump());
+    out = v.get<T>();
+  }
+  template <typename T>
+  static void convert(const json& v, std::vector<T>& out, const std::string& name) {
+    check(v.is_array(), "recipe: " + name + " must be a list, got " + v.dump());
+    out.clear();
+    for (size_t i = 0; i < v.size(); i++) {
+      T x{};
+      convert(v[i], x, name + "[" + std::to_string(i) + "]");
+      out.push_back(x);
+    }
+  }
+  static void convert(const json& v, BatchPhase& out, const std::string& name) {
+    Reader r(v, name);
+    r.get("from", out.from);
+    r.get("accum", out.accum);
+    r.get("lr_scale", out.lr_scale);
+    r.finish();
+  }
+
+  const json& j_;
+  std::string path_;
+  std::set<std::string> used_;
+};
+
+template <typename E>
+E parse_enum(const std::string& text, const std::string& name, const std::vector<std::pair<std::string, E>>& options) {
+  std::string list;
+  for (const auto& [s, e] : options) {
+    if (s == text) return e;
+    list += (list.empty() ? "" : ", ") + s;
+  }
+  throw Error("recipe: " + name + " must be one of " + list + ", got '" + text + "'");
+}
+
+const std::vector<std::pair<std::string, model::Activation>> kActivations = {
+    {"relu2", model::Activation::relu2}, {"leaky_relu2", model::Activation::leaky_relu2}};
+const std::vector<std::pair<std::string, model::ValueEmbeds>> kValueEmbeds = {
+    {"none", model::ValueEmbeds::none}, {"alternating", model::ValueEmbeds::alternating}};
+const std::vector<std::pair<std::string, MuonCoefficients>> kCoefficients = {
+    {"classic", MuonCoefficients::classic}, {"polar_express", MuonCoefficients::polar_express}};
+
+std::string coefficients_name(MuonCoefficients c) {
+  return c == MuonCoefficients::classic ? "classic" : "polar_express";
+}
+
+void read_model(const json& j, model::GptConfig& m) {
+  Reader r(j, "model");
+  r.get("vocab_size", m.vocab_size);
+  r.get("depth", m.depth);
+  r.get("aspect_ratio", m.aspect_ratio);
+  r.get("head_dim", m.head_dim);
+  r.get("model_dim", m.model_dim);
+  r.get("n_head", m.n_head);
+  r.get("n_kv_head", m.n_kv_head);
+  r.get("mlp_mult", m.mlp_mult);
+  std::string act = model::to_string(m.activation), ve = model::to_string(m.value_embeds);
+  r.get("activation", act);
+  m.activation = parse_enum(act, "model.activation", kActivations);
+  r.get("leaky_slope", m.leaky_slope);
+  r.get("rotary_base", m.rotary_base);
+  r.get("qk_norm", m.qk_norm);
+  r.get("qk_gain", m.qk_gain);
+  r.get("window", m.window);
+  r.get("softcap", m.softcap);
+  r.get("value_embeds", ve);
+  m.value_embeds = parse_enum(ve, "model.value_embeds", kValueEmbeds);
+  r.get("ve_gate_channels", m.ve_gate_channels);
+  r.get("ve_gate_max", m.ve_gate_max);
+  r.get("resid_lambda_init", m.resid_lambda_init);
+  r.get("x0_lambda_init", m.x0_lambda_init);
+  if (const json* init = r.sub("init")) {
+    Reader i(*init, "model.init");
+    i.get("wte_std", m.init.wte_std);
+    i.get("lm_head_std", m.init.lm_head_std);
+    i.get("qkv", m.init.qkv);
+    i.get("attn_proj", m.init.attn_proj);
+    i.get("fc", m.init.fc);
+    i.get("mlp_proj", m.init.mlp_proj);
+    i.get("value_embed", m.init.value_embed);
+    i.get("ve_gate", m.init.ve_gate);
+    i.finish();
+  }
+  r.finish();
+}
+
+void read_optim(const json& j, OptimConfig& o) {
+  Reader r(j, "optim");
+  r.get("matrix_lr", o.matrix_lr);
+  std::string coef = coefficients_name(o.muon_coefficients);
+  r.get("muon_coefficients", coef);
+  o.muon_coefficients = parse_enum(coef, "optim.muon_coefficients", kCoefficients);
+  r.get("ns_steps", o.ns_steps);
+  r.get("momentum", o.momentum);
+  r.get("momentum_start", o.momentum_start);
+  r.get("momentum_warmup_steps", o.momentum_warmup_steps);
+  r.get("nesterov", o.nesterov);
+  r.get("normuon", o.normuon);
+  r.get("normuon_beta2", o.normuon_beta2);
+  r.get("norm_scale", o.norm_scale);
+  r.get("muon_weight_decay", o.muon_weight_decay);
+  r.get("muon_wd_decay_to_zero", o.muon_wd_decay_to_zero);
+  r.get("embedding_lr", o.embedding_lr);
+  r.get("unembedding_lr", o.unembedding_lr);
+  r.get("value_embed_lr", o.value_embed_lr);
+  r.get("scalar_lr", o.scalar_lr);
+  r.get("resid_lr_scale", o.resid_lr_scale);
+  r.get("adam_beta1", o.adam_beta1);
+  r.get("adam_beta2", o.adam_beta2);
+  r.get("x0_beta1", o.x0_beta1);
+  r.get("x0_beta2", o.x0_beta2);
+  r.get("adam_eps", o.adam_eps);
+  r.get("adam_weight_decay", o.adam_weight_decay);
+  r.get("scale_lr_by_width", o.scale_lr_by_width);
+  r.get("grad_clip", o.grad_clip);
+  r.finish();
+}
+
+void validate(const Recipe& r) {
+  check(r.batch.seq_len >= 1 && r.batch.rows >= 1, "recipe: batch.seq_len and batch.rows must be >= 1");
+  check(!r.batch.phases.empty(), "recipe: batch.phases must have at least one phase");
+  check(r.batch.phases[0].from == 0.0, "recipe: batch.phases[0].from must be 0");
+  for (size_t i = 0; i < r.batch.phases.size(); i++) {
+    const BatchPhase& p = r.batch.phases[i];
+    const std::string n = "recipe: batch.phases[" + std::to_string(i) + "]";
+    check(p.accum >= 1, n + ".accum must be >= 1");
+    check(p.lr_scale > 0.0, n + ".lr_scale must be > 0");
+    check(i == 0 || p.from > r.batch.phases[i - 1].from, n + ".from must increase");
+    check(p.from < 1.0, n + ".from must be < 1");
+  }
+  check(r.train.precision == "f32" || r.train.precision == "bf16",
+        "recipe: train.precision must be f32 or bf16, got '" + r.train.precision + "'");
+  check(r.data.layout == "best_fit" || r.data.layout == "stream",
+        "recipe: data.layout must be best_fit or stream, got '" + r.data.layout + "'");
+  check(!r.train.mtp_weights.empty(), "recipe: train.mtp_weights must not be empty ([1] = next token only)");
+  check(r.train.steps >= 0 && r.train.log_every >= 1 && r.train.checkpoint_every >= 0,
+        "recipe: train.steps, train.checkpoint_every must be >= 0 and train.log_every >= 1");
+  check(r.ema.decay >= 0.0f && r.ema.decay < 1.0f && r.ema.every >= 1,
+        "recipe: ema.decay must be in [0, 1) and ema.every >= 1");
+  check(r.eval.tokens >= 0 && r.eval.rows >= 1, "recipe: eval.tokens must be >= 0 and eval.rows >= 1");
+  budget_seconds(r);
+  model::resolve(r.model);
+}
+
+}  // namespace
+
+Recipe recipe_from_json(const json& j) {
+  Recipe rec;
+  Reader r(j, "");
+  r.get("name", rec.name);
+  r.get("description", rec.description);
+  r.get("seed", rec.seed);
+  if (const json* m = r.sub("model")) read_model(*m, rec.model);
+  if (const json* o = r.sub("optim")) read_optim(*o, rec.optim);
+  if (const json* s = r.sub("schedule")) {
+    Reader x(*s, "schedule");
+    x.get("warmup_steps", rec.schedule.warmup_steps);
+    x.get("cooldown_fraction", rec.schedule.cooldown_fraction);
+    x.get("final_lr_fraction", rec.schedule.final_lr_fraction);
+    x.get("cooldown_levels", rec.schedule.cooldown_levels);
+    x.finish();
+  }
+  if (const json* b = r.sub("batch")) {
+    Reader x(*b, "batch");
+    x.get("seq_len", rec.batch.seq_len);
+    x.get("rows", rec.batch.rows);
+    x.get("phases", rec.batch.phases);
+    x.finish();
+  }
+  if (const json* d = r.sub("data")) {
+    Reader x(*d, "data");
+    x.get("train", rec.data.train);
+    x.get("val", rec.data.val);
+    x.get("tokenizer", rec.data.tokenizer);
+    x.get("layout", rec.data.layout);
+    x.get("mask_bos_targets", rec.data.mask_bos_targets);
+    x.finish();
+  }
+  if (const json* e = r.sub("eval")) {
+    Reader x(*e, "eval");
+    x.get("tokens", rec.eval.tokens);
+    x.get("rows", rec.eval.rows);
+    x.get("every_seconds", rec.eval.every_seconds);
+    x.finish();
+  }
+  if (const json* e = r.sub("ema")) {
+    Reader x(*e, "ema");
+    x.get("decay", rec.ema.decay);
+    x.get("every", rec.ema.every);
+    x.get("evaluate_ema", rec.ema.evaluate_ema);
+    x.finish();
+  }
+  if (const json* t = r.sub("train")) {
+    Reader x(*t, "train");
+    x.get("budget", rec.train.budget);
+    x.get("steps", rec.train.steps);
+    x.get("precision", rec.train.precision);
+    x.get("mtp_weights", rec.train.mtp_weights);
+    x.get("mtp_until", rec.train.mtp_until);
+    x.get("checkpoint_every", rec.train.checkpoint_every);
+    x.get("log_every", rec.train.log_every);
+    x.get("threads", rec.train.threads);
+    x.finish();
+  }
+  r.finish();
+  validate(rec);
+  return rec;
+}
+
+json recipe_to_json(const Recipe& r) {
+  const model::GptConfig& m = r.model;
+  const OptimConfig& o = r.optim;
+  json phases = json::array();
+  for (const BatchPhase& p : r.batch.phases)
+    phases.push_back({{"from", p.from}, {"accum", p.accum}, {"lr_scale", p.lr_scale}});
+  return {
+      {"name", r.name},
+      {"description", r.description},
+      {"seed", r.seed},
+      {"model",
+       {{"vocab_size", m.vocab_size},
+        {"depth", m.depth},
+        {"aspect_ratio", m.aspect_ratio},
+        {"head_dim", m.head_dim},
+        {"model_dim", m.model_dim},
+        {"n_head", m.n_head},
+        {"n_kv_head", m.n_kv_head},
+        {"mlp_mult", m.mlp_mult},
+        {"activation", model::to_string(m.activation)},
+        {"leaky_slope", m.leaky_slope},
+        {"rotary_base", m.rotary_base},
+        {"qk_norm", m.qk_norm},
+        {"qk_gain", m.qk_gain},
+        {"window", m.window},
+        {"softcap", m.softcap},
+        {"value_embeds", model::to_string(m.value_embeds)},
+        {"ve_gate_channels", m.ve_gate_channels},
+        {"ve_gate_max", m.ve_gate_max},
+        {"resid_lambda_init", m.resid_lambda_init},
+        {"x0_lambda_init", m.x0_lambda_init},
+        {"init",
+         {{"wte_std", m.init.wte_std},
+          {"lm_head_std", m.init.lm_head_std},
+          {"qkv", m.init.qkv},
+          {"attn_proj", m.init.attn_proj},
+          {"fc", m.init.fc},
+          {"mlp_proj", m.init.mlp_proj},
+          {"value_embed", m.init.value_embed},
+          {"ve_gate", m.init.ve_gate}}}}},
+      {"optim",
+       {{"matrix_lr", o.matrix_lr},
+        {"muon_coefficients", coefficients_name(o.muon_coefficients)},
+        {"ns_steps", o.ns_steps},
+        {"momentum", o.momentum},
+        {"momentum_start", o.momentum_start},
+        {"momentum_warmup_steps", o.momentum_warmup_steps},
+        {"nesterov", o.nesterov},
+        {"normuon", o.normuon},
+        {"normuon_beta2", o.normuon_beta2},
+        {"norm_scale", o.norm_scale},
+        {"muon_weight_decay", o.muon_weight_decay},
+        {"muon_wd_decay_to_zero", o.muon_wd_decay_to_zero},
+        {"embedding_lr", o.embedding_lr},
+        {"unembedding_lr", o.unembedding_lr},
+        {"value_embed_lr", o.value_embed_lr},
+        {"scalar_lr", o.scalar_lr},
+        {"resid_lr_scale", o.resid_lr_scale},
+        {"adam_beta1", o.adam_beta1},
+        {"adam_beta2", o.adam_beta2},
+        {"x0_beta1", o.x0_beta1},
+        {"x0_beta2", o.x0_beta2},
+        {"adam_eps", o.adam_eps},
+        {"adam_weight_decay", o.adam_weight_decay},
+        {"scale_lr_by_width", o.scale_lr_by_width},
+        {"grad_clip", o.grad_clip}}},
+      {"schedule",
+       {{"warmup_steps", r.schedule.warmup_steps},
+        {"cooldown_fraction", r.schedule.cooldown_fraction},
+        {"final_lr_fraction", r.schedule.final_lr_fraction},
+        {"cooldown_levels", r.schedule.cooldown_levels}}},
+      {"batch", {{"seq_len", r.batch.seq_len}, {"rows", r.batch.rows}, {"phases", phases}}},
+      {"data",
+       {{"train", r.data.train},
+        {"val", r.data.val},
+        {"tokenizer", r.data.tokenizer},
+        {"layout", r.data.layout},
+        {"mask_bos_targets", r.data.mask_bos_targets}}},
+      {"eval", {{"tokens", r.eval.tokens}, {"rows", r.eval.rows}, {"every_seconds", r.eval.every_seconds}}},
+      {"ema", {{"decay", r.ema.decay}, {"every", r.ema.every}, {"evaluate_ema", r.ema.evaluate_ema}}},
+      {"train",
+       {{"budget", r.train.budget},
+        {"steps", r.train.steps},
+        {"precision", r.train.precision},
+        {"mtp_weights", r.train.mtp_weights},
+        {"mtp_until", r.train.mtp_until},
+        {"checkpoint_every", r.train.checkpoint_every},
+        {"log_every", r.train.log_every},
+        {"threads", r.train.threads}}},
+  };
+}
+
+void apply_override(json& j, const std::string& assignment, const json& defaults_json) {
+  const size_t eq = assignment.find('=');
+  check(eq != std::string::npos && eq > 0,
+        "recipe override '" + assignment + "' must look like key.path=value (e.g. optim.matrix_lr=0.02)");
+  const std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  std::vector<std::string> parts;
+  std::stringstream ss(key);
+  for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
+  const json* known = &defaults_json;
+  json* target = &j;
+  for (size_t i = 0; i < parts.size(); i++) {
+    check(known->is_object() && known->contains(parts[i]),
+          "recipe override: unknown key '" + key + "' ('" + parts[i] + "' is not a field here)");
+    known = &(*known)[parts[i]];
+    if (i + 1 < parts.size()) {
+      if (!target->contains(parts[i])) (*target)[parts[i]] = json::object();
+      target = &(*target)[parts[i]];
+    }
+  }
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // Text for string fields ("train.budget=0"), and whatever does not parse as JSON ("model.activation=relu2").
+  if (value.is_discarded() || known->is_string()) value = text;
+  (*target)[parts.back()] = value;
+}
+
+Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  json j = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    // Parse again with exceptions for the byte position of the error.
+    try {
+      j = json::parse(bytes.begin(), bytes.end());
+    } catch (const json::parse_error& e) {
+      throw Error(path + ": byte " + std::to_string(e.byte) + ": not valid JSON: " + e.what());
+    }
+  }
+  const json defaults = recipe_to_json(Recipe{});
+  for (const std::string& o : overrides) apply_override(j, o, defaults);
+  try {
+    return recipe_from_json(j);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
+
+Recipe default_recipe_with(const std::vector<std::string>& overrides) {
+  const json defaults = recipe_to_json(Recipe{});
+  json j = json::object();
+  for (const std::string& o : overrides) apply_override(j, o, defaults);
+  return recipe_from_json(j);
+}
+
+double parse_duration(const std::string& text) {
+  size_t used = 0;
+  double v = 0.0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw Error("duration '" + text + "' must be a number with an optional unit s, m or h (e.g. 90s, 30m, 1.5h)");
+  }
+  const std::string unit = text.substr(used);
+  double scale = 0.0;
+  if (unit.empty() || unit == "s") scale = 1.0;
+  if (unit == "m" || unit == "min") scale = 60.0;
+  if (unit == "h") scale = 3600.0;
+  check(scale > 0.0 && std::isfinite(v) && v >= 0.0,
+        "duration '" + text + "' must be a non-negative number with an optional unit s, m or h (e.g. 90s, 30m)");
+  return v * scale;
+}
+
+double budget_seconds(const Recipe& r) {
+  const double b = parse_duration(r.train.budget);
+  check(b > 0.0 || r.train.steps > 0, "recipe: set train.budget (e.g. \"30m\") or train.steps (or both)");
+  return b;
+}
+
+}  // namespace nanotrn::train

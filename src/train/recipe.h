@@ -1,0 +1,127 @@
+// A recipe: everything that defines a training run (model, optimisers, schedule, batch phases, data, evaluation,
+// seed, budget), loaded from JSON with command-line overrides.
+//
+//   Recipe r = load_recipe("recipes/cpu-tiny.json", {"optim.matrix_lr=0.02", "train.budget=2m"});
+//   nlohmann::json j = recipe_to_json(r);    // every field, defaults included (saved in checkpoints and reports)
+//
+// Strictness: an unknown key anywhere is an Error naming its dotted path ("optim.matrix_lrr"); so is a value of the
+// wrong type, and an override whose key does not exist. An override's value is parsed as JSON when it parses
+// (numbers, true/false, [lists]) and taken as a string otherwise. Fields left out keep the defaults below, which
+// are autoresearch's (recipe-spec §2–§3) at a CPU-friendly size. Durations are strings: "90s", "30m", "1.5h".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/config.h"
+#include "optim/muon.h"
+#include "optim/schedule.h"
+
+namespace nanotrn::train {
+
+struct OptimConfig {
+  // Muon, for every 2-D matrix inside the blocks (recipe-spec §3.1).
+  float matrix_lr = 0.04f;
+  MuonCoefficients muon_coefficients = MuonCoefficients::polar_express;
+  int ns_steps = 5;
+  float momentum = 0.95f;
+  float momentum_start = 0.85f;  // linear warm-up to `momentum` over momentum_warmup_steps
+  int64_t momentum_warmup_steps = 300;
+  bool nesterov = true;
+  bool normuon = true;
+  float normuon_beta2 = 0.95f;
+  float norm_scale = 1.02f;
+  float muon_weight_decay = 0.2f;  // cautious; times (1 - progress) when muon_wd_decay_to_zero
+  bool muon_wd_decay_to_zero = true;
+  // AdamW groups (recipe-spec §3.2); embedding / unembedding / value-embedding lrs are times (d/768)^-1/2 when
+  // scale_lr_by_width.
+  float embedding_lr = 0.6f;
+  float unembedding_lr = 0.004f;
+  float value_embed_lr = 0.6f;
+  float scalar_lr = 0.5f;  // x0 lambdas; resid lambdas use scalar_lr * resid_lr_scale
+  float resid_lr_scale = 0.01f;
+  float adam_beta1 = 0.8f, adam_beta2 = 0.95f;
+  float x0_beta1 = 0.96f, x0_beta2 = 0.95f;
+  float adam_eps = 1e-10f;
+  float adam_weight_decay = 0.0f;
+  bool scale_lr_by_width = true;
+  float grad_clip = 0.0f;  // max global gradient norm, 0 = off
+};
+
+// Tokens per step change at fractions of the budget: phase i applies from progress `from` on, with `accum`
+// micro-batches per step and the learning rates times `lr_scale` (FrontierForge's batch warm-up, recipe-spec §6.4).
+struct BatchPhase {
+  double from = 0.0;
+  int64_t accum = 1;
+  double lr_scale = 1.0;
+};
+
+struct BatchConfig {
+  int64_t seq_len = 256;
+  int64_t rows = 8;  // rows per micro-batch
+  std::vector<BatchPhase> phases = {BatchPhase{}};
+};
+
+struct DataConfig {
+  std::string train = "out/data/tokens/train_*.bin";  // shard glob
+  std::string val = "out/data/tokens/val_*.bin";
+  std::string tokenizer = "out/tokenizer";
+  std::string layout = "best_fit";  // or "stream"
+  bool mask_bos_targets = false;    // BOS targets contribute no training loss
+};
+
+struct EvalConfig {
+  int64_t tokens = 65536;  // validation tokens scored for val_bpb (rounded down to whole batches)
+  int64_t rows = 8;
+  double every_seconds = 0.0;  // also evaluate every this much charged time (0 = only at the end)
+};
+
+struct EmaConfig {
+  float decay = 0.0f;  // 0 = off
+  int64_t every = 1;   // update every this many steps with decay^every
+  bool evaluate_ema = false;
+};
+
+struct TrainConfig {
+  std::string budget = "60s";     // charged-time budget; "0" with steps > 0 gives a step budget
+  int64_t steps = 0;              // stop after this many steps (0 = no step limit)
+  std::string precision = "f32";  // or "bf16": bf16 GEMM inputs, fp32 accumulation and master weights
+  std::vector<float> mtp_weights = {1.0f};
+  double mtp_until = 0.0;        // progress at which the extra MTP weights have faded linearly to 0 (0 = never fade)
+  int64_t checkpoint_every = 0;  // steps, 0 = only at the end
+  int64_t log_every = 10;
+  int threads = 0;  // 0 = all cores
+};
+
+struct Recipe {
+  std::string name = "unnamed";
+  std::string description;  // free text: where the recipe comes from, what it leaves out
+  uint64_t seed = 42;
+  model::GptConfig model;
+  OptimConfig optim;
+  LrSchedule schedule;
+  BatchConfig batch;
+  DataConfig data;
+  EvalConfig eval;
+  EmaConfig ema;
+  TrainConfig train;
+};
+
+Recipe recipe_from_json(const nlohmann::json& j);
+nlohmann::json recipe_to_json(const Recipe& r);
+// Applies "a.b.c=value" to a recipe JSON; throws naming the key when the path does not exist in `defaults_json`.
+void apply_override(nlohmann::json& j, const std::string& assignment, const nlohmann::json& defaults_json);
+// Reads the file (errors name it), applies the overrides in order, parses strictly.
+Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides = {});
+Recipe default_recipe_with(const std::vector<std::string>& overrides);
+
+// "90s", "30m", "1.5h", "45" (seconds) -> seconds; throws naming the text otherwise.
+double parse_duration(const std::string& text);
+
+// The budget in seconds (0 when the run is step-limited only). Throws when neither a budget nor steps is set.
+double budget_seconds(const Recipe& r);
+
+}  // namespace nanotrn::train

@@ -1,0 +1,346 @@
+// The budgeted trainer. See trainer.h.
+#include "train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+
+#include "autograd/tape.h"
+#include "ops/ops.h"
+#include "optim/schedule.h"
+#include "train/checkpoint.h"
+#include "train/evaluate.h"
+#include "train/optimizers.h"
+
+namespace nanotrn::train {
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string clock_text(double seconds) {
+  const int64_t s = static_cast<int64_t>(std::llround(seconds));
+  char buf[32];
+  if (s >= 3600) {
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", static_cast<long long>(s / 3600),
+                  static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60));
+  } else {
+    std::snprintf(buf, sizeof buf, "%02lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
+  }
+  return buf;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+nlohmann::json TrainResult::to_json() const {
+  nlohmann::json curve = nlohmann::json::array();
+  for (const auto& [s, l] : loss_curve) curve.push_back({s, l});
+  return {{"steps", steps},
+          {"tokens", tokens},
+          {"charged_seconds", charged_seconds},
+          {"wall_seconds", wall_seconds},
+          {"last_loss", last_loss},
+          {"val_bpb", std::isnan(val_bpb) ? nlohmann::json(nullptr) : nlohmann::json(val_bpb)},
+          {"val_nats_per_token", val_nats_per_token},
+          {"val_tokens", val_tokens},
+          {"flops_per_token", flops_per_token},
+          {"stop_reason", stop_reason},
+          {"loss_curve", curve}};
+}
+
+struct Trainer::State {
+  Recipe recipe;
+  TrainerData data;
+  Clock& clock;
+  TrainerOptions opts;
+  Engine engine;
+  Tape tape;
+  Ctx ctx;
+  model::Gpt gpt;
+  OptimizerSet optim;
+  std::vector<Tensor> ema;
+  double budget = 0.0;
+  double flops_per_token = 0.0;
+  // Progress counters (saved in checkpoints).
+  int64_t step = 0, tokens = 0;
+  double charged = 0.0, wall = 0.0;
+  std::ofstream metrics;
+  std::string checkpoint_path;
+  int64_t checkpoint_step = -1;
+
+  State(Recipe r, TrainerData d, Clock& c, TrainerOptions o)
+      : recipe(std::move(r)),
+        data(std::move(d)),
+        clock(c),
+        opts(std::move(o)),
+        engine(EngineOptions{.num_threads = recipe.train.threads}),
+        ctx{engine, &tape, recipe.train.precision == "bf16" ? DType::bf16 : DType::f32},
+        gpt(ctx, model::resolve(recipe.model), recipe.seed),
+        optim(engine.gemm(), gpt, recipe.optim) {
+    budget = budget_seconds(recipe);
+    flops_per_token = model::flops_per_token(gpt.config(), recipe.batch.seq_len);
+    check(data.train != nullptr, "Trainer: a training token source is required");
+    if (recipe.ema.decay > 0.0f) {
+      for (const model::Parameter& p : gpt.parameters()) ema.push_back(p.value.clone());
+    }
+    if (!opts.out_dir.empty()) checkpoint_path = opts.out_dir + "/checkpoint.safetensors";
+  }
+
+  double progress() const {
+    if (budget > 0.0) return charged / budget;
+    return static_cast<double>(step) / static_cast<double>(recipe.train.steps);
+  }
+
+  size_t phase_at(double p) const {
+    size_t k = 0;
+    for (size_t i = 0; i < recipe.batch.phases.size(); i++) {
+      if (recipe.batch.phases[i].from <= p) k = i;
+    }
+    return k;
+  }
+
+  std::vector<float> mtp_weights(double p) const {
+    std::vector<float> w = recipe.train.mtp_weights;
+    if (recipe.train.mtp_until > 0.0) {
+      const float fade = static_cast<float>(std::max(0.0, 1.0 - p / recipe.train.mtp_until));
+      for (size_t j = 1; j < w.size(); j++) w[j] *= fade;
+    }
+    return w;
+  }
+
+  void emit(const nlohmann::json& j) {
+    if (metrics.is_open()) metrics << j.dump() << "\n" << std::flush;
+  }
+  void say(const std::string& line) const {
+    if (opts.print) opts.print(line);
+  }
+
+  nlohmann::json progress_json() const {
+    return {{"step", step},
+            {"tokens", tokens},
+            {"charged_seconds", charged},
+            {"wall_seconds", wall},
+            {"train_position", data.train->state()}};
+  }
+
+  void save() {
+    if (checkpoint_path.empty()) return;
+    save_checkpoint(checkpoint_path, recipe, gpt, optim.state(), optim.counters(), ema, progress_json());
+    checkpoint_step = step;
+  }
+
+  void resume(const std::string& path) {
+    const Checkpoint c = load_checkpoint(path);
+    check(recipe_to_json(c.recipe)["model"] == recipe_to_json(recipe)["model"],
+          path + ": the checkpoint's model differs from the recipe's (resume with the same model settings)");
+    restore_model(gpt, c);
+    optim.load_state(c.with_prefix(""), c.counters);
+    if (!ema.empty()) {
+      const auto saved = c.with_prefix("ema.");
+      check(saved.size() == ema.size(), path + ": the checkpoint has no EMA weights but the recipe uses an EMA");
+      for (size_t i = 0; i < ema.size(); i++) ema[i].copy_from(saved[i].second);
+    }
+    const nlohmann::json& p = c.progress;
+    step = p.at("step").get<int64_t>();
+    tokens = p.at("tokens").get<int64_t>();
+    charged = p.at("charged_seconds").get<double>();
+    wall = p.at("wall_seconds").get<double>();
+    data.train->restore(p.at("train_position"));
+    checkpoint_step = step;
+    say("resumed from " + path + " at step " + std::to_string(step) + ", charged " + clock_text(charged));
+  }
+
+  void update_ema() {
+    if (ema.empty() || step % recipe.ema.every != 0) return;
+    const float d = std::pow(recipe.ema.decay, static_cast<float>(recipe.ema.every));
+    auto& params = gpt.parameters();
+    for (size_t i = 0; i < ema.size(); i++) {
+      float* e = ema[i].data<float>();
+      const float* w = params[i].value.data<float>();
+      const int64_t n = ema[i].numel();
+      for (int64_t j = 0; j < n; j++) e[j] = d * e[j] + (1.0f - d) * w[j];
+    }
+  }
+
+  BpbResult evaluate(nlohmann::json start) {
+    EvalShape shape{.tokens = recipe.eval.tokens, .rows = recipe.eval.rows, .seq_len = recipe.batch.seq_len};
+    data.val->restore(start);
+    std::vector<Tensor> live;
+    if (recipe.ema.evaluate_ema && !ema.empty()) {
+      for (model::Parameter& p : gpt.parameters()) live.push_back(p.value.clone());
+      for (size_t i = 0; i < ema.size(); i++) gpt.parameters()[i].value.copy_from(ema[i]);
+    }
+    const BpbResult r = evaluate_bpb(ctx, gpt, *data.val, data.token_bytes, shape);
+    for (size_t i = 0; i < live.size(); i++) gpt.parameters()[i].value.copy_from(live[i]);
+    return r;
+  }
+};
+
+Trainer::Trainer(Recipe recipe, TrainerData data, Clock& clock, TrainerOptions options)
+    : s_(std::make_unique<State>(std::move(recipe), std::move(data), clock, std::move(options))) {}
+Trainer::~Trainer() = default;
+model::Gpt& Trainer::model() { return s_->gpt; }
+
+std::string Trainer::header() const {
+  const State& s = *s_;
+  const model::GptConfig& c = s.gpt.config();
+  const model::ParamCounts n = model::count_params(c);
+  std::string h;
+  h += "recipe " + s.recipe.name + ": depth " + std::to_string(c.depth) + ", width " + std::to_string(c.model_dim) +
+       ", " + std::to_string(c.n_head) + " heads of " + std::to_string(c.head_dim) + " (" +
+       std::to_string(c.n_kv_head) + " kv), vocab " + std::to_string(c.vocab_size) + ", T " +
+       std::to_string(s.recipe.batch.seq_len) + "\n";
+  h += "params " + std::to_string(n.total()) + " total, " + std::to_string(n.scaling()) + " matmul; " +
+       fmt("%.4g", s.flops_per_token) + " FLOPs/token; precision " + s.recipe.train.precision + "\n";
+  h += "data: " + s.data.description + "\n";
+  h += "budget: " + (s.budget > 0 ? clock_text(s.budget) + " charged" : std::string("no time limit")) +
+       (s.recipe.train.steps > 0 ? ", at most " + std::to_string(s.recipe.train.steps) + " steps" : "") + "; clock " +
+       s.clock.name() + ": " + s.clock.rule();
+  return h;
+}
+
+TrainResult Trainer::run() {
+  State& s = *s_;
+  const Recipe& r = s.recipe;
+  if (!s.opts.out_dir.empty()) {
+    s.metrics.open(s.opts.out_dir + "/metrics.jsonl", std::ios::app);
+    check(s.metrics.good(), "cannot open " + s.opts.out_dir + "/metrics.jsonl for writing");
+  }
+  if (!s.opts.resume.empty()) s.resume(s.opts.resume);
+  s.say(header());
+  s.emit({{"event", "start"}, {"recipe", recipe_to_json(r)}, {"step", s.step}});
+  const nlohmann::json val_start = s.data.val ? s.data.val->state() : nlohmann::json();
+  TrainResult res;
+  res.flops_per_token = s.flops_per_token;
+  double next_eval = r.eval.every_seconds > 0 ? s.charged + r.eval.every_seconds : 0.0;
+  const int64_t T = r.batch.seq_len, B = r.batch.rows, per_micro = B * T;
+  std::vector<int32_t> in(static_cast<size_t>(per_micro)), tg(in.size());
+  double window_wall = 0.0;
+  int64_t window_tokens = 0;
+  while (true) {
+    if (s.budget > 0.0 && s.charged >= s.budget) {
+      res.stop_reason = "budget";
+      break;
+    }
+    if (r.train.steps > 0 && s.step >= r.train.steps) {
+      res.stop_reason = "steps";
+      break;
+    }
+    if (s.opts.stop_after_steps > 0 && s.step >= s.opts.stop_after_steps) {
+      res.stop_reason = "stop_after_steps";
+      break;
+    }
+    const double p = s.progress();
+    const size_t phase = s.phase_at(p);
+    const BatchPhase& ph = r.batch.phases[phase];
+    const double lrm = lr_multiplier(r.schedule, s.step, p) * ph.lr_scale;
+    s.optim.schedule(s.step, lrm, p);
+    const std::vector<float> mtp = s.mtp_weights(p);
+    const double t0 = now_seconds();
+    double loss_sum = 0.0;
+    for (int64_t a = 0; a < ph.accum; a++) {
+      s.data.train->next(B, T, in.data(), tg.data());
+      if (r.data.mask_bos_targets && s.data.bos >= 0) {
+        for (int32_t& t : tg) t = t == s.data.bos ? -1 : t;
+      }
+      const Tensor ids = Tensor::from_ints({B, T}, in, s.engine.allocator());
+      const Tensor targets = Tensor::from_ints({B, T}, tg, s.engine.allocator());
+      const Tensor loss = s.gpt.loss(s.ctx, ids, targets, mtp);
+      const double lv = loss.item();
+      if (!std::isfinite(lv)) {
+        s.tape.clear();
+        const std::string last = s.checkpoint_step >= 0
+                                     ? s.checkpoint_path + " (step " + std::to_string(s.checkpoint_step) + ") is intact"
+                                     : std::string("no checkpoint was written");
+        s.emit({{"event", "nonfinite_loss"}, {"step", s.step}, {"loss", std::to_string(lv)}});
+        throw NonFiniteLoss("training loss is " + std::to_string(lv) + " at step " + std::to_string(s.step) +
+                            " (micro-batch " + std::to_string(a) +
+                            "); the run stopped before the optimiser step; last good checkpoint: " + last);
+      }
+      loss_sum += lv;
+      s.tape.backward(ph.accum > 1 ? ops::scale(s.ctx, loss, 1.0f / static_cast<float>(ph.accum)) : loss);
+    }
+    const double grad_norm = s.optim.clip_gradients(r.optim.grad_clip);
+    s.optim.step();
+    s.optim.zero_grad();
+    s.step++;
+    s.update_ema();
+    const double wall = now_seconds() - t0;
+    const StepInfo info{.step = s.step - 1,
+                        .phase = static_cast<int64_t>(phase),
+                        .accum = ph.accum,
+                        .rows = B,
+                        .seq_len = T,
+                        .tokens = ph.accum * per_micro};
+    s.charged += s.clock.charge(info, wall);
+    s.wall += wall;
+    s.tokens += info.tokens;
+    window_wall += wall;
+    window_tokens += info.tokens;
+    res.last_loss = loss_sum / static_cast<double>(ph.accum);
+    if (s.step % r.train.log_every == 0 || s.step == 1) {
+      const double tps = window_tokens / std::max(window_wall, 1e-9);
+      const double gflops = tps * s.flops_per_token * 1e-9;
+      res.loss_curve.emplace_back(s.step, res.last_loss);
+      s.emit({{"event", "step"},
+              {"step", s.step},
+              {"loss", res.last_loss},
+              {"lr_multiplier", lrm},
+              {"phase", phase},
+              {"grad_norm", grad_norm},
+              {"charged_seconds", s.charged},
+              {"wall_seconds", s.wall},
+              {"tokens", s.tokens},
+              {"tokens_per_second", tps},
+              {"gflops", gflops}});
+      std::string line = "step " + std::to_string(s.step) + " | " + clock_text(s.charged);
+      if (s.budget > 0) {
+        const double remaining = std::max(0.0, s.budget - s.charged) * (s.wall / std::max(s.charged, 1e-9));
+        line += "/" + clock_text(s.budget) + " | eta " + clock_text(remaining);
+      }
+      line += " | loss " + fmt("%.4f", res.last_loss) + " | " + fmt("%.0f", tps) + " tok/s | " + fmt("%.1f", gflops) +
+              " GFLOP/s";
+      if (s.opts.host_peak_gflops > 0) line += fmt(" (%.0f%% of peak)", 100.0 * gflops / s.opts.host_peak_gflops);
+      line += " | lr x" + fmt("%.3f", lrm);
+      s.say(line);
+      window_wall = 0.0;
+      window_tokens = 0;
+    }
+    if (r.train.checkpoint_every > 0 && s.step % r.train.checkpoint_every == 0) s.save();
+    if (next_eval > 0.0 && s.charged >= next_eval && s.data.val) {
+      const BpbResult e = s.evaluate(val_start);
+      s.emit({{"event", "eval"}, {"step", s.step}, {"charged_seconds", s.charged}, {"val_bpb", e.bpb}});
+      s.say("eval at step " + std::to_string(s.step) + ": val_bpb " + fmt("%.4f", e.bpb));
+      next_eval += r.eval.every_seconds;
+    }
+  }
+  s.save();
+  res.steps = s.step;
+  res.tokens = s.tokens;
+  res.charged_seconds = s.charged;
+  res.wall_seconds = s.wall;
+  res.val_bpb = std::numeric_limits<double>::quiet_NaN();
+  if (s.data.val && res.stop_reason != "stop_after_steps") {
+    const BpbResult e = s.evaluate(val_start);
+    res.val_bpb = e.bpb;
+    res.val_nats_per_token = e.nats_per_token;
+    res.val_tokens = e.tokens;
+  }
+  nlohmann::json summary = res.to_json();
+  summary.erase("loss_curve");
+  summary["event"] = "summary";
+  s.emit(summary);
+  return res;
+}
+
+}  // namespace nanotrn::train

@@ -1,0 +1,83 @@
+// The budgeted trainer: trains until the charged time (or the step limit) runs out, then scores val_bpb.
+//
+//   Trainer t(recipe, {.train = std::move(src), .val = std::move(val), .token_bytes = tb, .bos = 8188}, *clock,
+//             {.out_dir = "out/run"});
+//   TrainResult r = t.run();      // r.val_bpb, r.steps, r.tokens, r.charged_seconds, ...
+//
+// Per step: progress p = charged / budget (or step / steps without a time budget); the batch phase active at p
+// gives the micro-batch count and an lr scale; lr multiplier = schedule(step, p) * phase scale; each micro-batch
+// runs forward + backward with loss / accum (gradient accumulation); gradients are clipped when optim.grad_clip > 0;
+// Muon and AdamW step; the EMA updates every ema.every steps. The step's host wall time goes to the clock, which
+// returns its charge. Evaluation and checkpoint writing happen outside the charged region. A non-finite loss stops
+// the run before the optimiser touches the weights, throws NonFiniteLoss, and leaves the last checkpoint as it was.
+// Files in out_dir: metrics.jsonl (one JSON object per logged step and evaluation), checkpoint.safetensors.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "engine/engine.h"
+#include "model/gpt.h"
+#include "train/clock.h"
+#include "train/recipe.h"
+#include "train/token_source.h"
+
+namespace nanotrn::train {
+
+struct TrainerData {
+  std::unique_ptr<TokenSource> train;
+  std::unique_ptr<TokenSource> val;  // may be null: no evaluation
+  std::vector<int32_t> token_bytes;  // per token id, 0 for specials
+  int32_t bos = -1;                  // for data.mask_bos_targets
+  std::string description;           // for the run header
+};
+
+struct TrainerOptions {
+  std::string out_dir;                            // empty: no files (no metrics, no checkpoints)
+  std::string resume;                             // a checkpoint to continue from
+  int64_t stop_after_steps = 0;                   // stop this invocation after the step count reaches this (0 = off)
+  double host_peak_gflops = 0.0;                  // for "% of peak" (0 = not shown)
+  std::function<void(const std::string&)> print;  // progress lines; null = quiet
+};
+
+struct TrainResult {
+  int64_t steps = 0;
+  int64_t tokens = 0;
+  double charged_seconds = 0.0;
+  double wall_seconds = 0.0;  // host time of the charged region
+  double last_loss = 0.0;
+  double val_bpb = 0.0;  // NaN when there is no validation source
+  double val_nats_per_token = 0.0;
+  int64_t val_tokens = 0;
+  double flops_per_token = 0.0;
+  std::string stop_reason;                             // "budget", "steps", "stop_after_steps"
+  std::vector<std::pair<int64_t, double>> loss_curve;  // (step, loss) at every logged step
+  nlohmann::json to_json() const;
+};
+
+// Thrown when a loss is NaN or infinite; names the step and the last good checkpoint.
+class NonFiniteLoss : public Error {
+ public:
+  using Error::Error;
+};
+
+class Trainer {
+ public:
+  Trainer(Recipe recipe, TrainerData data, Clock& clock, TrainerOptions options);
+  ~Trainer();
+  TrainResult run();
+  model::Gpt& model();
+  // The run header: recipe name, shapes, parameter counts, FLOPs/token, the clock's charging rule.
+  std::string header() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace nanotrn::train

@@ -1,0 +1,134 @@
+// The GPT module: parameter shapes against the §2.3 formula, the zero-init properties of recipe-spec §8 (loss ln V
+// at step 0, every block the identity so only c_proj, lm_head and the embeddings get gradients), multi-token
+// targets, and the KV-cache decode against the full forward.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "autograd/tape.h"
+#include "base/error.h"
+#include "base/rng.h"
+#include "model/gpt.h"
+
+namespace nanotrn::model {
+namespace {
+
+GptConfig tiny() {
+  GptConfig c;
+  c.vocab_size = 97;
+  c.depth = 3;
+  c.model_dim = 48;
+  c.head_dim = 16;
+  c.n_head = 3;
+  c.n_kv_head = 1;
+  c.ve_gate_channels = 8;
+  return resolve(c);
+}
+
+Tensor random_ids(int64_t B, int64_t T, int32_t V, uint64_t stream) {
+  std::vector<int32_t> v(static_cast<size_t>(B * T));
+  for (size_t i = 0; i < v.size(); i++)
+    v[i] = static_cast<int32_t>(random_u32(7, stream, i) % static_cast<uint32_t>(V));
+  return Tensor::from_ints({B, T}, v);
+}
+
+double max_abs(const Tensor& t) {
+  double m = 0.0;
+  for (float v : t.to_vector()) m = std::max(m, std::fabs(static_cast<double>(v)));
+  return m;
+}
+
+TEST(Gpt, ParameterTensorsMatchTheCountFormula) {
+  Engine engine;
+  Ctx ctx{engine};
+  const GptConfig c = tiny();
+  Gpt gpt(ctx, c, 1);
+  const ParamCounts n = count_params(c);
+  int64_t total = 0, matrices = 0;
+  for (const Parameter& p : gpt.parameters()) {
+    total += p.value.numel();
+    if (p.group == ParamGroup::matrix) matrices += p.value.numel();
+  }
+  EXPECT_EQ(total, n.total());
+  EXPECT_EQ(matrices, n.block_matrices + n.ve_gates);
+  // value embeddings on layers i % 2 == (depth - 1) % 2: layers 0 and 2 of 3
+  EXPECT_NO_THROW(gpt.parameter("value_embeds.0"));
+  EXPECT_NO_THROW(gpt.parameter("value_embeds.2"));
+  EXPECT_THROW(gpt.parameter("value_embeds.1"), Error);
+  EXPECT_EQ(gpt.parameter("blocks.1.attn.c_k").value.shape(), (Shape{16, 48}));
+}
+
+TEST(Gpt, ZeroInitMakesEveryBlockTheIdentityAtStepZero) {
+  Engine engine;
+  Tape tape;
+  Ctx ctx{engine, &tape};
+  const GptConfig c = tiny();
+  Gpt gpt(ctx, c, 3);
+  const Tensor ids = random_ids(2, 12, 97, 1), targets = random_ids(2, 12, 97, 2);
+  const Tensor loss = gpt.loss(ctx, ids, targets);
+  // lm_head ~ N(0, 0.001^2): logits ~ 0, so the loss is ln V to within a few 1e-3.
+  EXPECT_NEAR(loss.item(), std::log(97.0), 5e-3);
+  tape.backward(loss);
+  for (const Parameter& p : gpt.parameters()) {
+    const bool zero_expected = p.name.find("c_q") != std::string::npos || p.name.find("c_k") != std::string::npos ||
+                               p.name.find("c_v") != std::string::npos || p.name.find("c_fc") != std::string::npos ||
+                               p.name.find("ve_gate") != std::string::npos ||
+                               p.name.find("value_embeds") != std::string::npos;
+    ASSERT_TRUE(p.value.grad().defined()) << p.name;
+    if (zero_expected) {
+      EXPECT_EQ(max_abs(p.value.grad()), 0.0) << p.name;
+    } else {
+      EXPECT_GT(max_abs(p.value.grad()), 0.0) << p.name;
+    }
+  }
+}
+
+TEST(Gpt, MultiTokenTargetsShiftWithinTheRow) {
+  const Tensor t = Tensor::from_ints({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor s = shift_targets(t, 2);
+  const int32_t* d = s.data<int32_t>();
+  const std::vector<int32_t> want = {3, 4, -1, -1, 7, 8, -1, -1};
+  for (size_t i = 0; i < want.size(); i++) EXPECT_EQ(d[i], want[i]) << i;
+}
+
+TEST(Gpt, MultiTokenLossIsTheWeightedSumOfShiftedLosses) {
+  Engine engine;
+  Ctx ctx{engine};
+  GptConfig c = tiny();
+  c.init.attn_proj = 1.0f;  // non-trivial blocks
+  c.init.mlp_proj = 1.0f;
+  c.init.lm_head_std = 0.5f;
+  Gpt gpt(ctx, c, 5);
+  const Tensor ids = random_ids(2, 10, 97, 3), targets = random_ids(2, 10, 97, 4);
+  const double l1 = gpt.loss(ctx, ids, targets).item();
+  const double l2 = gpt.loss(ctx, ids, shift_targets(targets, 1)).item();
+  const double l3 = gpt.loss(ctx, ids, shift_targets(targets, 2)).item();
+  EXPECT_NEAR(gpt.loss(ctx, ids, targets, {1.0f, 0.5f, 0.25f}).item(), l1 + 0.5 * l2 + 0.25 * l3, 1e-5);
+}
+
+TEST(Gpt, KvCacheDecodeMatchesTheFullForward) {
+  Engine engine;
+  Ctx ctx{engine};
+  GptConfig c = tiny();
+  c.init.attn_proj = 1.0f;
+  c.init.mlp_proj = 1.0f;
+  c.init.lm_head_std = 0.5f;
+  c.init.ve_gate = 0.5f;
+  Gpt gpt(ctx, c, 9);
+  const int64_t T = 9;
+  const Tensor ids = random_ids(1, T, 97, 5);
+  const std::vector<float> full = gpt.logits(ctx, ids).to_vector();
+  KvCache cache;
+  // prefill 4 positions, then one at a time
+  std::vector<float> got = gpt.logits(ctx, ids.narrow(1, 0, 4).contiguous(), &cache).to_vector();
+  for (int64_t t = 4; t < T; t++) {
+    const std::vector<float> step = gpt.logits(ctx, ids.narrow(1, t, 1).contiguous(), &cache).to_vector();
+    got.insert(got.end(), step.begin(), step.end());
+  }
+  ASSERT_EQ(got.size(), full.size());
+  EXPECT_EQ(cache.length(), T);
+  for (size_t i = 0; i < full.size(); i++) ASSERT_NEAR(got[i], full[i], 2e-4) << i;
+}
+
+}  // namespace
+}  // namespace nanotrn::model

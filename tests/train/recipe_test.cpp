@@ -1,0 +1,109 @@
+// Recipes: strict JSON (unknown keys and wrong types are errors naming the dotted path), overrides, durations, the
+// round trip through recipe_to_json, and every recipe shipped in recipes/ parses and resolves.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "train/recipe.h"
+
+namespace nanotrn::train {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Recipe, UnknownKeysAreErrorsNamingTheDottedPath) {
+  const std::string e1 = error_of([] { recipe_from_json({{"optim", {{"matrix_lrr", 0.02}}}}); });
+  EXPECT_NE(e1.find("unknown key 'optim.matrix_lrr'"), std::string::npos) << e1;
+  const std::string e2 = error_of([] { recipe_from_json({{"modle", {}}}); });
+  EXPECT_NE(e2.find("unknown key 'modle'"), std::string::npos) << e2;
+  const std::string e3 = error_of([] { recipe_from_json({{"model", {{"init", {{"fcc", 1}}}}}}); });
+  EXPECT_NE(e3.find("model.init.fcc"), std::string::npos) << e3;
+  const std::string e4 = error_of([] { recipe_from_json({{"batch", {{"phases", {{{"from", 0}, {"acum", 2}}}}}}}); });
+  EXPECT_NE(e4.find("batch.phases[0].acum"), std::string::npos) << e4;
+}
+
+TEST(Recipe, WrongTypesAndBadValuesNameTheField) {
+  EXPECT_NE(error_of([] {
+              recipe_from_json({{"model", {{"depth", "eight"}}}});
+            }).find("model.depth"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { recipe_from_json({{"model", {{"depth", 2.5}}}}); }).find("integer"), std::string::npos);
+  EXPECT_NE(error_of([] {
+              recipe_from_json({{"model", {{"activation", "swish"}}}});
+            }).find("relu2"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              recipe_from_json({{"train", {{"precision", "fp8"}}}});
+            }).find("train.precision"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              recipe_from_json({{"train", {{"budget", "ten minutes"}}}});
+            }).find("duration"),
+            std::string::npos);
+}
+
+TEST(Recipe, OverridesSetNestedFieldsAndRejectUnknownKeys) {
+  const Recipe r =
+      default_recipe_with({"optim.matrix_lr=0.02", "model.depth=3", "train.budget=2m", "model.activation=leaky_relu2",
+                           "train.mtp_weights=[1,0.5]", "data.mask_bos_targets=true"});
+  EXPECT_FLOAT_EQ(r.optim.matrix_lr, 0.02f);
+  EXPECT_EQ(r.model.depth, 3);
+  EXPECT_EQ(r.train.budget, "2m");
+  EXPECT_EQ(r.model.activation, model::Activation::leaky_relu2);
+  EXPECT_EQ(r.train.mtp_weights, (std::vector<float>{1.0f, 0.5f}));
+  EXPECT_TRUE(r.data.mask_bos_targets);
+  const std::string e = error_of([] { default_recipe_with({"optim.matrix_lrr=0.02"}); });
+  EXPECT_NE(e.find("unknown key 'optim.matrix_lrr'"), std::string::npos) << e;
+  EXPECT_NE(error_of([] { default_recipe_with({"optim.matrix_lr"}); }).find("key.path=value"), std::string::npos);
+}
+
+TEST(Recipe, JsonRoundTripIsExact) {
+  const Recipe r = default_recipe_with({"optim.matrix_lr=0.025", "model.n_kv_head=1", "model.depth=4",
+                                        "batch.phases=[{\"from\":0,\"accum\":1,\"lr_scale\":0.5},"
+                                        "{\"from\":0.2,\"accum\":2,\"lr_scale\":1}]"});
+  const nlohmann::json j = recipe_to_json(r);
+  EXPECT_EQ(recipe_to_json(recipe_from_json(j)), j);
+  EXPECT_EQ(recipe_from_json(j).batch.phases.size(), 2u);
+}
+
+TEST(Recipe, Durations) {
+  EXPECT_DOUBLE_EQ(parse_duration("90s"), 90.0);
+  EXPECT_DOUBLE_EQ(parse_duration("30m"), 1800.0);
+  EXPECT_DOUBLE_EQ(parse_duration("1.5h"), 5400.0);
+  EXPECT_DOUBLE_EQ(parse_duration("45"), 45.0);
+  EXPECT_THROW(parse_duration("5 parsecs"), Error);
+  EXPECT_THROW(parse_duration("-3s"), Error);
+}
+
+TEST(Recipe, MalformedFilesNameTheFileAndByte) {
+  const std::string path = ::testing::TempDir() + "/bad_recipe.json";
+  const std::string text = "{\"model\": {\"depth\": 4,}}";
+  write_file_atomic(path, text.data(), text.size());
+  const std::string e = error_of([&] { load_recipe(path); });
+  EXPECT_NE(e.find(path), std::string::npos) << e;
+  EXPECT_NE(e.find("byte"), std::string::npos) << e;
+}
+
+TEST(Recipe, EveryShippedRecipeParsesAndResolves) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(NANOTRN_SOURCE_DIR "/recipes")) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().string());
+    const Recipe r = load_recipe(entry.path().string());
+    EXPECT_NO_THROW(model::resolve(r.model));
+    n++;
+  }
+  EXPECT_GE(n, 3);
+}
+
+}  // namespace
+}  // namespace nanotrn::train

@@ -1,0 +1,173 @@
+// The trainer: loss falls on a learnable synthetic language; 20 steps straight and 10 + resume + 10 give
+// bit-identical weights and optimiser state; a non-finite loss stops the run and leaves the last checkpoint intact;
+// the time budget stops at the step the clock says; val_bpb of an all-zero-logit model is log2(V) tokens / bytes.
+#include <cmath>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "train/checkpoint.h"
+#include "train/evaluate.h"
+#include "train/trainer.h"
+
+namespace nanotrn::train {
+namespace {
+
+Recipe small_recipe(std::vector<std::string> extra = {}) {
+  std::vector<std::string> o = {"model.vocab_size=64",
+                                "model.depth=2",
+                                "model.model_dim=32",
+                                "model.head_dim=16",
+                                "model.n_kv_head=1",
+                                "model.ve_gate_channels=8",
+                                "batch.seq_len=16",
+                                "batch.rows=4",
+                                "train.budget=0",
+                                "train.steps=20",
+                                "eval.tokens=256",
+                                "eval.rows=4",
+                                "optim.momentum_warmup_steps=10",
+                                "schedule.cooldown_fraction=0.5",
+                                "ema.decay=0.9",
+                                "ema.every=2"};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return default_recipe_with(o);
+}
+
+TrainerData synthetic(const Recipe& r) {
+  TrainerData d;
+  d.train = make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 11);
+  d.val = make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 12);
+  d.token_bytes.assign(static_cast<size_t>(r.model.vocab_size), 1);
+  d.description = "synthetic";
+  return d;
+}
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/nanotrn_trainer_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(Trainer, LossFallsOnALearnableLanguage) {
+  const Recipe r = small_recipe({"train.steps=60", "train.log_every=5"});
+  FixedClock clock(0.01);
+  Trainer t(r, synthetic(r), clock, {});
+  const TrainResult res = t.run();
+  ASSERT_GE(res.loss_curve.size(), 4u);
+  EXPECT_NEAR(res.loss_curve.front().second, std::log(64.0), 0.05);  // zero-init blocks: ln V at step 0
+  EXPECT_LT(res.loss_curve.back().second, res.loss_curve.front().second - 1.0);
+  EXPECT_EQ(res.steps, 60);
+  EXPECT_EQ(res.stop_reason, "steps");
+  EXPECT_TRUE(std::isfinite(res.val_bpb));
+}
+
+TEST(Trainer, ResumeContinuesBitIdentically) {
+  const Recipe r =
+      small_recipe({"batch.phases=[{\"from\":0,\"accum\":1,\"lr_scale\":0.5},"
+                    "{\"from\":0.3,\"accum\":2,\"lr_scale\":1}]",
+                    "optim.grad_clip=1.0"});
+  FixedClock clock(0.01);
+  const std::string a = fresh_dir("straight"), b = fresh_dir("resumed");
+  {
+    Trainer t(r, synthetic(r), clock, {.out_dir = a});
+    EXPECT_EQ(t.run().steps, 20);
+  }
+  {
+    Trainer t(r, synthetic(r), clock, {.out_dir = b, .stop_after_steps = 10});
+    EXPECT_EQ(t.run().steps, 10);
+  }
+  {
+    Trainer t(r, synthetic(r), clock, {.out_dir = b, .resume = b + "/checkpoint.safetensors"});
+    EXPECT_EQ(t.run().steps, 20);
+  }
+  const Checkpoint ca = load_checkpoint(a + "/checkpoint.safetensors");
+  const Checkpoint cb = load_checkpoint(b + "/checkpoint.safetensors");
+  ASSERT_EQ(ca.file.tensors.size(), cb.file.tensors.size());
+  for (size_t i = 0; i < ca.file.tensors.size(); i++) {
+    const auto& [name, ta] = ca.file.tensors[i];
+    const Tensor* tb = cb.file.find(name);
+    ASSERT_NE(tb, nullptr) << name;
+    const std::vector<float> va = ta.to_vector(), vb = tb->to_vector();
+    ASSERT_EQ(va.size(), vb.size()) << name;
+    EXPECT_EQ(std::memcmp(va.data(), vb.data(), va.size() * sizeof(float)), 0) << name << " differs";
+  }
+  nlohmann::json pa = ca.progress, pb = cb.progress;
+  pa.erase("wall_seconds");  // host time differs run to run; everything else must not
+  pb.erase("wall_seconds");
+  EXPECT_EQ(pa, pb);
+  EXPECT_EQ(ca.counters, cb.counters);
+}
+
+TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
+  const std::string dir = fresh_dir("nan");
+  FixedClock clock(0.01);
+  const Recipe good = small_recipe({"train.steps=3", "train.checkpoint_every=1"});
+  {
+    Trainer t(good, synthetic(good), clock, {.out_dir = dir});
+    t.run();
+  }
+  const std::string ckpt = dir + "/checkpoint.safetensors";
+  const std::vector<uint8_t> before = read_file(ckpt);
+  // Same model, absurd learning rates: the weights overflow within a step or two.
+  const Recipe bad = small_recipe({"train.steps=50", "train.checkpoint_every=100", "optim.matrix_lr=1e30",
+                                   "optim.embedding_lr=1e30", "optim.unembedding_lr=1e30"});
+  Trainer t(bad, synthetic(bad), clock, {.out_dir = dir, .resume = ckpt});
+  try {
+    t.run();
+    FAIL() << "expected NonFiniteLoss";
+  } catch (const NonFiniteLoss& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("training loss is"), std::string::npos) << m;
+    EXPECT_NE(m.find("at step"), std::string::npos) << m;
+    EXPECT_NE(m.find(ckpt + " (step 3) is intact"), std::string::npos) << m;
+  }
+  EXPECT_EQ(read_file(ckpt), before);
+  EXPECT_EQ(load_checkpoint(ckpt).progress["step"], 3);
+}
+
+TEST(Trainer, TimeBudgetStopsWhereTheClockSays) {
+  // 0.25 s per micro-batch against a 2 s budget: exactly 8 steps with one micro-batch each.
+  const Recipe r = small_recipe({"train.budget=2s", "train.steps=0"});
+  FixedClock clock(0.25);
+  Trainer t(r, synthetic(r), clock, {});
+  const TrainResult res = t.run();
+  EXPECT_EQ(res.steps, 8);
+  EXPECT_EQ(res.stop_reason, "budget");
+  EXPECT_DOUBLE_EQ(res.charged_seconds, 2.0);
+}
+
+TEST(Evaluate, AllZeroLogitsGiveLog2VTimesTokensOverBytes) {
+  const Recipe r = small_recipe();
+  FixedClock clock(1.0);
+  Trainer t(r, synthetic(r), clock, {});
+  for (model::Parameter& p : t.model().parameters()) {
+    if (p.name == "lm_head") p.value.zero();
+  }
+  // Token byte lengths 0 (specials) to 4; the expected sums come straight from the validation tokens.
+  std::vector<int32_t> token_bytes(64);
+  for (size_t i = 0; i < token_bytes.size(); i++) token_bytes[i] = static_cast<int32_t>(i % 5);
+  auto val = make_pattern_source(64, 12);
+  std::vector<int32_t> in(64), tg(64);
+  int64_t tokens = 0, bytes = 0;
+  for (int b = 0; b < 4; b++) {  // eval.tokens 256 = 4 batches of 4 x 16
+    val->next(4, 16, in.data(), tg.data());
+    for (int32_t y : tg) {
+      tokens += token_bytes[static_cast<size_t>(y)] > 0 ? 1 : 0;
+      bytes += token_bytes[static_cast<size_t>(y)];
+    }
+  }
+  val = make_pattern_source(64, 12);
+  Engine engine;
+  Ctx ctx{engine};
+  const BpbResult res = evaluate_bpb(ctx, t.model(), *val, token_bytes, {.tokens = 256, .rows = 4, .seq_len = 16});
+  EXPECT_EQ(res.tokens, tokens);
+  EXPECT_EQ(res.bytes, bytes);
+  const double want = std::log2(64.0) * static_cast<double>(tokens) / static_cast<double>(bytes);
+  EXPECT_NEAR(res.bpb, want, 1e-6 * want);
+}
+
+}  // namespace
+}  // namespace nanotrn::train
