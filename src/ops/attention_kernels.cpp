@@ -28,6 +28,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "ops/fast_math.h"
 
 namespace nanotrn {
 namespace {
@@ -58,36 +59,6 @@ inline Vec load_vec(const float* p) {
 inline void store_vec(float* p, const Vec& v) { std::memcpy(p, &v, sizeof v); }
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
-
-// ---- Elementwise math that vectorises ----
-
-// exp(x) in fp32 to ~1.5 ulp (Cephes expf polynomial, round-to-nearest via the 1.5 * 2^23 trick). Returns exactly
-// 0 for x < -87 (including -inf, the masked scores); x is at most about 0 here but is clamped at 88 anyway.
-inline float exp_approx(float x) {
-  const float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
-  const float t = xc * 1.44269504088896341f + 12582912.0f;
-  const float n = t - 12582912.0f;
-  const int32_t ni = std::bit_cast<int32_t>(t) - 0x4B400000;
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float y = 1.9875691500e-4f;
-  y = y * r + 1.3981999507e-3f;
-  y = y * r + 8.3334519073e-3f;
-  y = y * r + 4.1665795894e-2f;
-  y = y * r + 1.6666665459e-1f;
-  y = y * r + 5.0000001201e-1f;
-  y = y * r * r + r + 1.0f;
-  const float res = y * std::bit_cast<float>((ni + 127) << 23);
-  return x < -87.0f ? 0.0f : res;
-}
-
-// tanh(x) = sign(x) (1 - e) / (1 + e) with e = exp(-2|x|); absolute error ~1e-7.
-inline float tanh_approx(float x) {
-  const float a = x < 0.0f ? -x : x;
-  const float e = exp_approx(-2.0f * a);
-  const float t = (1.0f - e) / (1.0f + e);
-  return x < 0.0f ? -t : t;
-}
 
 // ---- The micro-kernel: C[R x NV * kLanes] (+)= A(R x kk) * B[kk x NV * kLanes] in registers ----
 // A(i, k) = a[i * lai + k * lak] (any strides: a row-major or a transposed operand, one element broadcast at a
@@ -304,7 +275,7 @@ ModParams mod_params(const Problem& p, int64_t h) {
 // softcap then ALiBi on one raw score; dist = |pos_q - pos_k| as float; *g receives 1 - tanh^2 (softcap only).
 inline float modify(float s, float dist, const ModParams& mp, float* g) {
   if (mp.cap > 0.0f) {
-    const float t = tanh_approx(s * mp.inv_cap);
+    const float t = fast_tanh(s * mp.inv_cap);
     s = mp.cap * t;
     *g = 1.0f - t * t;
   }
@@ -373,7 +344,7 @@ void mods_key_major(const Problem& p, const ModParams& mp, int64_t b, int64_t i0
   }
 }
 
-inline float prob(float s, float lse) { return exp_approx(s - lse); }
+inline float prob(float s, float lse) { return fast_exp(s - lse); }
 inline float dscore(float p, float dp, float delta, float g) { return p * (dp - delta) * g; }
 
 // ---- Forward: one (b, h, query block); key-major score tiles S^T = K Q^T so K and V are read in place ----
@@ -419,14 +390,14 @@ void forward_block(const Problem& p, Tiles& t, const FwdArgs& a, int64_t b, int6
     for (int64_t i = 0; i < kBq; ++i) {
       const float m_new = tile_max[i] > m[i] ? tile_max[i] : m[i];
       ref[i] = m_new == kNegInf ? 0.0f : m_new;  // nothing visible yet: exp(-inf - 0) = 0, never NaN
-      alpha[i] = exp_approx(m[i] - ref[i]);
+      alpha[i] = fast_exp(m[i] - ref[i]);
       m[i] = m_new;
       sum[i] = 0.0f;
     }
     for (int64_t j = 0; j < nk; ++j) {
       float* row = st + j * kBq;
       for (int64_t i = 0; i < kBq; ++i) {
-        const float e = exp_approx(row[i] - ref[i]);
+        const float e = fast_exp(row[i] - ref[i]);
         row[i] = e;
         sum[i] += e;
       }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "dtype/convert.h"
+#include "ops/fast_math.h"
 #include "ops/op_util.h"
 
 namespace nanotrn::ops {
@@ -86,12 +87,15 @@ double run(Ctx& ctx, const Prepared& p, const CrossEntropyOptions& o, float* nll
       float* z = L + r * V;
       const int32_t t = tg[r0 + r];
       if (cap > 0.0f) {
-        for (int64_t j = 0; j < V; j++) z[j] = cap * std::tanh(z[j] / cap);
+        const float inv_cap = 1.0f / cap;
+#pragma omp simd
+        for (int64_t j = 0; j < V; j++) z[j] = cap * fast_tanh(z[j] * inv_cap);
       }
       float m = -INFINITY;
       for (int64_t j = 0; j < V; j++) m = std::max(m, z[j]);
       double s = 0.0;
-      for (int64_t j = 0; j < V; j++) s += std::exp(static_cast<double>(z[j] - m));
+#pragma omp simd reduction(+ : s)
+      for (int64_t j = 0; j < V; j++) s += static_cast<double>(fast_exp(z[j] - m));
       const double lse = static_cast<double>(m) + std::log(s);
       const bool ignored = t == o.ignore_index;
       const double row_nll = ignored ? 0.0 : lse - static_cast<double>(z[t]);
@@ -103,15 +107,15 @@ double run(Ctx& ctx, const Prepared& p, const CrossEntropyOptions& o, float* nll
         continue;
       }
       const float lse_f = static_cast<float>(lse);
+      const float inv_cap = cap > 0.0f ? 1.0f / cap : 0.0f;
+      const float ut = z[t] * inv_cap;
+#pragma omp simd
       for (int64_t j = 0; j < V; j++) {
-        const float prob = std::exp(z[j] - lse_f);
-        float g = (prob - (j == t ? 1.0f : 0.0f)) * inv_count;
-        if (cap > 0.0f) {
-          const float u = z[j] / cap;  // tanh(logit / cap)
-          g *= 1.0f - u * u;
-        }
-        z[j] = g;
+        const float prob = fast_exp(z[j] - lse_f);
+        const float u = z[j] * inv_cap;  // tanh(logit / cap); 0 without a cap, so the factor below is 1
+        z[j] = prob * inv_count * (1.0f - u * u);
       }
+      z[t] -= inv_count * (1.0f - ut * ut);  // the one-hot term of d loss / d z
     }
     if (!grads) continue;
     Tensor dl = logits.narrow(0, 0, R);
