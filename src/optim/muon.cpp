@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "dtype/convert.h"
 
 namespace nanotrn {
 
@@ -21,6 +22,21 @@ constexpr std::array<std::array<double, 3>, 5> kPolarExpress = {{
 void gemm(Gemm& g, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c) {
   g.f32(GemmDims{ta, tb, m, n, k, lda, ldb, n}, alpha, a, b, beta, c);
+}
+
+// The same product with both operands rounded to bf16 (nearest even) first; fp32 accumulation and output.
+void gemm_bf16(Gemm& g, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+               const float* b, int64_t ldb, float beta, float* c, std::vector<uint16_t>& ab, std::vector<uint16_t>& bb,
+               size_t a_size, size_t b_size) {
+  ab.resize(a_size);
+  convert(a, DType::f32, ab.data(), DType::bf16, a_size);
+  const uint16_t* bp = ab.data();
+  if (b != a) {
+    bb.resize(b_size);
+    convert(b, DType::f32, bb.data(), DType::bf16, b_size);
+    bp = bb.data();
+  }
+  g.bf16(GemmDims{ta, tb, m, n, k, lda, ldb, n}, alpha, ab.data(), bp, beta, c);
 }
 
 }  // namespace
@@ -40,27 +56,41 @@ double muon_singular_value_map(double sigma, MuonCoefficients kind, int steps) {
   return sigma;
 }
 
-void muon_orthogonalize(Gemm& g, float* x, int64_t rows, int64_t cols, MuonCoefficients kind, int steps) {
+void muon_orthogonalize(Gemm& g, float* x, int64_t rows, int64_t cols, MuonCoefficients kind, int steps, DType dtype) {
+  check(dtype == DType::f32 || dtype == DType::bf16, "muon_orthogonalize: dtype must be f32 or bf16");
   // Work on the wide orientation: for a tall X, X^T X is the small Gram matrix and the update multiplies on the right.
   const bool wide = rows <= cols;
   const int64_t s = wide ? rows : cols;  // side of the Gram matrix
-  std::vector<float> A(static_cast<size_t>(s * s)), B(A.size()), Y(static_cast<size_t>(rows * cols));
+  const size_t nx = static_cast<size_t>(rows * cols), ns = static_cast<size_t>(s * s);
+  std::vector<float> A(ns), B(ns), Y(nx);
+  std::vector<uint16_t> h1, h2;  // bf16 operand copies
+  auto mm = [&](bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* pa, int64_t lda,
+                size_t a_size, const float* pb, int64_t ldb, size_t b_size, float beta, float* pc) {
+    if (dtype == DType::bf16) {
+      gemm_bf16(g, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc, h1, h2, a_size, b_size);
+    } else {
+      gemm(g, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc);
+    }
+  };
   for (int it = 0; it < steps; it++) {
     const auto [a, b, c] = muon_coefficients(kind, it);
     if (wide) {
-      gemm(g, false, true, s, s, cols, 1.0f, x, cols, x, cols, 0.0f, A.data());  // A = X X^T
+      mm(false, true, s, s, cols, 1.0f, x, cols, nx, x, cols, nx, 0.0f, A.data());  // A = X X^T
     } else {
-      gemm(g, true, false, s, s, rows, 1.0f, x, cols, x, cols, 0.0f, A.data());  // A = X^T X
+      mm(true, false, s, s, rows, 1.0f, x, cols, nx, x, cols, nx, 0.0f, A.data());  // A = X^T X
     }
     // B = b A + c A^2
-    gemm(g, false, false, s, s, s, static_cast<float>(c), A.data(), s, A.data(), s, 0.0f, B.data());
+    mm(false, false, s, s, s, static_cast<float>(c), A.data(), s, ns, A.data(), s, ns, 0.0f, B.data());
     for (size_t i = 0; i < B.size(); i++) B[i] += static_cast<float>(b) * A[i];
     // Y = a X + B X (wide) or a X + X B (tall)
-    std::copy(x, x + rows * cols, Y.data());
+    if (dtype == DType::bf16) {  // X enters both terms as bf16, as under bf16 autocast
+      for (size_t i = 0; i < nx; i++) x[i] = round_to(DType::bf16, x[i]);
+    }
+    std::copy(x, x + nx, Y.data());
     if (wide) {
-      gemm(g, false, false, rows, cols, rows, 1.0f, B.data(), s, x, cols, static_cast<float>(a), Y.data());
+      mm(false, false, rows, cols, rows, 1.0f, B.data(), s, ns, x, cols, nx, static_cast<float>(a), Y.data());
     } else {
-      gemm(g, false, false, rows, cols, cols, 1.0f, x, cols, B.data(), s, static_cast<float>(a), Y.data());
+      mm(false, false, rows, cols, cols, 1.0f, x, cols, nx, B.data(), s, ns, static_cast<float>(a), Y.data());
     }
     std::copy(Y.begin(), Y.end(), x);
   }
@@ -99,7 +129,7 @@ void Muon::step() {
     // 2. normalise, 3. orthogonalise
     const float inv = 1.0f / (o.norm_scale * static_cast<float>(std::sqrt(sumsq)) + o.norm_eps);
     for (float& v : x) v *= inv;
-    muon_orthogonalize(gemm_, x.data(), rows, cols, o.coefficients, o.ns_steps);
+    muon_orthogonalize(gemm_, x.data(), rows, cols, o.coefficients, o.ns_steps, o.ns_dtype);
     // 4. NorMuon
     if (o.normuon) {
       const bool per_row = rows >= cols;

@@ -14,8 +14,8 @@
 //   A^2) NorMuon: v = mean(X^2) along the longer side (per row if rows >= cols, else per column);
 //            s = lerp(s, v, 1 - beta2);  X = X / sqrt(max(s, 1e-10)), rescaled to keep ||X||_F
 //   eta = lr * sqrt(max(1, rows / cols));  p -= eta * X + eta * wd * p * [X * p >= 0]   (cautious weight decay)
-// All in fp32 with the GEMMs on the engine's backend. Not here: stacking same-shape matrices into one batched call,
-// bf16 orthogonalisation, distributed sharding.
+// State in fp32; the GEMMs on the engine's backend, in fp32 or bf16 (ns_dtype). Not here: stacking same-shape
+// matrices into one batched call, distributed sharding.
 #pragma once
 
 #include <array>
@@ -39,6 +39,9 @@ struct MuonOptions {
   bool normuon = true;
   float normuon_beta2 = 0.95f;
   float weight_decay = 0.0f;  // cautious: only where update and weight agree in sign
+  // Precision of the Newton-Schulz products: f32, or bf16 inputs with fp32 accumulation (autoresearch runs the
+  // orthogonalisation in bf16; twice the GEMM throughput on bf16-capable CPUs).
+  DType ns_dtype = DType::f32;
 };
 
 // (a, b, c) of iteration `step` (0-based). Classic: (3.4445, -4.7750, 2.0315) every step. Polar Express: the 5-step
@@ -46,8 +49,10 @@ struct MuonOptions {
 std::array<double, 3> muon_coefficients(MuonCoefficients kind, int step);
 // The scalar map the iteration applies to each singular value: sigma -> a sigma + b sigma^3 + c sigma^5, `steps` times.
 double muon_singular_value_map(double sigma, MuonCoefficients kind, int steps);
-// Runs the quintic iteration in place on X (rows x cols, row-major, contiguous) with fp32 GEMMs.
-void muon_orthogonalize(Gemm& gemm, float* x, int64_t rows, int64_t cols, MuonCoefficients kind, int steps);
+// Runs the quintic iteration in place on X (rows x cols, row-major, contiguous): fp32 GEMMs, or with `dtype` bf16
+// every product's operands rounded to bf16 (fp32 accumulation, X kept in fp32 between iterations).
+void muon_orthogonalize(Gemm& gemm, float* x, int64_t rows, int64_t cols, MuonCoefficients kind, int steps,
+                        DType dtype = DType::f32);
 
 class Muon {
  public:

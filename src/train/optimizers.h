@@ -27,7 +27,8 @@ namespace nanotrn::train {
 
 class OptimizerSet {
  public:
-  OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& config);
+  // `precision` is the run's matmul dtype; optim.muon_dtype "auto" follows it.
+  OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& config, DType precision = DType::f32);
 
   void schedule(int64_t step, double lr_multiplier, double progress);
   // Global gradient L2 norm over all parameters; when max_norm > 0 and the norm exceeds it, scales every gradient

@@ -168,6 +168,7 @@ void read_optim(const json& j, OptimConfig& o) {
   r.get("muon_coefficients", coef);
   o.muon_coefficients = parse_enum(coef, "optim.muon_coefficients", kCoefficients);
   r.get("ns_steps", o.ns_steps);
+  r.get("muon_dtype", o.muon_dtype);
   r.get("momentum", o.momentum);
   r.get("momentum_start", o.momentum_start);
   r.get("momentum_warmup_steps", o.momentum_warmup_steps);
@@ -207,6 +208,8 @@ void validate(const Recipe& r) {
   }
   check(r.train.precision == "f32" || r.train.precision == "bf16",
         "recipe: train.precision must be f32 or bf16, got '" + r.train.precision + "'");
+  check(r.optim.muon_dtype == "auto" || r.optim.muon_dtype == "f32" || r.optim.muon_dtype == "bf16",
+        "recipe: optim.muon_dtype must be auto, f32 or bf16, got '" + r.optim.muon_dtype + "'");
   check(r.data.layout == "best_fit" || r.data.layout == "stream",
         "recipe: data.layout must be best_fit or stream, got '" + r.data.layout + "'");
   check(!r.train.mtp_weights.empty(), "recipe: train.mtp_weights must not be empty ([1] = next token only)");

@@ -27,6 +27,7 @@ struct OptimConfig {
   float matrix_lr = 0.04f;
   MuonCoefficients muon_coefficients = MuonCoefficients::polar_express;
   int ns_steps = 5;
+  std::string muon_dtype = "auto";  // Newton-Schulz GEMM precision: f32, bf16, or auto (= train.precision)
   float momentum = 0.95f;
   float momentum_start = 0.85f;  // linear warm-up to `momentum` over momentum_warmup_steps
   int64_t momentum_warmup_steps = 300;

@@ -86,7 +86,7 @@ struct Trainer::State {
         engine(EngineOptions{.num_threads = recipe.train.threads}),
         ctx{engine, &tape, recipe.train.precision == "bf16" ? DType::bf16 : DType::f32},
         gpt(ctx, model::resolve(recipe.model), recipe.seed),
-        optim(engine.gemm(), gpt, recipe.optim) {
+        optim(engine.gemm(), gpt, recipe.optim, ctx.matmul_dtype) {
     budget = budget_seconds(recipe);
     flops_per_token = model::flops_per_token(gpt.config(), recipe.batch.seq_len);
     check(data.train != nullptr, "Trainer: a training token source is required");
