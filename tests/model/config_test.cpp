@@ -65,8 +65,9 @@ TEST(GptConfig, NanochatRowsWithTwelveChannelGates) {
   }
 }
 
-TEST(GptConfig, GroupedQueryBlocksOfK60) {
-  // K60's per-layer composition (§9.1): c_q 1024^2, c_k and c_v 256 x 1024, c_proj 1024^2, MLP 2 x 4096 x 1024.
+// FrontierForge K60 (§9.1): 9 x 1024, 4 query heads of 256 sharing one KV head (its shared value-embedding table
+// is not modelled, so none here).
+GptConfig k60() {
   GptConfig c;
   c.depth = 9;
   c.model_dim = 1024;
@@ -74,21 +75,19 @@ TEST(GptConfig, GroupedQueryBlocksOfK60) {
   c.n_head = 4;
   c.n_kv_head = 1;
   c.value_embeds = ValueEmbeds::none;
-  const ParamCounts n = count_params(resolve(c));
+  return resolve(c);
+}
+
+TEST(GptConfig, GroupedQueryBlocksOfK60) {
+  // K60's per-layer composition (§9.1): c_q 1024^2, c_k and c_v 256 x 1024, c_proj 1024^2, MLP 2 x 4096 x 1024.
+  const ParamCounts n = count_params(k60());
   EXPECT_EQ(n.block_matrices, 99090432);
   EXPECT_EQ(n.block_matrices / 9, 11010048);
 }
 
 TEST(GptConfig, FlopsPerTokenOfRecipeSpec92) {
   EXPECT_DOUBLE_EQ(flops_per_token(autoresearch(8), 1024), 226495488.0);
-  GptConfig k60;
-  k60.depth = 9;
-  k60.model_dim = 1024;
-  k60.head_dim = 256;
-  k60.n_head = 4;
-  k60.n_kv_head = 1;
-  k60.value_embeds = ValueEmbeds::none;
-  EXPECT_DOUBLE_EQ(flops_per_token(resolve(k60), 1024), 758120448.0);
+  EXPECT_DOUBLE_EQ(flops_per_token(k60(), 1024), 758120448.0);
   GptConfig w = autoresearch(8);
   w.window = 256;  // a sliding window caps the attention term
   EXPECT_DOUBLE_EQ(flops_per_token(w, 1024), 176163840.0 + 12.0 * 4 * 128 * 256 * 8);
