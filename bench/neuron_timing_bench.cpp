@@ -1,14 +1,17 @@
-// Timing-only speed of the software NeuronCore: simulate_timing (neuron/timing.h) on v3 bf16 matmul programs built
-// once by kernels/matmul.h (naive and pipelined schedules); program building is not timed. items_per_second is
-// simulated instructions per second on one thread (the target: >= 20 M/s).
+// Timing-only speed of the software NeuronCore: simulate_timing (neuron/timing.h) on v3 programs built once by the
+// shipped tile kernels (bf16 matmul naive / pipelined, softmax pipelined); program building is not timed.
+// items_per_second is simulated instructions per second on one thread (the target: >= 20 M/s). The same
+// programs through simulate_timing_reference (the straightforward model the fast one matches bit for bit) give a
+// ratio that survives a loaded machine: compare the two in one run.
 //
-//   ./neuron_timing_bench --benchmark_repetitions=5
+//   ./neuron_timing_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 
 #include "neuron/builder.h"
 #include "neuron/kernels/matmul.h"
+#include "neuron/kernels/softmax.h"
 #include "neuron/machine.h"
 #include "neuron/timing.h"
 
@@ -17,33 +20,47 @@ namespace {
 using namespace nanotrn::neuron;
 using nanotrn::DType;
 
-Program build_matmul(int64_t m, int64_t k, int64_t n, MatmulSchedule sched) {
+// kind: 0 matmul naive, 1 matmul pipelined (M, K, N); 2 softmax pipelined (rows = M, cols = N).
+Program build(int64_t kind, int64_t m, int64_t k, int64_t n) {
   KernelBuilder b(spec_for("v3"));
+  if (kind == 2) {
+    View x = b.hbm("x", m, n, DType::bf16), y = b.hbm("y", m, n, DType::bf16);
+    softmax_kernel(b, x, y, Schedule::pipelined);
+    return b.take();
+  }
   View at = b.hbm("a_t", k, m, DType::bf16), bm = b.hbm("b", k, n, DType::bf16), c = b.hbm("c", m, n, DType::f32);
-  matmul_kernel(b, at, bm, c, DType::bf16, sched);
+  matmul_kernel(b, at, bm, c, DType::bf16, kind == 0 ? Schedule::naive : Schedule::pipelined);
   return b.take();
 }
 
-void BM_SimulateTiming(benchmark::State& state) {
-  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
-  const auto sched = state.range(3) == 0 ? MatmulSchedule::naive : MatmulSchedule::pipelined;
-  const Program p = build_matmul(m, k, n, sched);
+template <bool kReference>
+void BM_Timing(benchmark::State& state) {
+  const Program p = build(state.range(0), state.range(1), state.range(2), state.range(3));
   const NeuronCoreSpec& s = spec_for("v3");
   for (auto _ : state) {
-    TimingResult t = simulate_timing(p, s);
+    TimingResult t = kReference ? simulate_timing_reference(p, s) : simulate_timing(p, s);
     benchmark::DoNotOptimize(t.total_ns);
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(p.instructions.size()));
   state.counters["instructions"] = static_cast<double>(p.instructions.size());
 }
 
-// Args: M, K, N, schedule (0 naive, 1 pipelined).
-BENCHMARK(BM_SimulateTiming)
-    ->ArgNames({"M", "K", "N", "pipelined"})
-    ->Args({4096, 4096, 4096, 0})
-    ->Args({4096, 4096, 4096, 1})
-    ->Args({8192, 4096, 8192, 0})
-    ->Args({8192, 4096, 8192, 1})
+// Args: kind (0 matmul naive, 1 matmul pipelined, 2 softmax pipelined), M, K, N.
+BENCHMARK(BM_Timing<false>)
+    ->Name("SimulateTiming")
+    ->ArgNames({"kind", "M", "K", "N"})
+    ->Args({0, 4096, 4096, 4096})
+    ->Args({1, 4096, 4096, 4096})
+    ->Args({0, 8192, 4096, 8192})
+    ->Args({1, 8192, 4096, 8192})
+    ->Args({2, 65536, 0, 1024})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Timing<true>)
+    ->Name("SimulateTimingReference")
+    ->ArgNames({"kind", "M", "K", "N"})
+    ->Args({0, 4096, 4096, 4096})
+    ->Args({1, 4096, 4096, 4096})
+    ->Args({2, 65536, 0, 1024})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

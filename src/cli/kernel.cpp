@@ -1,6 +1,6 @@
-// `nanotrn kernel list` / `nanotrn kernel run matmul ...`: tile kernels on the software NeuronCore (modelled
-// time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional check). The work is in
-// neuron/kernel_run.h; this file only parses flags and prints.
+// `nanotrn kernel list` / `nanotrn kernel run matmul|transpose|softmax|rmsnorm ...`: tile kernels on the software
+// NeuronCore (modelled time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional check). The work is
+// in neuron/kernel_run.h; this file only parses flags and prints.
 #include <iostream>
 #include <memory>
 
@@ -19,7 +19,9 @@ void add_kernel(CLI::App& app) {
   });
   struct Args {
     std::string kernel = "matmul", dtype = "bf16", core = "v3", schedule = "pipelined", trace;
-    int64_t m = 4096, k = 4096, n = 4096;
+    int64_t m = 4096, k = 4096, n = 4096, rows = 4096, cols = 4096;
+    float eps = 1e-6f;
+    int lnc = 1;
     bool json = false, check = false;
   };
   auto args = std::make_shared<Args>();
@@ -28,21 +30,30 @@ void add_kernel(CLI::App& app) {
   run->add_option("--m", args->m, "M (rows of C)")->capture_default_str();
   run->add_option("--k", args->k, "K (contraction)")->capture_default_str();
   run->add_option("--n", args->n, "N (columns of C)")->capture_default_str();
-  run->add_option("--dtype", args->dtype, "bf16 | fp8e4m3 | f32")->capture_default_str();
+  run->add_option("--rows", args->rows, "rows of x (transpose, softmax, rmsnorm)")->capture_default_str();
+  run->add_option("--cols", args->cols, "columns of x (transpose, softmax, rmsnorm)")->capture_default_str();
+  run->add_option("--eps", args->eps, "rmsnorm epsilon")->capture_default_str();
+  run->add_option("--lnc", args->lnc, "physical cores: 1, or 2 (SPMD on a v3/v4 core pair)")->capture_default_str();
+  run->add_option("--dtype", args->dtype, "bf16 | fp8e4m3 | f32 | f16")->capture_default_str();
   run->add_option("--core", args->core, "v2 | v3 | v4")->capture_default_str();
   run->add_option("--schedule", args->schedule, "naive | pipelined")->capture_default_str();
   run->add_option("--trace", args->trace, "Write a Chrome trace (Perfetto) JSON to this file");
   run->add_flag("--json", args->json, "Machine-readable output");
-  run->add_flag("--check", args->check, "Also run the functional executor and compare with the host (<= 256^3)");
+  run->add_flag("--check", args->check,
+                "Also run the functional executor and compare with host math; exit 1 past the bound");
   run->callback([args] {
     neuron::KernelRunOptions o;
     o.kernel = args->kernel;
     o.m = args->m;
     o.k = args->k;
     o.n = args->n;
+    o.rows = args->rows;
+    o.cols = args->cols;
+    o.eps = args->eps;
+    o.physical_cores = args->lnc;
     o.dtype = neuron::kernel_dtype(args->dtype);
     o.core = args->core;
-    o.schedule = neuron::matmul_schedule(args->schedule);
+    o.schedule = neuron::kernel_schedule(args->schedule);
     o.trace_path = args->trace;
     o.check = args->check;
     const neuron::KernelRunResult r = neuron::run_kernel(o);

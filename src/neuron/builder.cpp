@@ -117,7 +117,39 @@ View KernelBuilder::slice(const View& v, int64_t p0, int64_t np, int64_t f0, int
              "] is outside '" + b.name + "' view " + shape_str(v) + " of [" + std::to_string(b.rows) + ", " +
              std::to_string(b.cols) + "]",
          loc);
-  return View{v.buffer, v.p0 + p0, np, v.f0 + f0, nf};
+  if (!v.pattern) return View{v.buffer, v.p0 + p0, np, v.f0 + f0, nf};
+  const int64_t origin = v.p0 * b.cols + v.f0 + p0 * v.ps + f0 * v.fs;
+  View out = v;
+  out.p0 = origin / b.cols;
+  out.f0 = origin % b.cols;
+  out.np = np;
+  out.nf = nf;
+  return out;
+}
+
+View KernelBuilder::pattern(const View& v, int64_t ps, int64_t np, int64_t fs, int64_t nf, Loc loc) const {
+  const Buffer& b = buf(v, loc);
+  if (b.memory != Memory::hbm)
+    fail("access-pattern",
+         "strided access patterns are modelled for HBM tensors only; '" + b.name + "' is a " + memory_name(b.memory) +
+             " tile (use a rectangle)",
+         loc);
+  if (ps < 0 || fs < 0 || np <= 0 || nf <= 0)
+    fail("access-pattern", "pattern needs np, nf > 0 and strides ps, fs >= 0", loc);
+  const int64_t origin = v.p0 * b.cols + v.f0;
+  const int64_t last = origin + (np - 1) * ps + (nf - 1) * fs;
+  if (last >= b.rows * b.cols)
+    fail("hbm-bounds",
+         "pattern [" + std::to_string(np) + " x stride " + std::to_string(ps) + ", " + std::to_string(nf) +
+             " x stride " + std::to_string(fs) + "] from element " + std::to_string(origin) + " reaches element " +
+             std::to_string(last) + " of '" + b.name + "' [" + std::to_string(b.rows) + ", " + std::to_string(b.cols) +
+             "]",
+         loc);
+  View out{v.buffer, v.p0, np, v.f0, nf};
+  out.pattern = true;
+  out.ps = ps;
+  out.fs = fs;
+  return out;
 }
 
 void KernelBuilder::check_compute_operand(const View& v, Engine e, Loc loc) const {
@@ -162,7 +194,8 @@ void KernelBuilder::dma_copy(const View& dst, const View& src, int queue, Loc lo
   push(Opcode::dma_copy, Engine::dma, dst, {src}, loc).dma_queue = queue;
 }
 
-void KernelBuilder::matmul(const View& dst, const View& stationary, const View& moving, bool accumulate, Loc loc) {
+void KernelBuilder::check_matmul(const View& dst, const View& stationary, const View& moving, int64_t m, int64_t n,
+                                 Loc loc) const {
   const Buffer& d = buf(dst, loc);
   const Buffer& st = buf(stationary, loc);
   const Buffer& mv = buf(moving, loc);
@@ -176,7 +209,7 @@ void KernelBuilder::matmul(const View& dst, const View& stationary, const View& 
          "fp32 matmul inputs must pair with fp32 (stationary " + std::string(dtype_name(st.dtype)) + ", moving " +
              std::string(dtype_name(mv.dtype)) + ")",
          loc);
-  const int64_t k = stationary.np, m = stationary.nf, n = moving.nf;
+  const int64_t k = stationary.np;
   const auto max_k = static_cast<int64_t>(spec_.matmul_max_k.value);
   const auto max_m = static_cast<int64_t>(spec_.matmul_max_stationary_free.value);
   const auto max_n = static_cast<int64_t>(spec_.matmul_max_moving_free.value);
@@ -194,7 +227,68 @@ void KernelBuilder::matmul(const View& dst, const View& stationary, const View& 
   check_compute_operand(dst, Engine::tensor, loc);
   check_compute_operand(stationary, Engine::tensor, loc);
   check_compute_operand(moving, Engine::tensor, loc);
+}
+
+void KernelBuilder::matmul(const View& dst, const View& stationary, const View& moving, bool accumulate, Loc loc) {
+  check_matmul(dst, stationary, moving, stationary.nf, moving.nf, loc);
   push(Opcode::matmul, Engine::tensor, dst, {stationary, moving}, loc).accumulate = accumulate;
+}
+
+void KernelBuilder::matmul_double_row(const View& dst, const View& st0, const View& st1, const View& mv0,
+                                      const View& mv1, bool accumulate, Loc loc) {
+  if (spec_.fp8_double_row_speedup.value < 2)
+    fail("engine-op", "fp8 double-row matmul needs NeuronCore-v3 or later (this is " + spec_.name + ")", loc);
+  auto is_fp8 = [&](const View& v) {
+    const DType t = buf(v, loc).dtype;
+    return t == DType::f8e4m3 || t == DType::f8e5m2;
+  };
+  if (!is_fp8(st0) || !is_fp8(st1) || !is_fp8(mv0) || !is_fp8(mv1))
+    fail("matmul-dtype", "double-row matmul takes fp8 (e4m3 / e5m2) stationary and moving tiles", loc);
+  if (st0.np != st1.np || st0.nf != st1.nf || mv0.np != mv1.np || mv0.nf != mv1.nf)
+    fail("matmul-shape",
+         "double-row halves differ: stationary " + shape_str(st0) + " / " + shape_str(st1) + ", moving " +
+             shape_str(mv0) + " / " + shape_str(mv1),
+         loc);
+  check_matmul(dst, st0, mv0, st0.nf, mv0.nf, loc);
+  check_compute_operand(st1, Engine::tensor, loc);
+  check_compute_operand(mv1, Engine::tensor, loc);
+  Instruction& ins = push(Opcode::matmul, Engine::tensor, dst, {st0, mv0, st1, mv1}, loc);
+  ins.accumulate = accumulate;
+  ins.double_row = true;
+}
+
+void KernelBuilder::matmul_mx(const View& dst, const std::array<View, 4>& st, const std::array<View, 4>& mv,
+                              const View& st_scale, const View& mv_scale, bool accumulate, Loc loc) {
+  if (spec_.mx_speedup.value < 4)
+    fail("engine-op", "MX matmul (nc_matmul_mx) needs NeuronCore-v4 (this is " + spec_.name + ")", loc);
+  for (int j = 0; j < 4; ++j) {
+    const DType a = buf(st[j], loc).dtype, b = buf(mv[j], loc).dtype;
+    if ((a != DType::f8e4m3 && a != DType::f8e5m2) || (b != DType::f8e4m3 && b != DType::f8e5m2))
+      fail("matmul-dtype", "MX matmul takes fp8 (e4m3 / e5m2) quarters", loc);
+    if (st[j].np != st[0].np || st[j].nf != st[0].nf || mv[j].np != mv[0].np || mv[j].nf != mv[0].nf)
+      fail("matmul-shape", "MX quarters differ in shape", loc);
+  }
+  const int64_t k = st[0].np, m = st[0].nf, n = mv[0].nf;
+  if (k % 32 != 0)
+    fail("matmul-shape", "MX contraction K = " + std::to_string(k) + " must be a multiple of 32 (scale blocks)", loc);
+  if (buf(st_scale, loc).dtype != DType::i32 || buf(mv_scale, loc).dtype != DType::i32)
+    fail("matmul-dtype", "MX scales are int32 tiles of unbiased E8M0 exponents", loc);
+  if (st_scale.np != k / 8 || st_scale.nf != m || mv_scale.np != k / 8 || mv_scale.nf != n)
+    fail("shape",
+         "MX scales must be [K/8, M] = [" + std::to_string(k / 8) + ", " + std::to_string(m) + "] and [K/8, N] = [" +
+             std::to_string(k / 8) + ", " + std::to_string(n) + "]",
+         loc);
+  check_matmul(dst, st[0], mv[0], m, n, loc);
+  for (int j = 1; j < 4; ++j) {
+    check_compute_operand(st[j], Engine::tensor, loc);
+    check_compute_operand(mv[j], Engine::tensor, loc);
+  }
+  check_compute_operand(st_scale, Engine::tensor, loc);
+  check_compute_operand(mv_scale, Engine::tensor, loc);
+  Instruction& ins = push(Opcode::matmul, Engine::tensor, dst,
+                          {st[0], mv[0], st[1], mv[1], st[2], mv[2], st[3], mv[3], st_scale, mv_scale}, loc);
+  ins.accumulate = accumulate;
+  ins.mx = true;
 }
 
 void KernelBuilder::transpose(const View& dst, const View& src, Loc loc) {
@@ -242,11 +336,30 @@ void KernelBuilder::check_vector_operand(const View& v, const View& like, Engine
 }
 
 void KernelBuilder::activation(const View& dst, const View& src, Act f, float scale, const View& bias, Loc loc) {
-  check_vector_operand(bias, src, Engine::scalar, loc);
-  activation(dst, src, f, scale, 0.0f, loc);
+  ActArgs a;
+  a.scale = scale;
+  a.bias_vector = bias;
+  activation(dst, src, f, a, loc);
+}
+
+void KernelBuilder::activation(const View& dst, const View& src, Act f, const ActArgs& args, Loc loc) {
+  if (args.scale_vector) check_vector_operand(*args.scale_vector, src, Engine::scalar, loc);
+  if (args.bias_vector) check_vector_operand(*args.bias_vector, src, Engine::scalar, loc);
+  if (args.reduce_into) check_vector_operand(*args.reduce_into, src, Engine::scalar, loc);
+  activation(dst, src, f, args.scale, args.bias_vector ? 0.0f : args.bias, loc);
   Instruction& ins = program_.instructions.back();
-  ins.srcs.push_back(bias);
-  ins.vector_operand = true;
+  if (args.scale_vector) {
+    ins.srcs.push_back(*args.scale_vector);
+    ins.scale_vector = true;
+  }
+  if (args.bias_vector) {
+    ins.srcs.push_back(*args.bias_vector);
+    ins.vector_operand = true;
+  }
+  if (args.reduce_into) {
+    ins.has_reduce_dst = true;
+    ins.reduce_dst = *args.reduce_into;
+  }
 }
 
 void KernelBuilder::tensor_tensor(const View& dst, const View& a, const View& b, AluOp op, Loc loc) {
@@ -284,14 +397,21 @@ void KernelBuilder::tensor_scalar(const View& dst, const View& src, AluOp op0, c
   ins.vector_operand = true;
 }
 
-void KernelBuilder::reduce(const View& dst, const View& src, AluOp op, Loc loc) {
+void KernelBuilder::reduce(const View& dst, const View& src, AluOp op, bool negate, Loc loc) {
   check_compute_operand(dst, Engine::vector, loc);
   check_compute_operand(src, Engine::vector, loc);
   if (op != AluOp::add && op != AluOp::max && op != AluOp::min)
     fail("shape", std::string("reduce supports add, max, min, not ") + alu_name(op), loc);
   if (dst.np != src.np || dst.nf != 1)
     fail("shape", "reduce dst " + shape_str(dst) + " must be [" + std::to_string(src.np) + ", 1]", loc);
-  push(Opcode::reduce, Engine::vector, dst, {src}, loc).alu0 = op;
+  Instruction& ins = push(Opcode::reduce, Engine::vector, dst, {src}, loc);
+  ins.alu0 = op;
+  ins.negate = negate;
+}
+
+void KernelBuilder::reciprocal(const View& dst, const View& src, Loc loc) {
+  check_unary_operands("reciprocal", dst, src, Engine::vector, loc);
+  push(Opcode::reciprocal, Engine::vector, dst, {src}, loc);
 }
 
 void KernelBuilder::memset(const View& dst, float value, Loc loc) {

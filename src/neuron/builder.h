@@ -27,10 +27,15 @@
 //   [matmul-memory] / [matmul-dtype]  operands not SBUF / dst not fp32 PSUM; fp32 mixed with narrower inputs
 //   [engine-memory]    an engine touching a memory it cannot (DMA <-> PSUM, GpSimd <-> PSUM, both inputs in PSUM)
 //   [activation-bias]  an immediate (non-zero) activation bias on v2, which takes only a bias vector [ISA]
+//   [engine-op]        an engine asked for an op or mode its generation lacks (fp8 double-row matmul on v2, MX
+//                      matmul before v4)
+//   [access-pattern]   a strided pattern on an on-chip view (only HBM sides of a DMA take patterns here)
 //   [shape]            operand shapes that do not match the instruction
-// Not here: execution (executor.h), timing (timing.h), dynamic addressing, fp8 double-row / MX matmul.
+// Not here: execution (executor.h), timing (timing.h), dynamic addressing, MX quantisation (quantize_mx).
 #pragma once
 
+#include <array>
+#include <optional>
 #include <source_location>
 #include <string>
 
@@ -38,6 +43,15 @@
 #include "neuron/program.h"
 
 namespace nanotrn::neuron {
+
+// The operands of the general activation: dst = f(src * scale + bias), scale and bias each an immediate or a
+// per-partition [P, 1] float vector; optionally also reduce_into[p, 0] = sum over f of the fp32 results (before
+// they are rounded to dst's dtype), summed in fp32 in free-axis order, then rounded to reduce_into's dtype
+// (nki.isa.activation_reduce / activation's reduce_cmd [ISA]).
+struct ActArgs {
+  float scale = 1.0f, bias = 0.0f;
+  std::optional<View> scale_vector, bias_vector, reduce_into;
+};
 
 class KernelBuilder {
  public:
@@ -52,8 +66,13 @@ class KernelBuilder {
   View psum(const std::string& name, int64_t partitions, int64_t free, DType dtype, Loc loc = Loc::current());
   View psum_at(const std::string& name, int64_t partitions, int64_t free, DType dtype, int64_t byte_offset,
                Loc loc = Loc::current());
-  // A rectangle of `v`, relative to v's origin.
+  // A rectangle of `v`, relative to v's origin (of a pattern view: the sub-pattern, same strides).
   View slice(const View& v, int64_t p0, int64_t np, int64_t f0, int64_t nf, Loc loc = Loc::current()) const;
+  // An access pattern over HBM view `v` (a DMA side): element (p, f) at element (p * ps + f * fs) from v's origin
+  // in the tensor's row-major storage, p < np, f < nf; ps, fs >= 0 element strides. Examples: ps = 0 broadcasts
+  // one row to np partitions; ps = 1, fs = cols reads a [nf, np] block transposed. [access-pattern] on a tile,
+  // [hbm-bounds] when an element falls outside the tensor.
+  View pattern(const View& v, int64_t ps, int64_t np, int64_t fs, int64_t nf, Loc loc = Loc::current()) const;
 
   // Rounding of every later instruction's output (default nearest-even).
   void set_rounding(Rounding r) { rounding_ = r; }
@@ -64,6 +83,21 @@ class KernelBuilder {
   // dst[M,N] (+)= stationary[K,M]^T @ moving[K,N]; dst fp32 PSUM, operands SBUF.
   void matmul(const View& dst, const View& stationary, const View& moving, bool accumulate = false,
               Loc loc = Loc::current());
+  // fp8 double-row matmul (v3/v4, perf_mode=double_row [NKI-A3] [ISA]): a contraction over 2K rows at the cycle
+  // cost of a K-row matmul. The hardware reads [K, 2, M] / [K, 2, N] access patterns; the model takes the two rows
+  // of each as two views (st0, st1 [K, M]; mv0, mv1 [K, N]):
+  //   dst[m, n] (+)= sum_{k<K} st0[k, m] mv0[k, n] + sum_{k<K} st1[k, m] mv1[k, n]   (fp32, in that order).
+  // Inputs fp8 (e4m3 / e5m2) [matmul-dtype]; [engine-op] on v2.
+  void matmul_double_row(const View& dst, const View& st0, const View& st1, const View& mv0, const View& mv1,
+                         bool accumulate = false, Loc loc = Loc::current());
+  // MX matmul (v4, nc_matmul_mx [NKI-A4] [ISA] [MXFP]): a contraction over 4K rows at the cycle cost of a K-row
+  // matmul, 4x the bf16 rate. The hardware packs 4 fp8 values per element ([K, M] x4); the model takes the four
+  // quarters as views st[j] [K, M], mv[j] [K, N] (fp8 e4m3 / e5m2, K a multiple of 32 up to 128) and the E8M0 block
+  // scales as int32 tiles of unbiased exponents, one per 8 partitions (= 32 values: 8 partitions x 4 quarters):
+  // st_scale [K/8, M], mv_scale [K/8, N]. dst[m, n] (+)= sum_j sum_k st[j][k, m] 2^st_scale[k/8, m] mv[j][k, n]
+  // 2^mv_scale[k/8, n] in fp32 (j outer). [engine-op] before v4; [matmul-dtype], [matmul-shape], [shape] as usual.
+  void matmul_mx(const View& dst, const std::array<View, 4>& st, const std::array<View, 4>& mv, const View& st_scale,
+                 const View& mv_scale, bool accumulate = false, Loc loc = Loc::current());
   // TensorE transpose: dst[F,P] (PSUM) = src[P,F] (SBUF), P, F <= 128; dst dtype = src dtype or fp32.
   void transpose(const View& dst, const View& src, Loc loc = Loc::current());
   // ScalarE: dst = f(src * scale + bias), computed in fp32, rounded to dst's dtype.
@@ -71,6 +105,8 @@ class KernelBuilder {
                   Loc loc = Loc::current());
   // Same with a per-partition bias vector [P, 1] (any float dtype): dst[p, f] = f(src[p, f] * scale + bias[p, 0]).
   void activation(const View& dst, const View& src, Act f, float scale, const View& bias, Loc loc = Loc::current());
+  // The general form: vector or immediate scale and bias, optional free-axis add-reduction (see ActArgs).
+  void activation(const View& dst, const View& src, Act f, const ActArgs& args, Loc loc = Loc::current());
   // VectorE: dst = a op b.
   void tensor_tensor(const View& dst, const View& a, const View& b, AluOp op, Loc loc = Loc::current());
   // VectorE: dst = (src op0 s0) [op1 s1].
@@ -79,8 +115,11 @@ class KernelBuilder {
                      Loc loc = Loc::current());
   // VectorE with a per-partition operand vector [P, 1]: dst[p, f] = src[p, f] op0 s0[p, 0].
   void tensor_scalar(const View& dst, const View& src, AluOp op0, const View& s0, Loc loc = Loc::current());
-  // VectorE: dst[P,1] = reduction of src[P,F] along the free axis (add, max or min).
-  void reduce(const View& dst, const View& src, AluOp op, Loc loc = Loc::current());
+  // VectorE: dst[P,1] = reduction of src[P,F] along the free axis (add, max or min), negated when `negate`
+  // (nki.isa.tensor_reduce's negate, e.g. -max as an activation bias).
+  void reduce(const View& dst, const View& src, AluOp op, bool negate = false, Loc loc = Loc::current());
+  // VectorE: dst = 1 / src (fp32, then rounded) (nki.isa.reciprocal).
+  void reciprocal(const View& dst, const View& src, Loc loc = Loc::current());
   // VectorE: fill with a constant (rounded to dst's dtype).
   void memset(const View& dst, float value, Loc loc = Loc::current());
   // VectorE: copy with cast (fp32 intermediate, one rounding to dst's dtype).
@@ -102,6 +141,7 @@ class KernelBuilder {
                 Loc loc);
   const Buffer& buf(const View& v, Loc loc) const;
   void check_compute_operand(const View& v, Engine e, Loc loc) const;
+  void check_matmul(const View& dst, const View& stationary, const View& moving, int64_t m, int64_t n, Loc loc) const;
   void check_vector_operand(const View& v, const View& like, Engine e, Loc loc) const;
   // "shape" rule: dst and src cover the same partitions x free elements.
   void check_same_shape(const char* op, const View& dst, const View& src, Loc loc) const;

@@ -54,6 +54,12 @@ float apply_alu(AluOp op, float a, float b) {
   return a;
 }
 
+// Flat element index of (p, f) of view v in its buffer's row-major storage (rectangle or HBM access pattern).
+size_t flat(const View& v, const Buffer& b, int64_t p, int64_t f) {
+  if (v.pattern) return static_cast<size_t>(v.p0 * b.cols + v.f0 + p * v.ps + f * v.fs);
+  return static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f);
+}
+
 }  // namespace
 
 Executor::Executor(const Program& program, uint64_t seed) : program_(program), seed_(seed) {
@@ -68,7 +74,7 @@ Executor::Executor(const Program& program, uint64_t seed) : program_(program), s
 
 float& Executor::at(const View& v, int64_t p, int64_t f) {
   const Buffer& b = program_.buffers[static_cast<size_t>(v.buffer)];
-  return stores_[static_cast<size_t>(v.buffer)].data[static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f)];
+  return stores_[static_cast<size_t>(v.buffer)].data[flat(v, b, p, f)];
 }
 
 void Executor::set(const View& v, std::span<const float> values) {
@@ -79,7 +85,7 @@ void Executor::set(const View& v, std::span<const float> values) {
   Store& s = stores_[static_cast<size_t>(v.buffer)];
   for (int64_t p = 0; p < v.np; ++p)
     for (int64_t f = 0; f < v.nf; ++f) {
-      const size_t i = static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f);
+      const size_t i = flat(v, b, p, f);
       s.data[i] = round_to(b.dtype, values[static_cast<size_t>(p * v.nf + f)]);
       s.written[i] = 1;
       s.by_matmul[i] = 0;
@@ -93,7 +99,7 @@ std::vector<float> Executor::get(const View& v) const {
   std::vector<float> out(static_cast<size_t>(v.np * v.nf));
   for (int64_t p = 0; p < v.np; ++p)
     for (int64_t f = 0; f < v.nf; ++f) {
-      const size_t i = static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f);
+      const size_t i = flat(v, b, p, f);
       if (!s.written[i])
         throw Error("[uninitialized-read] reading " + std::string(memory_name(b.memory)) + " '" + b.name + "' [" +
                     std::to_string(v.p0 + p) + ", " + std::to_string(v.f0 + f) + "] which was never written");
@@ -105,7 +111,7 @@ std::vector<float> Executor::get(const View& v) const {
 float Executor::load(const View& v, int64_t p, int64_t f, const Instruction& ins) const {
   const Buffer& b = program_.buffers[static_cast<size_t>(v.buffer)];
   const Store& s = stores_[static_cast<size_t>(v.buffer)];
-  const size_t i = static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f);
+  const size_t i = flat(v, b, p, f);
   if (!s.written[i])
     throw Error(std::string("[uninitialized-read] ") + opcode_name(ins.op) + " reads " + memory_name(b.memory) + " '" +
                     b.name + "' [" + std::to_string(v.p0 + p) + ", " + std::to_string(v.f0 + f) +
@@ -117,7 +123,7 @@ float Executor::load(const View& v, int64_t p, int64_t f, const Instruction& ins
 void Executor::store(const View& v, int64_t p, int64_t f, float x, const Instruction& ins, size_t index) {
   const Buffer& b = program_.buffers[static_cast<size_t>(v.buffer)];
   Store& s = stores_[static_cast<size_t>(v.buffer)];
-  const size_t i = static_cast<size_t>((v.p0 + p) * b.cols + v.f0 + f);
+  const size_t i = flat(v, b, p, f);
   const uint32_t r =
       ins.rounding == Rounding::stochastic ? random_u32(seed_, index, static_cast<uint64_t>(p * v.nf + f)) : 0u;
   s.data[i] = round_to(b.dtype, x, ins.rounding, r);
@@ -143,13 +149,13 @@ void Executor::step(size_t index) {
       break;
     }
     case Opcode::matmul: {
-      const View& st = ins.srcs[0];
-      const View& mv = ins.srcs[1];
-      const int64_t k_size = st.np;
+      const int64_t k_size = ins.srcs[0].np;
       const bool strict_psum = program_.target == "v2" || program_.target == "v3";
       auto index_of = [&](const View& v, int64_t p, int64_t f) {
-        return static_cast<size_t>((v.p0 + p) * program_.buffers[static_cast<size_t>(v.buffer)].cols + v.f0 + f);
+        return flat(v, program_.buffers[static_cast<size_t>(v.buffer)], p, f);
       };
+      // double-row: srcs {st0, mv0, st1, mv1}; MX: {st0, mv0, .., st3, mv3, st_scale, mv_scale}
+      const int64_t rows = ins.mx ? 4 : ins.double_row ? 2 : 1;
       auto buffer_name = [&](const View& v) { return program_.buffers[static_cast<size_t>(v.buffer)].name; };
       std::vector<float> out(static_cast<size_t>(d.np * d.nf));
       for (int64_t m = 0; m < d.np; ++m)
@@ -161,10 +167,15 @@ void Executor::step(size_t index) {
                             "], last written by a non-matmul instruction (undefined on NeuronCore-" + program_.target +
                             "; the first matmul into a PSUM location must overwrite)",
                         ins.where);
-          for (int64_t k = 0; k < k_size; ++k) {
-            const float prod = load(st, k, m, ins) * load(mv, k, n, ins);  // fp32 product, then fp32 add
-            acc += prod;
-          }
+          for (int64_t j = 0; j < rows; ++j)
+            for (int64_t k = 0; k < k_size; ++k) {
+              float prod = load(ins.srcs[2 * j], k, m, ins) * load(ins.srcs[2 * j + 1], k, n, ins);  // exact
+              if (ins.mx) {  // E8M0 block scales: exact powers of two
+                const auto e = static_cast<int>(load(ins.srcs[8], k / 8, m, ins) + load(ins.srcs[9], k / 8, n, ins));
+                prod = std::ldexp(prod, e);
+              }
+              acc += prod;
+            }
           out[static_cast<size_t>(m * d.nf + n)] = acc;
         }
       for (int64_t m = 0; m < d.np; ++m)
@@ -178,12 +189,22 @@ void Executor::step(size_t index) {
       break;
     }
     case Opcode::activation: {
-      for (int64_t p = 0; p < d.np; ++p)
+      for (int64_t p = 0; p < d.np; ++p) {
+        const float bias = ins.vector_operand ? load(ins.srcs.back(), p, 0, ins) : ins.bias;
+        const float scale = ins.scale_vector ? load(ins.srcs[1], p, 0, ins) : ins.scale;
+        float sum = 0.0f;
         for (int64_t f = 0; f < d.nf; ++f) {
-          const float bias = ins.vector_operand ? load(ins.srcs[1], p, 0, ins) : ins.bias;
-          const float x = load(ins.srcs[0], p, f, ins) * ins.scale + bias;
-          store(d, p, f, apply_act(ins.act, x), ins, index);
+          const float y = apply_act(ins.act, load(ins.srcs[0], p, f, ins) * scale + bias);
+          sum += y;
+          store(d, p, f, y, ins, index);
         }
+        if (ins.has_reduce_dst) store(ins.reduce_dst, p, 0, sum, ins, index);
+      }
+      break;
+    }
+    case Opcode::reciprocal: {
+      for (int64_t p = 0; p < d.np; ++p)
+        for (int64_t f = 0; f < d.nf; ++f) store(d, p, f, 1.0f / load(ins.srcs[0], p, f, ins), ins, index);
       break;
     }
     case Opcode::tensor_tensor: {
@@ -207,7 +228,7 @@ void Executor::step(size_t index) {
       for (int64_t p = 0; p < s.np; ++p) {
         float acc = load(s, p, 0, ins);
         for (int64_t f = 1; f < s.nf; ++f) acc = apply_alu(ins.alu0, acc, load(s, p, f, ins));
-        store(d, p, 0, acc, ins, index);
+        store(d, p, 0, ins.negate ? -acc : acc, ins, index);
       }
       break;
     }

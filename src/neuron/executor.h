@@ -1,9 +1,11 @@
 // Functional execution of a recorded Program on real data, with Trainium numerics (design.md sec. 4):
 //  * every stored value is representable in its buffer's dtype (inputs are rounded when set, every result is
 //    rounded once to the destination dtype with the instruction's rounding mode);
-//  * matmul multiplies the stored (already rounded) inputs and accumulates in fp32 over k = 0..K-1, onto the PSUM
-//    contents when `accumulate` is set;
-//  * activation / vector / DMA arithmetic is done in fp32 and rounded to the output dtype;
+//  * matmul multiplies the stored (already rounded) inputs and accumulates in fp32 over k = 0..K-1 (double-row: the
+//    first row pair, then the second, in one accumulator), onto the PSUM contents when `accumulate` is set;
+//  * activation / vector / DMA arithmetic is done in fp32 and rounded to the output dtype; an activation's fused
+//    reduction adds the fp32 function values (before the dst rounding) in free-axis order and rounds once;
+//  * HBM access patterns (View::pattern) address element p0 * cols + f0 + p * ps + f * fs;
 //  * stochastic rounding draws r = random_u32(seed, instruction index, element index) (base/rng.h), so a run is
 //    reproducible.
 // Reading an element no input or earlier instruction wrote throws nanotrn::Error "[uninitialized-read]" at the

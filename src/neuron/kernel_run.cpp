@@ -1,102 +1,175 @@
-// `nanotrn kernel` library side (see kernel_run.h). Not here: flag parsing (src/cli/kernel.cpp).
+// `nanotrn kernel` library side (see kernel_run.h). Not here: flag parsing (src/cli/kernel.cpp), host references
+// (kernel_check.cpp).
 #include "neuron/kernel_run.h"
 
-#include <cmath>
 #include <cstdio>
-#include <random>
 
 #include "base/error.h"
-#include "dtype/convert.h"
 #include "neuron/builder.h"
 #include "neuron/executor.h"
+#include "neuron/kernel_check.h"
+#include "neuron/kernels/matmul.h"
+#include "neuron/kernels/rmsnorm.h"
+#include "neuron/kernels/softmax.h"
+#include "neuron/kernels/transpose.h"
 #include "neuron/timing.h"
 #include "neuron/trace.h"
 
 namespace nanotrn::neuron {
+namespace {
+
+// One core's program of an SPMD launch: its HBM inputs (declaration order, whole tensors), the whole output
+// tensor, and the rows of it this core writes (matmul: rows of C; transpose: rows of y = columns of x).
+struct Built {
+  Program program;
+  std::vector<View> inputs;
+  View output, written;
+};
+
+// Rows [lo, hi) of `total` for core `c` of `cores`.
+std::pair<int64_t, int64_t> share(int64_t total, int c, int cores) {
+  const int64_t per = ceil_div(total, cores);
+  return {std::min(total, c * per), std::min(total, (c + 1) * per)};
+}
+
+Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores) {
+  KernelBuilder b(s);
+  Built out;
+  if (o.kernel == "matmul") {
+    const View at = b.hbm("a_t", o.k, o.m, o.dtype), bm = b.hbm("b", o.k, o.n, o.dtype);
+    const View cm = b.hbm("c", o.m, o.n, DType::f32);
+    const auto [lo, hi] = share(o.m, c, cores);
+    out.inputs = {at, bm};
+    out.output = cm;
+    out.written = b.slice(cm, lo, hi - lo, 0, o.n);
+    matmul_kernel(b, b.slice(at, 0, o.k, lo, hi - lo), bm, out.written, o.dtype, o.schedule);
+  } else if (o.kernel == "transpose") {
+    const View x = b.hbm("x", o.rows, o.cols, o.dtype), y = b.hbm("y", o.cols, o.rows, o.dtype);
+    const auto [lo, hi] = share(o.cols, c, cores);  // split the columns of x (rows of y)
+    out.inputs = {x};
+    out.output = y;
+    out.written = b.slice(y, lo, hi - lo, 0, o.rows);
+    transpose_kernel(b, b.slice(x, 0, o.rows, lo, hi - lo), out.written, o.schedule);
+  } else if (o.kernel == "softmax" || o.kernel == "rmsnorm") {
+    const View x = b.hbm("x", o.rows, o.cols, o.dtype);
+    const View g = o.kernel == "rmsnorm" ? b.hbm("gamma", 1, o.cols, o.dtype) : View{};
+    const View y = b.hbm("y", o.rows, o.cols, o.dtype);
+    const auto [lo, hi] = share(o.rows, c, cores);
+    out.inputs = {x};
+    if (o.kernel == "rmsnorm") out.inputs.push_back(g);
+    out.output = y;
+    out.written = b.slice(y, lo, hi - lo, 0, o.cols);
+    const View xs = b.slice(x, lo, hi - lo, 0, o.cols);
+    if (o.kernel == "softmax")
+      softmax_kernel(b, xs, out.written, o.schedule);
+    else
+      rmsnorm_kernel(b, xs, g, out.written, o.eps, o.schedule);
+  } else {
+    throw Error("unknown kernel '" + o.kernel + "' (see `nanotrn kernel list`)");
+  }
+  out.program = b.take();
+  return out;
+}
+
+}  // namespace
 
 std::vector<KernelInfo> kernel_list() {
+  const std::string common = " --dtype bf16|f32|fp8e4m3|f16 --core v2|v3|v4 --schedule naive|pipelined --lnc 1|2";
   return {{"matmul",
-           "C[M,N] fp32 = A_T[K,M]^T @ B[K,N]; schedules naive (no overlap, no reuse) and pipelined (blocked, "
-           "operands resident in SBUF, double-buffered DMAs over 16 queues)",
-           "--m --k --n --dtype bf16|fp8e4m3|f32 --core v2|v3|v4 --schedule naive|pipelined"}};
+           "C[M,N] fp32 = A_T[K,M]^T @ B[K,N]; naive (no overlap, no reuse) and pipelined (blocked, operands resident "
+           "in SBUF, double-buffered DMAs over 16 queues; fp8 double-row on v3/v4)",
+           "--m --k --n" + common},
+          {"transpose",
+           "y[C,R] = x[R,C]^T on TensorE (nc_transpose); naive per 128x128 block, pipelined with 512-row groups "
+           "filling PSUM banks, double-buffered strips, Vector/Scalar eviction",
+           "--rows --cols" + common},
+          {"softmax",
+           "row softmax: VectorE -max, ScalarE exp with bias and fused row sum, VectorE reciprocal and scale; "
+           "pipelined: 4 tile sets, steps skewed across tiles, scale alternating Vector/Scalar",
+           "--rows --cols" + common},
+          {"rmsnorm",
+           "x * rsqrt(mean(x^2) + eps) * gamma (gamma broadcast by a stride-0 DMA): ScalarE square with fused sum, "
+           "rsqrt, scale; VectorE gamma; pipelined: 4 tile sets, steps skewed across tiles",
+           "--rows --cols --eps" + common}};
 }
 
 DType kernel_dtype(const std::string& name) {
   if (name == "bf16") return DType::bf16;
   if (name == "fp8e4m3" || name == "f8e4m3") return DType::f8e4m3;
   if (name == "f32" || name == "fp32") return DType::f32;
-  throw Error("unknown kernel dtype '" + name + "' (bf16, fp8e4m3, f32)");
+  if (name == "f16" || name == "fp16") return DType::f16;
+  throw Error("unknown kernel dtype '" + name + "' (bf16, fp8e4m3, f32, f16)");
 }
 
-MatmulSchedule matmul_schedule(const std::string& name) {
-  if (name == "naive") return MatmulSchedule::naive;
-  if (name == "pipelined") return MatmulSchedule::pipelined;
-  throw Error("unknown matmul schedule '" + name + "' (naive, pipelined)");
+Schedule kernel_schedule(const std::string& name) {
+  if (name == "naive") return Schedule::naive;
+  if (name == "pipelined") return Schedule::pipelined;
+  throw Error("unknown schedule '" + name + "' (naive, pipelined)");
 }
 
 KernelRunResult run_kernel(const KernelRunOptions& o) {
-  check(o.kernel == "matmul", "unknown kernel '" + o.kernel + "' (see `nanotrn kernel list`)");
-  check(o.m > 0 && o.k > 0 && o.n > 0, "kernel sizes must be positive");
-  const double macs = static_cast<double>(o.m) * static_cast<double>(o.k) * static_cast<double>(o.n);
-  check(!o.check || macs <= static_cast<double>(kMaxCheckMacs),
-        "--check runs the functional executor, which is slow: refused above 256^3 = " + std::to_string(kMaxCheckMacs) +
-            " multiply-adds (got " + std::to_string(o.m) + "x" + std::to_string(o.k) + "x" + std::to_string(o.n) +
-            "); time larger sizes without --check");
+  const bool mm = o.kernel == "matmul";
+  check(mm ? o.m > 0 && o.k > 0 && o.n > 0 : o.rows > 0 && o.cols > 0, "kernel sizes must be positive");
   const NeuronCoreSpec& s = spec_for(o.core);
-  KernelBuilder b(s);
-  const View at = b.hbm("a_t", o.k, o.m, o.dtype), bm = b.hbm("b", o.k, o.n, o.dtype);
-  const View c = b.hbm("c", o.m, o.n, DType::f32);
-  matmul_kernel(b, at, bm, c, o.dtype, o.schedule);
-  const Program p = b.take();
-  const TimingResult t = simulate_timing(p, s);
+  check(o.physical_cores >= 1 && static_cast<double>(o.physical_cores) <= s.max_physical_cores.value,
+        "--lnc " + std::to_string(o.physical_cores) + ": NeuronCore-" + s.name + " launches on 1 to " +
+            std::to_string(static_cast<int>(s.max_physical_cores.value)) + " physical cores [LNC]");
+  const double macs = static_cast<double>(o.m) * static_cast<double>(o.k) * static_cast<double>(o.n);
+  const double elements = static_cast<double>(o.rows) * static_cast<double>(o.cols);
+  if (o.check && mm)
+    check(macs <= static_cast<double>(kMaxCheckMacs),
+          "--check runs the functional executor, which is slow: refused above 256^3 = " +
+              std::to_string(kMaxCheckMacs) + " multiply-adds (got " + std::to_string(o.m) + "x" + std::to_string(o.k) +
+              "x" + std::to_string(o.n) + "); time larger sizes without --check");
+  if (o.check && !mm)
+    check(elements <= static_cast<double>(kMaxCheckElements),
+          "--check runs the functional executor, which is slow: refused above " + std::to_string(kMaxCheckElements) +
+              " elements (got " + std::to_string(o.rows) + "x" + std::to_string(o.cols) + ")");
+  std::vector<Built> built;
+  for (int c = 0; c < o.physical_cores; ++c) built.push_back(build(o, s, c, o.physical_cores));
+  std::vector<const Program*> programs;
+  for (const Built& b : built) programs.push_back(&b.program);
+  const std::vector<TimingResult> t = simulate_timing_spmd(programs, s);
   KernelRunResult r;
   r.options = o;
-  r.report = make_report(p, t, s, 2 * macs);
-  if (!o.trace_path.empty()) write_trace_file(o.trace_path, p, t, s);
+  r.report = make_report(programs, t, s, mm ? 2 * macs : 0);
+  if (!o.trace_path.empty()) write_trace_file(o.trace_path, programs, t, s);
   if (o.check) {
-    std::mt19937 g(static_cast<std::mt19937::result_type>(o.seed));
-    std::uniform_real_distribution<float> d(-1, 1);
-    std::vector<float> va(static_cast<size_t>(o.k * o.m)), vb(static_cast<size_t>(o.k * o.n));
-    for (float& x : va) x = round_to(o.dtype, d(g));
-    for (float& x : vb) x = round_to(o.dtype, d(g));
-    Executor ex(p, o.seed);
-    ex.set(at, va);
-    ex.set(bm, vb);
-    ex.run();
-    const std::vector<float> got = ex.get(c);
-    const double gamma = static_cast<double>(o.k + 2) * std::ldexp(1.0, -24);
+    const std::vector<std::vector<float>> inputs = make_check_inputs(o);
+    const Built& b0 = built[0];
+    std::vector<float> out(static_cast<size_t>(b0.output.np * b0.output.nf));
+    for (const Built& b : built) {
+      Executor ex(b.program, o.seed);
+      for (size_t i = 0; i < b.inputs.size(); ++i) ex.set(b.inputs[i], inputs[i]);
+      ex.run();
+      const std::vector<float> part = ex.get(b.written);
+      std::copy(part.begin(), part.end(), out.begin() + b.written.p0 * b.output.nf);
+    }
+    const CheckOutcome c = check_against_host(o, inputs, out);
     r.checked = true;
-    for (int64_t i = 0; i < o.m; ++i)
-      for (int64_t j = 0; j < o.n; ++j) {
-        double ref = 0, mag = 0;
-        for (int64_t kk = 0; kk < o.k; ++kk) {
-          const double prod =
-              static_cast<double>(va[static_cast<size_t>(kk * o.m + i)]) * vb[static_cast<size_t>(kk * o.n + j)];
-          ref += prod;
-          mag += std::fabs(prod);
-        }
-        const double err = std::fabs(static_cast<double>(got[static_cast<size_t>(i * o.n + j)]) - ref);
-        r.max_abs_error = std::max(r.max_abs_error, err);
-        r.error_bound = std::max(r.error_bound, gamma * mag);
-        if (!(err <= gamma * mag)) ++r.failures;
-      }
-    r.check_passed = r.failures == 0;
+    r.max_abs_error = c.max_abs_error;
+    r.error_bound = c.max_bound;
+    r.failures = c.failures;
+    r.check_passed = c.failures == 0;
+    r.bound_rule = c.rule;
   }
   return r;
 }
 
 std::string kernel_run_text(const KernelRunResult& r) {
   const KernelRunOptions& o = r.options;
-  std::string s = o.kernel + " " + std::to_string(o.m) + "x" + std::to_string(o.k) + "x" + std::to_string(o.n) + " " +
-                  std::string(dtype_name(o.dtype)) + ", " +
-                  (o.schedule == MatmulSchedule::naive ? "naive" : "pipelined") +
+  const std::string shape = o.kernel == "matmul"
+                                ? std::to_string(o.m) + "x" + std::to_string(o.k) + "x" + std::to_string(o.n)
+                                : std::to_string(o.rows) + "x" + std::to_string(o.cols);
+  std::string s = o.kernel + " " + shape + " " + std::string(dtype_name(o.dtype)) + ", " + schedule_name(o.schedule) +
                   " schedule (modelled, not measured)\n";
   s += report_text(r.report);
   if (!o.trace_path.empty()) s += "trace written to " + o.trace_path + "\n";
   if (r.checked) {
-    char line[256];
-    std::snprintf(line, sizeof line, "check: %s, max |error| %.3g, bound %.3g (%zu elements past their bound)\n",
-                  r.check_passed ? "PASS" : "FAIL", r.max_abs_error, r.error_bound, r.failures);
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "check: %s, max |error| %.3g, largest bound %.3g (%zu elements past their bound; bound: %s)\n",
+                  r.check_passed ? "PASS" : "FAIL", r.max_abs_error, r.error_bound, r.failures, r.bound_rule.c_str());
     s += line;
   }
   return s;
@@ -105,20 +178,48 @@ std::string kernel_run_text(const KernelRunResult& r) {
 nlohmann::json kernel_run_json(const KernelRunResult& r) {
   const KernelRunOptions& o = r.options;
   nlohmann::json j = {{"kernel", o.kernel},
-                      {"m", o.m},
-                      {"k", o.k},
-                      {"n", o.n},
                       {"dtype", std::string(dtype_name(o.dtype))},
                       {"core", o.core},
-                      {"schedule", o.schedule == MatmulSchedule::naive ? "naive" : "pipelined"},
+                      {"physical_cores", o.physical_cores},
+                      {"schedule", schedule_name(o.schedule)},
                       {"report", report_json(r.report)}};
+  if (o.kernel == "matmul") {
+    j["m"] = o.m;
+    j["k"] = o.k;
+    j["n"] = o.n;
+  } else {
+    j["rows"] = o.rows;
+    j["cols"] = o.cols;
+  }
   if (!o.trace_path.empty()) j["trace"] = o.trace_path;
   if (r.checked)
     j["check"] = {{"passed", r.check_passed},
                   {"max_abs_error", r.max_abs_error},
                   {"bound", r.error_bound},
+                  {"bound_rule", r.bound_rule},
                   {"failures", r.failures}};
   return j;
+}
+
+Report time_kernel(const std::string& kernel, const std::vector<int64_t>& shape, DType dtype, const std::string& core,
+                   Schedule schedule, int physical_cores) {
+  KernelRunOptions o;
+  o.kernel = kernel;
+  o.dtype = dtype;
+  o.core = core;
+  o.schedule = schedule;
+  o.physical_cores = physical_cores;
+  if (kernel == "matmul") {
+    check(shape.size() == 3, "time_kernel: matmul takes the shape {m, k, n}");
+    o.m = shape[0];
+    o.k = shape[1];
+    o.n = shape[2];
+  } else {
+    check(shape.size() == 2, "time_kernel: " + kernel + " takes the shape {rows, cols}");
+    o.rows = shape[0];
+    o.cols = shape[1];
+  }
+  return run_kernel(o).report;
 }
 
 }  // namespace nanotrn::neuron

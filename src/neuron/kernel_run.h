@@ -1,15 +1,20 @@
-// The library side of `nanotrn kernel`: the registered tile kernels and one call that builds a kernel for a core,
+// The library side of `nanotrn kernel`, and the entry point for anything that prices a kernel (the step-time
+// predictor): the registered tile kernels and one call that builds a kernel for a core (or an SPMD core pair),
 // times it, summarises it (report.h), optionally writes its trace and optionally checks it functionally against
-// an fp64 host product. The CLI (src/cli/kernel.cpp) only parses flags and prints what this returns.
+// host math (kernel_check.h).
 //
-//   KernelRunOptions o;  o.m = o.k = o.n = 4096;  o.dtype = DType::bf16;  o.core = "v3";
-//   KernelRunResult r = run_kernel(o);   std::cout << kernel_run_text(r);   kernel_run_json(r).dump();
+//   KernelRunOptions o;  o.kernel = "softmax";  o.rows = 4096;  o.cols = 2048;  o.dtype = DType::bf16;  o.core = "v3";
+//   KernelRunResult r = run_kernel(o);   r.report.total_ns;  r.report.tracks[i].name / busy_ns;  kernel_run_json(r)
+//   Report t = time_kernel("matmul", {4096, 4096, 4096}, DType::bf16, "v3");   // the predictor's one-liner
 //
-// --check (options.check): inputs uniform in [-1, 1) from a seeded std::mt19937, rounded to the dtype when set;
-// the reference is the fp64 product of the rounded inputs; an element passes when |c - ref| <= (K + 2) 2^-24
-// sum_k |a b| (fp32 accumulation of exact products; fp32 inputs add one product rounding). Refused (Error) above
-// kMaxCheckMacs multiply-adds, since the executor runs every element in scalar C++.
-// Not here: kernels other than matmul, timing of the host reference.
+// Kernels (kernel_list()): matmul (C[M,N] = A_T[K,M]^T B[K,N], fp32 out; shape m, k, n), transpose (y = x^T;
+// rows, cols of x), softmax (row softmax; rows, cols), rmsnorm (rows x cols, gamma [1, cols]; eps). Each has a
+// naive and a pipelined schedule. physical_cores = 2 launches the kernel SPMD on a v3/v4 core pair (LNC=2), the
+// rows (matmul: M) split in two halves, the cores sharing HBM bandwidth.
+// --check (options.check): seeded inputs (kernel_check.h), the functional executor on every core, each output
+// element compared with the host reference against its stated bound. Refused (Error) above kMaxCheckMacs
+// multiply-adds (matmul) / kMaxCheckElements elements (the others), since the executor is scalar C++.
+// Not here: flag parsing (src/cli/kernel.cpp), the host references themselves (kernel_check.h).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +23,7 @@
 #include <vector>
 
 #include "dtype/dtype.h"
-#include "neuron/kernels/matmul.h"
+#include "neuron/kernels/schedule.h"
 #include "neuron/report.h"
 
 namespace nanotrn::neuron {
@@ -29,13 +34,17 @@ struct KernelInfo {
 std::vector<KernelInfo> kernel_list();
 
 inline constexpr int64_t kMaxCheckMacs = int64_t{256} * 256 * 256;
+inline constexpr int64_t kMaxCheckElements = int64_t{1} << 22;
 
 struct KernelRunOptions {
   std::string kernel = "matmul";
-  int64_t m = 512, k = 512, n = 512;
-  DType dtype = DType::bf16;  // HBM inputs and the on-chip compute dtype; the output is fp32
+  int64_t m = 512, k = 512, n = 512;  // matmul
+  int64_t rows = 512, cols = 512;     // transpose, softmax, rmsnorm
+  float eps = 1e-6f;                  // rmsnorm
+  DType dtype = DType::bf16;          // HBM tensors and on-chip compute dtype (matmul output: fp32)
   std::string core = "v3";
-  MatmulSchedule schedule = MatmulSchedule::pipelined;
+  int physical_cores = 1;  // 2: SPMD on a core pair (LNC=2), v3/v4
+  Schedule schedule = Schedule::pipelined;
   std::string trace_path;  // empty: no trace file
   bool check = false;
   uint64_t seed = 1;
@@ -47,15 +56,23 @@ struct KernelRunResult {
   bool checked = false, check_passed = false;
   double max_abs_error = 0, error_bound = 0;  // error_bound: the largest per-element bound
   size_t failures = 0;                        // elements past their bound
+  std::string bound_rule;                     // the stated bound, in words
 };
 
-// "bf16", "fp8e4m3" (or "f8e4m3"), "f32" (or "fp32"); throws nanotrn::Error for anything else.
+// "bf16", "fp8e4m3" (or "f8e4m3"), "f32" (or "fp32"), "f16"; throws nanotrn::Error for anything else.
 DType kernel_dtype(const std::string& name);
-MatmulSchedule matmul_schedule(const std::string& name);  // "naive" | "pipelined"
+Schedule kernel_schedule(const std::string& name);  // "naive" | "pipelined"
+inline Schedule matmul_schedule(const std::string& name) { return kernel_schedule(name); }
 
-// Throws nanotrn::Error for an unknown kernel / core, bad sizes, or --check above kMaxCheckMacs.
+// Throws nanotrn::Error for an unknown kernel / core, bad sizes, an SPMD width the core lacks, or --check above
+// its limit.
 KernelRunResult run_kernel(const KernelRunOptions& options);
 std::string kernel_run_text(const KernelRunResult& r);
 nlohmann::json kernel_run_json(const KernelRunResult& r);
+
+// For the predictor: the modelled time (report.total_ns) and per-engine busy times (report.tracks) of one kernel.
+// shape: matmul {m, k, n}; the others {rows, cols}.
+Report time_kernel(const std::string& kernel, const std::vector<int64_t>& shape, DType dtype, const std::string& core,
+                   Schedule schedule = Schedule::pipelined, int physical_cores = 1);
 
 }  // namespace nanotrn::neuron

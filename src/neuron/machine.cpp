@@ -35,6 +35,17 @@ NeuronCoreSpec common(std::string name, std::string generation) {
   s.dma_fixed_latency_ns = {1300,
                             "[DMABW] ~1,300 ns descriptor/sync/semaphore fixed cost per transfer (hwdge on v3+ "
                             "may be ~600 ns [DGE]; the larger documented figure is used)"};
+  s.load_stationary_speedup = {4,
+                               "[NKI-A2] [PERF] fast LoadStationary: up to 4x faster than a MultiplyMoving of the "
+                               "same free size (128 -> 32 cycles)"};
+  s.tensor_throttle_ramp_ns = {3000, "[EXPL-SUM] [EXPL-GLOSS] ramps to full over about 3 us"};
+  s.tensor_throttle_idle_ns = {1500,
+                               "assumed: [EXPL-SUM] re-engages when utilisation < 50 % over a ~3 us window; an idle "
+                               "gap of half that window is taken as the trigger"};
+  s.dma_descriptor_overhead_bytes = {256,
+                                     "assumed: efficiency b / (b + 256) per contiguous buffer of b bytes = 50 % at "
+                                     "256 B, 89 % at 2 KiB, 94 % at 4 KiB, fitted to [DMABW] [DMAOV] (< 256 B "
+                                     "overhead-bound, >= 2 KiB minimum, >= 4 KiB saturates)"};
   s.dma_queues = {16, "[DMAOV] queues 0-15; assumed: the model offers 16 independent in-order queues per core"};
   return s;
 }
@@ -46,6 +57,9 @@ std::vector<NeuronCoreSpec> make_specs() {
     s.sbuf_bytes_per_partition = {192 * kKiB, "[NKI-A2] 24 MiB SBUF / 128 partitions"};
     s.tensor_clock_ghz = {2.8, "[NKI-A2]"};
     s.fp8_double_row_speedup = {1, "[NKI-A2] cFP8 at BF16 rate on v2"};
+    s.mx_speedup = {1, "[ISA] nc_matmul_mx is v4-only (1: no MX rate)"};
+    s.tensor_throttle_start = {1, "assumed: no throttling; none documented for Trn1 (fact sheet sec. 9)"};
+    s.max_physical_cores = {1, "[LNC] LNC applies to Trn2 and later"};
     s.vector_clock_ghz = {1.12, "[NKI-A2]"};
     s.scalar_clock_ghz = {1.4, "[NKI-A2]"};
     s.gpsimd_clock_ghz = {1.4, "[NKI-A2]"};
@@ -59,6 +73,9 @@ std::vector<NeuronCoreSpec> make_specs() {
     s.sbuf_bytes_per_partition = {224 * kKiB, "[NKI-A3] 28 MiB SBUF / 128 partitions"};
     s.tensor_clock_ghz = {2.4, "[NKI-A3]"};
     s.fp8_double_row_speedup = {2, "[NKI-A3] [NC3] fp8 double-row: 158 vs 79 TFLOPS"};
+    s.mx_speedup = {1, "[ISA] nc_matmul_mx is v4-only (1: no MX rate)"};
+    s.tensor_throttle_start = {0.5, "[EXPL-SUM] [EXPL-GLOSS] after idle TensorE starts at about 50 % utilisation"};
+    s.max_physical_cores = {2, "[LNC] [LNC-NKI] LNC=2: kernel[2] on a core pair sharing one 24 GB HBM bank"};
     s.vector_clock_ghz = {0.96, "[NKI-A3]"};
     s.scalar_clock_ghz = {1.2, "[NKI-A3]"};
     s.gpsimd_clock_ghz = {1.2, "[NKI-A3]"};
@@ -72,6 +89,9 @@ std::vector<NeuronCoreSpec> make_specs() {
     s.sbuf_bytes_per_partition = {256 * kKiB, "[NKI-A4] 32 MiB SBUF / 128 partitions"};
     s.tensor_clock_ghz = {2.4, "[NKI-A4]"};
     s.fp8_double_row_speedup = {2, "[ISA] double-row fp8 still supported on v4"};
+    s.mx_speedup = {4, "[NKI-A4] [NC4] MXFP8/MXFP4 at 4x BF16 (315 TFLOPS): a 4K contraction in the cycles of K"};
+    s.tensor_throttle_start = {0.5, "[EXPL-SUM] [EXPL-GLOSS] same as Trn2"};
+    s.max_physical_cores = {2, "[LNC] LNC=2 on Trn2 and later; assumed: a core pair shares HBM as on Trn2"};
     s.vector_clock_ghz = {1.2, "[NKI-A4]"};
     s.scalar_clock_ghz = {1.2, "[NKI-A4]"};
     s.gpsimd_clock_ghz = {1.2, "[NKI-A4]"};
@@ -103,6 +123,11 @@ std::vector<std::pair<std::string, const Param*>> NeuronCoreSpec::params() const
           {"matmul_min_ii_cycles", &matmul_min_ii_cycles},
           {"matmul_fp32_factor", &matmul_fp32_factor},
           {"fp8_double_row_speedup", &fp8_double_row_speedup},
+          {"mx_speedup", &mx_speedup},
+          {"load_stationary_speedup", &load_stationary_speedup},
+          {"tensor_throttle_start", &tensor_throttle_start},
+          {"tensor_throttle_ramp_ns", &tensor_throttle_ramp_ns},
+          {"tensor_throttle_idle_ns", &tensor_throttle_idle_ns},
           {"vector_clock_ghz", &vector_clock_ghz},
           {"scalar_clock_ghz", &scalar_clock_ghz},
           {"gpsimd_clock_ghz", &gpsimd_clock_ghz},
@@ -112,9 +137,11 @@ std::vector<std::pair<std::string, const Param*>> NeuronCoreSpec::params() const
           {"dma_engines", &dma_engines},
           {"dma_engine_bytes_per_ns", &dma_engine_bytes_per_ns},
           {"dma_fixed_latency_ns", &dma_fixed_latency_ns},
+          {"dma_descriptor_overhead_bytes", &dma_descriptor_overhead_bytes},
           {"hbm_share_bytes_per_ns", &hbm_share_bytes_per_ns},
           {"dma_queues", &dma_queues},
-          {"hbm_bytes", &hbm_bytes}};
+          {"hbm_bytes", &hbm_bytes},
+          {"max_physical_cores", &max_physical_cores}};
 }
 
 const NeuronCoreSpec& spec_for(std::string_view name) {

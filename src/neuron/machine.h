@@ -5,8 +5,7 @@
 //   const NeuronCoreSpec& s = spec_for("v3");        // also "trn2"; throws nanotrn::Error for unknown names
 //   double ns = s.tensor_clock_ghz.value;             // every field is a Param {value, source}
 //
-// Not here: chips, servers, links (hw catalog), the cost formulas themselves (timing.cpp), fp8 double-row and MX
-// matmul modes (recorded as facts, not modelled).
+// Not here: chips, servers, links (hw catalog), the cost formulas themselves (timing_costs.cpp).
 #pragma once
 
 #include <string>
@@ -39,7 +38,14 @@ struct NeuronCoreSpec {
   Param matmul_max_moving_free;      // N <= 512 (fp32 dst; v4 allows more, not modelled)
   Param matmul_min_ii_cycles;        // 64: the min(64, N_stationary) term of the matmul cost
   Param matmul_fp32_factor;          // fp32 inputs cost 4x
-  Param fp8_double_row_speedup;      // 1 on v2, 2 on v3/v4 (double-row mode; recorded, not modelled)
+  Param fp8_double_row_speedup;      // 1 on v2, 2 on v3/v4 (double-row mode: 2 K rows per cycle)
+  Param mx_speedup;                  // 4 on v4 (MXFP8/MXFP4 quad rate, matmul_mx), 1 before (no MX path)
+  Param load_stationary_speedup;     // fast LoadStationary: LS of free size M takes M / this cycles
+  // TensorE power throttling after idle (v3/v4): utilisation limit starts at throttle_start and ramps linearly to
+  // 1 over throttle_ramp_ns; an idle gap of throttle_idle_ns re-engages it. v2: start 1 (none documented).
+  Param tensor_throttle_start;
+  Param tensor_throttle_ramp_ns;
+  Param tensor_throttle_idle_ns;
 
   // Vector / Scalar / GpSimd engines.
   Param vector_clock_ghz;
@@ -53,9 +59,12 @@ struct NeuronCoreSpec {
   Param dma_engines;              // 16 per core
   Param dma_engine_bytes_per_ns;  // per-engine peak, B/ns (= GB/s)
   Param dma_fixed_latency_ns;     // per-transfer fixed cost
-  Param hbm_share_bytes_per_ns;   // chip HBM bandwidth / cores, B/ns
-  Param dma_queues;               // independent in-order DMA queues the timing model offers
-  Param hbm_bytes;                // HBM capacity share per core
+  // Per-descriptor (contiguous DMA buffer) overhead, as bytes of transfer time: efficiency = b / (b + this).
+  Param dma_descriptor_overhead_bytes;
+  Param hbm_share_bytes_per_ns;  // chip HBM bandwidth / cores, B/ns
+  Param dma_queues;              // independent in-order DMA queues the timing model offers
+  Param hbm_bytes;               // HBM capacity share per core
+  Param max_physical_cores;      // SPMD launch width: 1 on v2, 2 (LNC=2, a core pair sharing an HBM bank) v3/v4
 
   // Bandwidth all DMA queues of the core share: min(engines x per-engine peak, HBM share) [derived].
   double dma_total_bytes_per_ns() const;

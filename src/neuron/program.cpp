@@ -55,6 +55,8 @@ const char* opcode_name(Opcode o) {
       return "iota";
     case Opcode::affine_select:
       return "affine_select";
+    case Opcode::reciprocal:
+      return "reciprocal";
   }
   return "?";
 }

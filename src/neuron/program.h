@@ -7,10 +7,12 @@
 //    offset `offset` .. offset + free * dtype_size within every partition. partitions <= 128.
 //  * SBUF tiles never overlap and fit the generation's SBUF per partition; PSUM tiles likewise, and never cross a
 //    2 KiB bank.
-//  * An HBM tensor is a row-major [rows, cols] array; views of it are rectangles inside it.
+//  * An HBM tensor is a row-major [rows, cols] array; views of it are rectangles inside it, or (HBM only, for DMA)
+//    access patterns: element (p, f) of a pattern view is flat element (p0 * cols + f0) + p * ps + f * fs of the
+//    tensor (ps, fs >= 0 element strides; ps = 0 broadcasts one row to every partition, fs = cols reads a column).
 //  * A View is a rectangle [p0, p0 + np) x [f0, f0 + nf) of a tile or HBM tensor (rows play partitions there).
 //
-// Not here: dynamic shapes, strided / multi-dimensional access patterns (views are rectangles), control flow.
+// Not here: dynamic shapes, multi-dimensional (3-4 D) free-axis patterns, on-chip strided views, control flow.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +38,8 @@ enum class Opcode : uint8_t {
   memset,
   copy,
   iota,
-  affine_select
+  affine_select,
+  reciprocal
 };
 enum class Act : uint8_t { copy, exp, tanh, sigmoid, relu, silu, gelu_tanh, square, rsqrt, reciprocal };
 enum class AluOp : uint8_t { add, subtract, multiply, max, min };
@@ -58,11 +61,14 @@ struct Buffer {
   std::source_location where;
 };
 
-// A rectangle of a buffer.
+// A rectangle of a buffer, or (pattern = true, HBM only) an access pattern: element (p, f) at flat element
+// (p0 * cols + f0) + p * ps + f * fs of the tensor.
 struct View {
   int buffer = -1;
   int64_t p0 = 0, np = 0;  // partition (row) range
   int64_t f0 = 0, nf = 0;  // free (column) range
+  bool pattern = false;
+  int64_t ps = 0, fs = 1;  // element strides of a pattern view
 };
 
 struct Instruction {
@@ -71,12 +77,24 @@ struct Instruction {
   View dst;
   std::vector<View> srcs;   // reads, in operand order (matmul: stationary, moving)
   bool accumulate = false;  // matmul: add onto PSUM instead of overwriting
+  // matmul: fp8 double-row mode (v3/v4): srcs = {st0, mv0, st1, mv1}, a contraction over 2 K rows at the cycle
+  // cost of K [NKI-A3] [ISA] (builder.h matmul_double_row).
+  bool double_row = false;
+  // matmul: MX mode (v4, nc_matmul_mx): srcs = {st0, mv0, st1, mv1, st2, mv2, st3, mv3, st_scale, mv_scale}, a
+  // contraction over 4 K rows with per-32-element power-of-two block scales at the cycle cost of K [NKI-A4] [ISA]
+  // (builder.h matmul_mx).
+  bool mx = false;
   Act act = Act::copy;
   AluOp alu0 = AluOp::add, alu1 = AluOp::add;
   bool has_op1 = false;  // tensor_scalar: second op present
   // activation: bias is the per-partition [P, 1] vector srcs[1] instead of `bias`;
   // tensor_scalar: operand 0 is the per-partition [P, 1] vector srcs[1] instead of `scale`.
   bool vector_operand = false;
+  bool scale_vector = false;  // activation: scale is the per-partition [P, 1] vector srcs[1]
+  bool negate = false;        // reduce: store -result
+  // activation: also write the add-reduction along the free axis of the (fp32) results to `reduce_dst` [P, 1].
+  bool has_reduce_dst = false;
+  View reduce_dst;
   float scale = 1, bias = 0;  // activation: f(x * scale + bias); tensor_scalar: operands 0 and 1
   float value = 0;            // memset value
   // iota: dst = offset + p * multiplier + f * step;

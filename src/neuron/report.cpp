@@ -17,85 +17,118 @@ std::string fmt(const char* f, double v) {
 
 }  // namespace
 
-Report make_report(const Program& program, const TimingResult& timing, const NeuronCoreSpec& spec, double flops,
-                   size_t max_stalls) {
+Report make_report(const std::vector<const Program*>& programs, const std::vector<TimingResult>& timings,
+                   const NeuronCoreSpec& spec, double flops, size_t max_stalls) {
   Report r;
   r.core = spec.name;
-  r.instructions = program.instructions.size();
-  r.total_ns = timing.total_ns;
-  for (const Track& t : timing.tracks)
-    if (t.instructions > 0)
-      r.tracks.push_back({t.name, t.busy_ns, r.total_ns > 0 ? t.busy_ns / r.total_ns : 0, t.instructions});
+  r.cores = programs.size();
+  const bool spmd = programs.size() > 1;
+  for (const TimingResult& t : timings) r.total_ns = std::max(r.total_ns, t.total_ns);
   double matmul_flops = 0;
-  bool any_matmul = false, all_fp32 = true;
-  for (const Instruction& ins : program.instructions) {
-    if (ins.op == Opcode::matmul) {
-      any_matmul = true;
-      matmul_flops += 2.0 * static_cast<double>(ins.srcs[0].np) * static_cast<double>(ins.srcs[0].nf) *
-                      static_cast<double>(ins.srcs[1].nf);
-      if (program.buffers[static_cast<size_t>(ins.srcs[0].buffer)].dtype != DType::f32) all_fp32 = false;
-    } else if (ins.op == Opcode::dma_copy) {
-      r.dma_bytes += dma_bytes(ins, program);
-      ++r.dma_transfers;
+  bool any_matmul = false, all_fp32 = true, all_double_row = true, all_mx = true;
+  struct Ref {
+    size_t core, instruction;
+  };
+  std::vector<Ref> stalled;
+  std::map<std::pair<std::string, std::string>, StallSum> sums;
+  for (size_t c = 0; c < programs.size(); ++c) {
+    const Program& program = *programs[c];
+    const TimingResult& timing = timings[c];
+    const std::string prefix = spmd ? "NC" + std::to_string(c) + " " : "";
+    r.instructions += program.instructions.size();
+    for (const Track& t : timing.tracks)
+      if (t.instructions > 0)
+        r.tracks.push_back({prefix + t.name, t.busy_ns, r.total_ns > 0 ? t.busy_ns / r.total_ns : 0, t.instructions});
+    for (const Instruction& ins : program.instructions) {
+      if (ins.op == Opcode::matmul) {
+        any_matmul = true;
+        matmul_flops += (ins.mx           ? 8.0
+                         : ins.double_row ? 4.0
+                                          : 2.0) *
+                        static_cast<double>(ins.srcs[0].np) * static_cast<double>(ins.srcs[0].nf) *
+                        static_cast<double>(ins.srcs[1].nf);
+        if (program.buffers[static_cast<size_t>(ins.srcs[0].buffer)].dtype != DType::f32) all_fp32 = false;
+        if (!ins.double_row) all_double_row = false;
+        if (!ins.mx) all_mx = false;
+      } else if (ins.op == Opcode::dma_copy) {
+        r.dma_bytes += dma_bytes(ins, program);
+        ++r.dma_transfers;
+      }
+    }
+    for (const Buffer& b : program.buffers) {
+      const int64_t end = b.offset + b.cols * static_cast<int64_t>(dtype_size(b.dtype));
+      if (b.memory == Memory::sbuf) r.sbuf_high_water = std::max(r.sbuf_high_water, end);
+      if (b.memory == Memory::psum) r.psum_high_water = std::max(r.psum_high_water, end);
+    }
+    for (size_t i = 0; i < timing.instructions.size(); ++i) {
+      const InstructionTiming& t = timing.instructions[i];
+      if (t.blocked_by < 0 || t.stall_ns <= 0) continue;
+      stalled.push_back({c, i});
+      const int cause = timing.instructions[static_cast<size_t>(t.blocked_by)].track;
+      const std::string a = prefix + timing.tracks[static_cast<size_t>(t.track)].name;
+      const std::string b = prefix + timing.tracks[static_cast<size_t>(cause)].name;
+      StallSum& sum = sums[{a, b}];
+      sum.track = a;
+      sum.cause_track = b;
+      sum.stall_ns += t.stall_ns;
+      ++sum.count;
     }
   }
   r.flops = flops > 0 ? flops : matmul_flops;
-  const double peak_per_ns = 2.0 * spec.pe_rows.value * spec.pe_cols.value * spec.tensor_clock_ghz.value /
-                             (any_matmul && all_fp32 ? spec.matmul_fp32_factor.value : 1.0);
+  double peak_per_ns = 2.0 * spec.pe_rows.value * spec.pe_cols.value * spec.tensor_clock_ghz.value;
+  if (any_matmul && all_fp32) peak_per_ns /= spec.matmul_fp32_factor.value;
+  if (any_matmul && all_double_row) peak_per_ns *= spec.fp8_double_row_speedup.value;
+  if (any_matmul && all_mx) peak_per_ns *= spec.mx_speedup.value;
+  peak_per_ns *= static_cast<double>(programs.size());
   r.peak_tflops = peak_per_ns / 1e3;
   r.tflops = r.total_ns > 0 ? r.flops / r.total_ns / 1e3 : 0;
   r.peak_fraction = r.total_ns > 0 ? r.flops / r.total_ns / peak_per_ns : 0;
   r.dma_gbps = r.total_ns > 0 ? r.dma_bytes / r.total_ns : 0;
-  r.dma_peak_gbps = spec.dma_total_bytes_per_ns();
-  for (const Buffer& b : program.buffers) {
-    const int64_t end = b.offset + b.cols * static_cast<int64_t>(dtype_size(b.dtype));
-    if (b.memory == Memory::sbuf) r.sbuf_high_water = std::max(r.sbuf_high_water, end);
-    if (b.memory == Memory::psum) r.psum_high_water = std::max(r.psum_high_water, end);
-  }
+  const double cores = static_cast<double>(programs.size());
+  r.dma_peak_gbps = std::min(cores * spec.dma_engines.value * spec.dma_engine_bytes_per_ns.value,
+                             cores * spec.hbm_share_bytes_per_ns.value);
   r.sbuf_capacity = static_cast<int64_t>(spec.sbuf_bytes_per_partition.value);
   r.psum_capacity = static_cast<int64_t>(spec.psum_bytes_per_partition.value);
-  std::vector<size_t> stalled;
-  std::map<std::pair<int, int>, StallSum> sums;
-  for (size_t i = 0; i < timing.instructions.size(); ++i) {
-    const InstructionTiming& t = timing.instructions[i];
-    if (t.blocked_by < 0 || t.stall_ns <= 0) continue;
-    stalled.push_back(i);
-    const int cause = timing.instructions[static_cast<size_t>(t.blocked_by)].track;
-    StallSum& sum = sums[{t.track, cause}];
-    sum.track = timing.tracks[static_cast<size_t>(t.track)].name;
-    sum.cause_track = timing.tracks[static_cast<size_t>(cause)].name;
-    sum.stall_ns += t.stall_ns;
-    ++sum.count;
-  }
   for (const auto& kv : sums) r.stall_sums.push_back(kv.second);
   std::stable_sort(r.stall_sums.begin(), r.stall_sums.end(),
                    [](const StallSum& a, const StallSum& b) { return a.stall_ns > b.stall_ns; });
+  auto stall_of = [&](const Ref& x) { return timings[x.core].instructions[x.instruction].stall_ns; };
   const size_t keep = std::min(max_stalls, stalled.size());
   std::partial_sort(stalled.begin(), stalled.begin() + static_cast<std::ptrdiff_t>(keep), stalled.end(),
-                    [&](size_t a, size_t b) {
-                      const double sa = timing.instructions[a].stall_ns, sb = timing.instructions[b].stall_ns;
-                      return sa != sb ? sa > sb : a < b;
+                    [&](const Ref& a, const Ref& b) {
+                      const double sa = stall_of(a), sb = stall_of(b);
+                      if (sa != sb) return sa > sb;
+                      return a.core != b.core ? a.core < b.core : a.instruction < b.instruction;
                     });
-  auto op_of = [&](size_t i) {
-    const Instruction& ins = program.instructions[i];
-    return ins.op == Opcode::activation ? std::string("activation ") + act_name(ins.act)
-                                        : std::string(opcode_name(ins.op));
-  };
   for (size_t s = 0; s < keep; ++s) {
-    const size_t i = stalled[s];
+    const Program& program = *programs[stalled[s].core];
+    const TimingResult& timing = timings[stalled[s].core];
+    const std::string prefix = spmd ? "NC" + std::to_string(stalled[s].core) + " " : "";
+    auto op_of = [&](size_t i) {
+      const Instruction& ins = program.instructions[i];
+      return ins.op == Opcode::activation ? std::string("activation ") + act_name(ins.act)
+                                          : std::string(opcode_name(ins.op));
+    };
+    const size_t i = stalled[s].instruction;
     const InstructionTiming& t = timing.instructions[i];
     const auto j = static_cast<size_t>(t.blocked_by);
-    r.stalls.push_back({i, op_of(i), timing.tracks[static_cast<size_t>(t.track)].name,
+    r.stalls.push_back({i, op_of(i), prefix + timing.tracks[static_cast<size_t>(t.track)].name,
                         where_string(program.instructions[i].where), t.stall_ns, j, op_of(j),
-                        timing.tracks[static_cast<size_t>(timing.instructions[j].track)].name,
+                        prefix + timing.tracks[static_cast<size_t>(timing.instructions[j].track)].name,
                         where_string(program.instructions[j].where)});
   }
   return r;
 }
 
+Report make_report(const Program& program, const TimingResult& timing, const NeuronCoreSpec& spec, double flops,
+                   size_t max_stalls) {
+  return make_report(std::vector<const Program*>{&program}, std::vector<TimingResult>{timing}, spec, flops, max_stalls);
+}
+
 std::string report_text(const Report& r) {
   std::string s;
-  s += "core " + r.core + ", " + std::to_string(r.instructions) + " instructions\n";
+  s += "core " + r.core + (r.cores > 1 ? " x " + std::to_string(r.cores) + " physical cores (SPMD, LNC=2)" : "") +
+       ", " + std::to_string(r.instructions) + " instructions\n";
   s += "total time      " + fmt("%.3f", r.total_ns / 1e3) + " us\n";
   s += "achieved        " + fmt("%.2f", r.tflops) + " TFLOP/s = " + fmt("%.1f", 100 * r.peak_fraction) +
        " % of TensorE peak " + fmt("%.2f", r.peak_tflops) + " TFLOP/s (" + fmt("%.4g", r.flops) + " flop)\n";
@@ -152,6 +185,7 @@ nlohmann::json report_json(const Report& r) {
                       {"blocker_track", st.blocker_track},
                       {"blocker_source", st.blocker_source}});
   return {{"core", r.core},
+          {"physical_cores", r.cores},
           {"instructions", r.instructions},
           {"total_ns", r.total_ns},
           {"flops", r.flops},

@@ -5,10 +5,12 @@
 //   std::cout << report_text(r);   nlohmann::json j = report_json(r);
 //
 // Definitions:
-//  * flops: the `flops` argument when > 0, else 2 * K * M * N summed over matmul instructions (transposes excluded).
+//  * flops: the `flops` argument when > 0, else 2 * K * M * N summed over matmul instructions (x2 for fp8
+//    double-row, a 2K contraction; x4 for MX; transposes excluded).
 //  * TensorE peak (flop/ns): 2 x pe_rows x pe_cols x tensor clock, the timing model's own matmul rate (a full
 //    [128,128]^T x [128,512] matmul costs 512 cycles), divided by matmul_fp32_factor when every matmul has fp32
-//    inputs. fp8 double-row is not modelled, so fp8 uses the bf16 peak.
+//    inputs, x fp8_double_row_speedup when every matmul is fp8 double-row, x mx_speedup when every one is MX;
+//    x physical cores.
 //  * busy %: a track's busy time / total time. DMA GB/s: bytes of all dma_copy / total time (B/ns = GB/s).
 //  * high-water marks: the largest offset + size of any tile, bytes per partition (the builder's bump allocator
 //    never frees, so this is also the total allocated).
@@ -51,6 +53,7 @@ struct StallSum {
 
 struct Report {
   std::string core;
+  size_t cores = 1;  // physical cores of an SPMD launch
   size_t instructions = 0;
   double total_ns = 0;
   std::vector<TrackUse> tracks;  // tracks that ran at least one instruction, in track order
@@ -64,6 +67,10 @@ struct Report {
 
 Report make_report(const Program& program, const TimingResult& timing, const NeuronCoreSpec& spec, double flops = 0,
                    size_t max_stalls = 5);
+// An SPMD launch (simulate_timing_spmd): total = the slowest core; tracks, stalls named "NC<c> <track>" when more
+// than one core; flops, DMA bytes summed; peaks x cores.
+Report make_report(const std::vector<const Program*>& programs, const std::vector<TimingResult>& timings,
+                   const NeuronCoreSpec& spec, double flops = 0, size_t max_stalls = 5);
 std::string report_text(const Report& r);
 nlohmann::json report_json(const Report& r);
 

@@ -1,33 +1,47 @@
-// The event-driven timing model of one NeuronCore running a recorded Program.
+// The event-driven timing model of one NeuronCore (or an SPMD pair of physical cores) running recorded Programs.
 //
-//   TimingResult t = simulate_timing(program, spec_for("v3"));
-//   t.total_ns;  t.instructions[i].start_ns / end_ns / track;  t.tracks[k].name / busy_ns
+//   TimingResult t = simulate_timing(program, spec_for("v3"));        // every model feature on (TimingOptions{})
+//   t.total_ns;  t.instructions[i].start_ns / end_ns / track / ls_ns / throttle;  t.tracks[k].name / busy_ns
+//   std::vector<TimingResult> pair = simulate_timing_spmd({&p0, &p1}, spec_for("v3"));   // LNC=2
 //
 // Model (every constant comes from the NeuronCoreSpec; formulas from hardware-facts.md sec. 6.3 [ISA-2025-10]):
 //  * Tracks: Tensor, Vector, Scalar, GpSimd (one in-order queue each) and DMA queues q0..q15 (in-order each).
 //    An instruction runs when its track is free and every instruction it depends on has finished.
 //  * Dependencies: RAW, WAR and WAW between an instruction and every earlier one whose read/write regions
 //    overlap (same buffer, overlapping partition and element ranges; tiles never share bytes, so this is the
-//    byte-range overlap). A matmul with accumulate also reads its dst.
+//    byte-range overlap; a pattern view counts as its bounding box). A matmul with accumulate also reads its dst;
+//    an activation with a reduction also writes its reduce_dst.
 //  * A compute instruction that waits on another track's instruction pays sync_overhead_cycles of its own engine
 //    after that instruction ends (semaphore wait) [NKI-A2], assumed once per wait.
 //  * Compute cost in engine cycles at the engine clock, N = elements per partition:
-//      matmul      max(min(64, M_stationary_free), N_moving) x (4 if fp32 inputs)        TensorE clock
-//      transpose   max(P, min(64, F)) of the source [P, F]                                TensorE clock
-//      activation  max(MIN_II, N)                                                         ScalarE clock
+//      matmul      MultiplyMoving max(min(64, M_stationary_free), N_moving) x (4 if fp32 inputs); fp8 double-row /
+//                  MX (v4): the same cycles for a 2K / 4K-row contraction (2x / 4x the flops)   TensorE clock
+//                  LoadStationary M / 4 (x4 fp32) when the stationary differs from the previous TensorE
+//                  instruction's: exposed (ls + mm) after TensorE idled, else in the background (max(mm, ls))
+//      transpose   max(P, min(64, F)) of the source [P, F]                                        TensorE clock
+//      activation  max(MIN_II, N), + MIN_II with a free-axis reduction                            ScalarE clock
 //      tensor_tensor  max(MIN_II, N) if an input is in PSUM or (all bf16, SBUF, add/sub/mul), else max(MIN_II, 2N)
 //      tensor_scalar, copy  max(MIN_II, N);  reduce  N/2 if bf16 in and out with add or max, else N
-//      memset      max(MIN_II, N/2) for 0 into bf16/fp16, else max(MIN_II, N)             VectorE clock
-//      iota, affine_select  150 + N                                                       GpSimd clock
-//  * DMA: dma_fixed_latency_ns, then bytes / bandwidth, bytes = max(source, destination bytes). The transfer
-//    phases of all DMAs in flight share dma_total_bytes_per_ns() equally (processor sharing): with k transfers in
-//    flight each moves at total / k. A lone DMA of B bytes takes latency + B / total. A queue runs one transfer at
-//    a time, its fixed latency included.
+//      reciprocal  max(MIN_II, 8N)
+//      memset      max(MIN_II, N/2) for 0 into bf16/fp16, else max(MIN_II, N)                     VectorE clock
+//      iota, affine_select  150 + N                                                               GpSimd clock
+//  * TensorE throttling (v3/v4) [EXPL-SUM]: after an idle gap >= tensor_throttle_idle_ns (and at the first
+//    instruction) the utilisation limit restarts at tensor_throttle_start (0.5) and ramps linearly to 1 over
+//    tensor_throttle_ramp_ns (3 us); a TensorE instruction's duration is divided by the limit at its start.
+//  * DMA: dma_fixed_latency_ns, then a transfer phase of bytes + descriptors x dma_descriptor_overhead_bytes
+//    (bytes = max(source, destination bytes); descriptors = np for unit-stride free axes on both sides, np x nf
+//    for an element-strided pattern). Transfers in flight share bandwidth max-min fairly: each core's transfers
+//    together at most dma_engines x dma_engine_bytes_per_ns, all transfers of the launch together at most
+//    cores x hbm_share_bytes_per_ns (one core: min of the two, split equally). A queue runs one transfer at a time.
+//  * SPMD (LNC=2, v3/v4): the programs run on separate physical cores (own tracks) and share HBM bandwidth as
+//    above; no cross-core dependencies (an SPMD kernel writes disjoint outputs).
 //  * Stalls: blocked_by / stall_ns name the dependency that delayed an instruction past its track becoming free.
-// Not here: TensorE throttling after idle, background LoadStationary, fp8 double-row, v3 VectorE perf modes,
-// per-buffer DMA overheads, SBUF/PSUM port conflicts, the Sync engine's own instruction stream.
+// Not here: background transpose (v4), v3 VectorE perf modes, SBUF/PSUM port conflicts, the Sync engine's own
+// instruction stream, DMA priorities.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,16 +50,26 @@
 
 namespace nanotrn::neuron {
 
+// Model features, all on by default; a test turns them off to check one formula alone.
+struct TimingOptions {
+  bool tensor_throttle = true;  // TensorE warm-up throttling after idle (v3/v4)
+  bool load_stationary = true;  // LoadStationary cost when the stationary changes
+  bool dma_descriptors = true;  // per-descriptor DMA overhead
+  static TimingOptions formulas_only() { return {false, false, false}; }
+};
+
 struct InstructionTiming {
   double start_ns = 0, end_ns = 0;
   int track = 0;
-  // Earlier instructions this one conflicts with (RAW/WAR/WAW), the nearest ones: an access wholly overwritten by a
-  // later write is reached through that write instead. Not only the binding one.
-  std::vector<size_t> deps;
+  // Its dependencies are TimingResult::deps(i): the earlier instructions it conflicts with (RAW/WAR/WAW), the
+  // nearest ones (an access wholly overwritten by a later write is reached through that write instead), sorted.
+  uint32_t dep_begin = 0, dep_count = 0;
   // The dependency whose end (plus sync overhead) set the start, when that was later than the track becoming
   // free: the stall's cause. -1 when the instruction started as soon as its track was free.
   long blocked_by = -1;
   double stall_ns = 0;  // start - the time its track became free (0 when not blocked)
+  double ls_ns = 0;     // matmul: exposed LoadStationary at the start (MultiplyMoving is [start + ls_ns, end))
+  double throttle = 1;  // TensorE: utilisation limit at the start (its duration was divided by it)
 };
 
 struct Track {
@@ -58,14 +82,26 @@ struct TimingResult {
   std::vector<InstructionTiming> instructions;
   std::vector<Track> tracks;  // indices 0..3: Tensor, Vector, Scalar, GpSimd; 4 + q: DMA queue q
   double total_ns = 0;
+  std::vector<size_t> dep_list;  // every instruction's dependencies, back to back (see deps)
+  std::span<const size_t> deps(size_t i) const {
+    const InstructionTiming& t = instructions.at(i);
+    return {dep_list.data() + t.dep_begin, t.dep_count};
+  }
 };
 
 int track_of(const Instruction& ins);
 // Bytes a dma_copy moves: max(source, destination bytes) (assumed for casting copies).
 double dma_bytes(const Instruction& ins, const Program& program);
-TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec);
+TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec, const TimingOptions& options = {});
+// SPMD launch of programs.size() (1 or up to spec.max_physical_cores) physical cores: one result per core (its own
+// tracks and total); the launch takes the largest total. Throws nanotrn::Error past max_physical_cores.
+std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>& programs, const NeuronCoreSpec& spec,
+                                               const TimingOptions& options = {});
 // The same model, computed the straightforward way (every track scanned at every event, per-buffer access lists
-// scanned in full): slow, kept as the reference simulate_timing must match bit for bit (tests/neuron/timing_test.cpp).
-TimingResult simulate_timing_reference(const Program& program, const NeuronCoreSpec& spec);
+// scanned in full): slow, kept as the reference the fast one must match bit for bit (tests/neuron/timing_test.cpp).
+TimingResult simulate_timing_reference(const Program& program, const NeuronCoreSpec& spec,
+                                       const TimingOptions& options = {});
+std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const Program*>& programs,
+                                                         const NeuronCoreSpec& spec, const TimingOptions& options = {});
 
 }  // namespace nanotrn::neuron

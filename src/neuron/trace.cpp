@@ -1,25 +1,36 @@
 // Chrome trace-event writer (see trace.h). Not here: timing (timing.cpp computes it).
 #include "neuron/trace.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include "base/error.h"
 
 namespace nanotrn::neuron {
 
-nlohmann::json trace_json(const Program& program, const TimingResult& timing, const NeuronCoreSpec& spec) {
-  nlohmann::json events = nlohmann::json::array();
+namespace {
+
+std::string view_string(const Buffer& b, const View& v) {
+  std::string s = b.name + "[" + std::to_string(v.p0) + ":" + std::to_string(v.p0 + v.np) + ", " +
+                  std::to_string(v.f0) + ":" + std::to_string(v.f0 + v.nf) + "]";
+  if (v.pattern) s += " pattern ps=" + std::to_string(v.ps) + " fs=" + std::to_string(v.fs);
+  return s;
+}
+
+void add_core(nlohmann::json& events, int pid, const Program& program, const TimingResult& timing,
+              const NeuronCoreSpec& spec, bool spmd) {
+  const std::string prefix = spmd ? "NC" + std::to_string(pid) + " " : "";
   events.push_back({{"ph", "M"},
                     {"name", "process_name"},
-                    {"pid", 0},
+                    {"pid", pid},
                     {"tid", 0},
-                    {"args", {{"name", "NeuronCore " + spec.name + " (" + spec.generation + ")"}}}});
+                    {"args", {{"name", prefix + "NeuronCore " + spec.name + " (" + spec.generation + ")"}}}});
   for (size_t k = 0; k < timing.tracks.size(); ++k) {
     if (timing.tracks[k].instructions == 0) continue;
     events.push_back(
-        {{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", k}, {"args", {{"name", timing.tracks[k].name}}}});
+        {{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", k}, {"args", {{"name", timing.tracks[k].name}}}});
     events.push_back(
-        {{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", 0}, {"tid", k}, {"args", {{"sort_index", k}}}});
+        {{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", k}, {"args", {{"sort_index", k}}}});
   }
   for (size_t i = 0; i < program.instructions.size(); ++i) {
     const Instruction& ins = program.instructions[i];
@@ -27,22 +38,31 @@ nlohmann::json trace_json(const Program& program, const TimingResult& timing, co
     const Buffer& dst = program.buffers[static_cast<size_t>(ins.dst.buffer)];
     std::string name = opcode_name(ins.op);
     if (ins.op == Opcode::activation) name += std::string(" ") + act_name(ins.act);
-    events.push_back(
-        {{"ph", "X"},
-         {"name", name},
-         {"cat", engine_name(ins.engine)},
-         {"pid", 0},
-         {"tid", t.track},
-         {"ts", t.start_ns / 1000.0},
-         {"dur", (t.end_ns - t.start_ns) / 1000.0},
-         {"args",
-          {{"source", where_string(ins.where)},
-           {"index", i},
-           {"deps", t.deps},
-           {"blocked_by", t.blocked_by},
-           {"stall_ns", t.stall_ns},
-           {"dst", dst.name + "[" + std::to_string(ins.dst.p0) + ":" + std::to_string(ins.dst.p0 + ins.dst.np) + ", " +
-                       std::to_string(ins.dst.f0) + ":" + std::to_string(ins.dst.f0 + ins.dst.nf) + "]"}}}});
+    nlohmann::json args = {{"source", where_string(ins.where)},
+                           {"index", i},
+                           {"deps", std::vector<size_t>(timing.deps(i).begin(), timing.deps(i).end())},
+                           {"blocked_by", t.blocked_by},
+                           {"stall_ns", t.stall_ns},
+                           {"dst", view_string(dst, ins.dst)}};
+    if (ins.engine == Engine::tensor) args["throttle"] = t.throttle;
+    if (ins.op == Opcode::matmul && ins.double_row) args["perf_mode"] = "double_row";
+    if (ins.op == Opcode::matmul && ins.mx) args["perf_mode"] = "mx";
+    auto slice = [&](const std::string& n, double b, double e) {
+      events.push_back({{"ph", "X"},
+                        {"name", n},
+                        {"cat", engine_name(ins.engine)},
+                        {"pid", pid},
+                        {"tid", t.track},
+                        {"ts", b / 1000.0},
+                        {"dur", (e - b) / 1000.0},
+                        {"args", args}});
+    };
+    if (ins.op == Opcode::matmul) {  // the profiler's two instructions [NKI-A2]
+      if (t.ls_ns > 0) slice("LoadStationary", t.start_ns, t.start_ns + t.ls_ns);
+      slice("MultiplyMoving", t.start_ns + t.ls_ns, t.end_ns);
+    } else {
+      slice(name, t.start_ns, t.end_ns);
+    }
   }
   // A flow arrow from each stall's cause to the stalled instruction ("s" inside the cause's slice, "f" bound to
   // the start of the stalled one).
@@ -50,30 +70,53 @@ nlohmann::json trace_json(const Program& program, const TimingResult& timing, co
     const InstructionTiming& t = timing.instructions[i];
     if (t.blocked_by < 0) continue;
     const InstructionTiming& c = timing.instructions.at(static_cast<size_t>(t.blocked_by));
+    const size_t id = (static_cast<size_t>(pid) << 32) + i;
     events.push_back({{"ph", "s"},
                       {"name", "dependency"},
                       {"cat", "dependency"},
-                      {"id", i},
-                      {"pid", 0},
+                      {"id", id},
+                      {"pid", pid},
                       {"tid", c.track},
                       {"ts", (c.start_ns + c.end_ns) / 2000.0}});
     events.push_back({{"ph", "f"},
                       {"bp", "e"},
                       {"name", "dependency"},
                       {"cat", "dependency"},
-                      {"id", i},
-                      {"pid", 0},
+                      {"id", id},
+                      {"pid", pid},
                       {"tid", t.track},
                       {"ts", t.start_ns / 1000.0}});
   }
-  return {{"traceEvents", events}, {"displayTimeUnit", "ns"}, {"otherData", {{"total_ns", timing.total_ns}}}};
+}
+
+}  // namespace
+
+nlohmann::json trace_json(const std::vector<const Program*>& programs, const std::vector<TimingResult>& timings,
+                          const NeuronCoreSpec& spec) {
+  check(programs.size() == timings.size() && !programs.empty(), "trace_json: one timing per program");
+  nlohmann::json events = nlohmann::json::array();
+  double total = 0;
+  for (size_t c = 0; c < programs.size(); ++c) {
+    add_core(events, static_cast<int>(c), *programs[c], timings[c], spec, programs.size() > 1);
+    total = std::max(total, timings[c].total_ns);
+  }
+  return {{"traceEvents", events}, {"displayTimeUnit", "ns"}, {"otherData", {{"total_ns", total}}}};
+}
+
+nlohmann::json trace_json(const Program& program, const TimingResult& timing, const NeuronCoreSpec& spec) {
+  return trace_json(std::vector<const Program*>{&program}, std::vector<TimingResult>{timing}, spec);
 }
 
 void write_trace_file(const std::string& path, const Program& program, const TimingResult& timing,
                       const NeuronCoreSpec& spec) {
+  write_trace_file(path, std::vector<const Program*>{&program}, std::vector<TimingResult>{timing}, spec);
+}
+
+void write_trace_file(const std::string& path, const std::vector<const Program*>& programs,
+                      const std::vector<TimingResult>& timings, const NeuronCoreSpec& spec) {
   std::ofstream f(path);
   check(static_cast<bool>(f), "cannot open trace file '" + path + "' for writing");
-  f << trace_json(program, timing, spec).dump(1) << "\n";
+  f << trace_json(programs, timings, spec).dump(1) << "\n";
   check(static_cast<bool>(f), "failed writing trace file '" + path + "'");
 }
 

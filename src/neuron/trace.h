@@ -1,8 +1,9 @@
 // Chrome trace-event JSON (opens in Perfetto / chrome://tracing) of a timed Program: one process "NeuronCore
-// <spec>", one thread (track) per engine and per DMA queue that ran something, one complete ("X") slice per
-// instruction with ts/dur in microseconds and args {source: "file:line", index, deps, blocked_by, stall_ns, dst},
-// and a flow arrow ("s"/"f" pair, id = the stalled instruction's index) from each stall's cause to the instruction
-// it held up.
+// <spec>" (SPMD: one per physical core, "NC<c> ..."), one thread (track) per engine and per DMA queue that ran
+// something, one complete ("X") slice per instruction with ts/dur in microseconds and args {source: "file:line",
+// index, deps, blocked_by, stall_ns, dst, throttle (TensorE)}; a matmul is drawn as the profiler's two
+// instructions, "LoadStationary" (when exposed, ls_ns) then "MultiplyMoving"; and a flow arrow ("s"/"f" pair,
+// id = core << 32 | the stalled instruction's index) from each stall's cause to the instruction it held up.
 //
 //   nlohmann::json j = trace_json(program, timing, spec);   write_trace_file("k.json", program, timing, spec);
 //
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "neuron/machine.h"
 #include "neuron/program.h"
@@ -19,8 +21,12 @@
 namespace nanotrn::neuron {
 
 nlohmann::json trace_json(const Program& program, const TimingResult& timing, const NeuronCoreSpec& spec);
+nlohmann::json trace_json(const std::vector<const Program*>& programs, const std::vector<TimingResult>& timings,
+                          const NeuronCoreSpec& spec);
 // Writes trace_json(...) to `path`; throws nanotrn::Error when the file cannot be written.
 void write_trace_file(const std::string& path, const Program& program, const TimingResult& timing,
                       const NeuronCoreSpec& spec);
+void write_trace_file(const std::string& path, const std::vector<const Program*>& programs,
+                      const std::vector<TimingResult>& timings, const NeuronCoreSpec& spec);
 
 }  // namespace nanotrn::neuron

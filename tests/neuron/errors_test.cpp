@@ -2,13 +2,18 @@
 // line of the offending kernel call (captured with __LINE__ on the same line). Not here: correct programs.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
 #include "neuron/builder.h"
 #include "neuron/executor.h"
+#include "neuron/kernels/rmsnorm.h"
+#include "neuron/kernels/softmax.h"
+#include "neuron/kernels/transpose.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -136,6 +141,77 @@ TEST(NeuronErrors, ImmediateActivationBiasOnV2) {
   View y = b3.sbuf("y", 128, 8, DType::f32);
   b3.activation(y, y, Act::exp, 1.0f, 0.5f);  // immediate bias allowed from v3
   EXPECT_EQ(b3.program().instructions.size(), 1u);
+}
+
+TEST(NeuronErrors, EngineOpAndDtypeOfDoubleRow) {
+  KernelBuilder b2(spec_for("v2"));
+  View s2 = b2.sbuf("s", 128, 64, DType::f8e4m3), m2 = b2.sbuf("m", 128, 64, DType::f8e4m3);
+  View a2 = b2.psum("acc", 64, 64, DType::f32);
+  expect_rule([&] { b2.matmul_double_row(a2, s2, s2, m2, m2); }, "[engine-op]", __LINE__);
+  KernelBuilder b(spec_for("v3"));
+  View s = b.sbuf("s", 128, 64, DType::f8e4m3), sb = b.sbuf("sb", 128, 64, DType::bf16);
+  View m = b.sbuf("m", 128, 64, DType::f8e4m3), acc = b.psum("acc", 64, 64, DType::f32);
+  expect_rule([&] { b.matmul_double_row(acc, s, sb, m, m); }, "[matmul-dtype]", __LINE__);
+  expect_rule([&] { b.matmul_double_row(acc, s, b.slice(s, 0, 128, 0, 32), m, m); }, "[matmul-shape]", __LINE__);
+}
+
+TEST(NeuronErrors, MxMatmulRules) {
+  auto quarters = [](KernelBuilder& b, int64_t k, DType t) {
+    std::array<View, 4> st, mv;
+    const char* sn[] = {"s0", "s1", "s2", "s3"};
+    const char* mn[] = {"m0", "m1", "m2", "m3"};
+    for (size_t j = 0; j < 4; ++j) {
+      st[j] = b.sbuf(sn[j], k, 64, t);
+      mv[j] = b.sbuf(mn[j], k, 64, t);
+    }
+    return std::pair{st, mv};
+  };
+  KernelBuilder b3(spec_for("v3"));
+  const auto [s3, m3] = quarters(b3, 64, DType::f8e4m3);
+  View ss3 = b3.sbuf("ss", 8, 64, DType::i32), acc3 = b3.psum("acc", 64, 64, DType::f32);
+  expect_rule([&] { b3.matmul_mx(acc3, s3, m3, ss3, ss3); }, "[engine-op]", __LINE__);
+  KernelBuilder b(spec_for("v4"));
+  const auto [st, mv] = quarters(b, 48, DType::f8e4m3);  // K = 48: not a multiple of 32
+  const auto [sb, mb] = quarters(b, 64, DType::bf16);
+  View ss = b.sbuf("ss", 6, 64, DType::i32), acc = b.psum("acc", 64, 64, DType::f32);
+  View sf = b.sbuf("sf", 8, 64, DType::f32);
+  expect_rule([&] { b.matmul_mx(acc, st, mv, ss, ss); }, "[matmul-shape]", __LINE__);
+  expect_rule([&] { b.matmul_mx(acc, sb, mb, sf, sf); }, "[matmul-dtype]", __LINE__);
+}
+
+TEST(NeuronErrors, AccessPatterns) {
+  KernelBuilder b(spec_for("v3"));
+  View h = b.hbm("h", 16, 32, DType::f32), t = b.sbuf("t", 128, 32, DType::f32);
+  expect_rule([&] { b.pattern(t, 0, 128, 1, 32); }, "[access-pattern]", __LINE__);
+  expect_rule([&] { b.pattern(h, -1, 4, 1, 32); }, "[access-pattern]", __LINE__);
+  expect_rule([&] { b.pattern(h, 1, 32, 32, 17); }, "[hbm-bounds]", __LINE__);  // element 31 + 16 * 32 > 511
+  b.pattern(h, 1, 32, 32, 16);  // h transposed: reaches element 31 + 15 * 32 = 511, the last one
+  expect_rule([&] { b.slice(b.pattern(h, 0, 128, 1, 32), 0, 129, 0, 32); }, "[hbm-bounds]", __LINE__);
+}
+
+TEST(NeuronErrors, ActivationReductionAndScaleOperands) {
+  KernelBuilder b(spec_for("v3"));
+  View x = b.sbuf("x", 128, 64, DType::f32), wide = b.sbuf("wide", 128, 2, DType::f32);
+  View h = b.hbm("h", 128, 1, DType::f32), i = b.sbuf("i", 128, 1, DType::i32);
+  ActArgs a;
+  a.reduce_into = wide;
+  expect_rule([&] { b.activation(x, x, Act::exp, a); }, "[shape]", __LINE__);
+  ActArgs c;
+  c.scale_vector = h;
+  expect_rule([&] { b.activation(x, x, Act::exp, c); }, "[engine-memory]", __LINE__);
+  ActArgs d;
+  d.bias_vector = i;
+  expect_rule([&] { b.activation(x, x, Act::exp, d); }, "[shape]", __LINE__);
+  expect_rule([&] { b.reciprocal(x, wide); }, "[shape]", __LINE__);
+}
+
+TEST(NeuronErrors, KernelsNameTheCallingLine) {
+  KernelBuilder b(spec_for("v2"));  // 192 KiB per partition
+  View wide = b.hbm("wide", 256, 40000, DType::f32), wide_y = b.hbm("wide_y", 256, 40000, DType::f32);
+  View x = b.hbm("x", 64, 32, DType::bf16), y = b.hbm("y", 64, 32, DType::bf16), g = b.hbm("g", 1, 31, DType::bf16);
+  expect_rule([&] { softmax_kernel(b, wide, wide_y, Schedule::pipelined); }, "[sbuf-capacity]", __LINE__);
+  expect_rule([&] { rmsnorm_kernel(b, x, g, y, 1e-6f, Schedule::naive); }, "[shape]", __LINE__);
+  expect_rule([&] { transpose_kernel(b, x, y, Schedule::naive); }, "[shape]", __LINE__);
 }
 
 }  // namespace

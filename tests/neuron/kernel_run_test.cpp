@@ -1,6 +1,7 @@
 // Smoke tests of neuron/kernel_run.h, the library call behind `nanotrn kernel` (the CLI only parses flags): the
-// kernel list, a functional --check per dtype and schedule, the --check size refusal, the v3 4096^3 bf16 summary,
-// the trace file and the JSON form. Not here: the binary itself, the timing model's numbers (timing_test.cpp).
+// kernel list, time_kernel (the predictor's call), a functional --check per dtype and schedule, the --check size
+// refusal, the v3 4096^3 bf16 summary, the trace file and the JSON form. Not here: the binary itself, the timing
+// model's numbers (timing_test.cpp).
 #include "neuron/kernel_run.h"
 
 #include <gtest/gtest.h>
@@ -15,10 +16,31 @@
 namespace nanotrn::neuron {
 namespace {
 
-TEST(NeuronKernelRun, ListsMatmul) {
+TEST(NeuronKernelRun, ListsTheKernels) {
   const auto list = kernel_list();
-  ASSERT_FALSE(list.empty());
+  ASSERT_EQ(list.size(), 4u);
   EXPECT_EQ(list[0].name, "matmul");
+  EXPECT_EQ(list[1].name, "transpose");
+  EXPECT_EQ(list[2].name, "softmax");
+  EXPECT_EQ(list[3].name, "rmsnorm");
+  EXPECT_THROW(time_kernel("conv", {1, 1}, DType::bf16, "v3"), Error);
+}
+
+TEST(NeuronKernelRun, TimeKernelIsThePredictorsOneLiner) {
+  const Report r = time_kernel("softmax", {512, 256}, DType::bf16, "v3");
+  KernelRunOptions o;
+  o.kernel = "softmax";
+  o.rows = 512;
+  o.cols = 256;
+  EXPECT_EQ(r.total_ns, run_kernel(o).report.total_ns);
+  EXPECT_GT(r.total_ns, 0.0);
+  double vector_busy = 0;
+  for (const TrackUse& t : r.tracks)
+    if (t.name == "Vector") vector_busy = t.busy_ns;
+  EXPECT_GT(vector_busy, 0.0);
+  const Report pair = time_kernel("matmul", {256, 128, 512}, DType::bf16, "v3", Schedule::pipelined, 2);
+  EXPECT_EQ(pair.cores, 2u);
+  EXPECT_THROW(time_kernel("matmul", {256, 128}, DType::bf16, "v3"), Error);
 }
 
 TEST(NeuronKernelRun, CheckPassesForEachDtypeAndSchedule) {

@@ -15,7 +15,7 @@ TEST(NeuronMachine, EveryParamHasASourceAndAPositiveValue) {
   for (const char* name : {"v2", "v3", "v4"}) {
     const NeuronCoreSpec& s = spec_for(name);
     const auto params = s.params();
-    EXPECT_EQ(params.size(), 25u);
+    EXPECT_EQ(params.size(), 32u);
     for (const auto& [key, p] : params) {
       EXPECT_GT(p->value, 0) << name << "." << key;
       const bool cited = !p->source.empty() && (p->source[0] == '[' || p->source.rfind("assumed", 0) == 0);
@@ -48,6 +48,17 @@ TEST(NeuronMachine, ValuesMatchTheFactSheet) {
   // DMA pool: min(16 x 23 B/ns, 2900/8 B/ns) = 362.5 B/ns on v3.
   EXPECT_DOUBLE_EQ(v3.dma_total_bytes_per_ns(), 362.5);
   EXPECT_DOUBLE_EQ(v4.dma_total_bytes_per_ns(), 16 * 33.0);
+  // [EXPL-SUM] TensorE throttling on Trn2/Trn3 only: 50 % after idle, full after ~3 us.
+  EXPECT_DOUBLE_EQ(v2.tensor_throttle_start.value, 1.0);
+  for (const NeuronCoreSpec* s : {&v3, &v4}) {
+    EXPECT_DOUBLE_EQ(s->tensor_throttle_start.value, 0.5);
+    EXPECT_DOUBLE_EQ(s->tensor_throttle_ramp_ns.value, 3000);
+    EXPECT_DOUBLE_EQ(s->max_physical_cores.value, 2);  // [LNC] LNC=2
+    EXPECT_DOUBLE_EQ(s->fp8_double_row_speedup.value, 2);
+  }
+  EXPECT_DOUBLE_EQ(v2.max_physical_cores.value, 1);
+  EXPECT_DOUBLE_EQ(v4.mx_speedup.value, 4);               // [NC4] 315 TFLOPS MX per core
+  EXPECT_DOUBLE_EQ(v3.load_stationary_speedup.value, 4);  // [NKI-A2] fast LS: 128 -> 32 cycles
 }
 
 TEST(NeuronMachine, UnknownGenerationIsAnError) {

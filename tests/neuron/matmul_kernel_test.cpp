@@ -94,8 +94,9 @@ TEST(NeuronMatmulKernel, PipelinedReachesTensorPeakNaiveStallsOnDma) {
   std::printf("v3 4096^3 bf16: pipelined %.1f us (%.1f%% of peak), naive %.1f us (%.1f%%)\n", tp.total_ns / 1e3,
               100 * frac_p, tn.total_ns / 1e3, 100 * frac_n);
   EXPECT_GE(frac_p, 0.85);
-  // The Tensor track is busy for the same time in both (same matmuls); naive leaves it idle most of the time.
-  EXPECT_NEAR(tp.tracks[0].busy_ns, tn.tracks[0].busy_ns, 1e-6 * tn.tracks[0].busy_ns);
+  // Same matmuls, but naive's each start after TensorE idled: exposed LoadStationary and a throttled (50 %)
+  // TensorE [EXPL-SUM] make its Tensor track busier; it still idles most of the time.
+  EXPECT_GT(tn.tracks[0].busy_ns, 1.9 * tp.tracks[0].busy_ns);
   EXPECT_LT(tn.tracks[0].busy_ns / tn.total_ns, 0.3);
   // Naive's matmul stalls are caused by DMA loads, and they add up to most of its time.
   double dma_stall = 0;

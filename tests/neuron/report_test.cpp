@@ -27,7 +27,7 @@ TEST(NeuronReport, NumbersMatchAnIndependentComputation) {
   b.copy(r, acc);
   b.dma_copy(out, r, 2);
   const Program p = b.take();
-  const TimingResult t = simulate_timing(p, s);
+  const TimingResult t = simulate_timing(p, s, TimingOptions::formulas_only());
   const Report rep = make_report(p, t, s);
 
   EXPECT_EQ(rep.instructions, 5u);

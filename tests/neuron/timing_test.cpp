@@ -7,12 +7,25 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
 
 #include "neuron/builder.h"
 #include "neuron/kernels/matmul.h"
+#include "neuron/kernels/rmsnorm.h"
+#include "neuron/kernels/softmax.h"
+#include "neuron/kernels/transpose.h"
 
 namespace nanotrn::neuron {
 namespace {
+
+// The formula tests switch the model's extras (throttling, LoadStationary, DMA descriptors) off; each extra has
+// its own test below.
+const TimingOptions kFormulas = TimingOptions::formulas_only();
+
+std::vector<size_t> deps_of(const TimingResult& r, size_t i) {
+  const std::span<const size_t> d = r.deps(i);
+  return {d.begin(), d.end()};
+}
 
 TEST(NeuronTiming, SingleMatmulEqualsTheIsaFormula) {
   struct Shape {
@@ -31,7 +44,7 @@ TEST(NeuronTiming, SingleMatmulEqualsTheIsaFormula) {
       View st = b.sbuf("st", sh.k, sh.m, sh.t), mv = b.sbuf("mv", sh.k, sh.n, sh.t);
       View acc = b.psum("acc", sh.m, sh.n, DType::f32);
       b.matmul(acc, st, mv);
-      const TimingResult r = simulate_timing(b.program(), s);
+      const TimingResult r = simulate_timing(b.program(), s, kFormulas);
       // [ISA-2025-10]: max(min(64, N_stationary), N_moving) TensorE cycles; fp32: 4x.
       double cycles = std::max(std::min(64.0, double(sh.m)), double(sh.n));
       if (sh.t == DType::f32) cycles *= 4;
@@ -47,8 +60,8 @@ TEST(NeuronTiming, SingleMatmulEqualsTheIsaFormula) {
   View st = b.sbuf("st", 128, 128, DType::bf16), mv = b.sbuf("mv", 128, 512, DType::bf16);
   View acc = b.psum("acc", 128, 512, DType::f32);
   b.matmul(acc, st, mv);
-  EXPECT_NEAR(simulate_timing(b.program(), spec_for("v2")).total_ns, 183, 0.5);
-  EXPECT_NEAR(simulate_timing(b.program(), spec_for("v3")).total_ns, 213, 0.5);
+  EXPECT_NEAR(simulate_timing(b.program(), spec_for("v2"), kFormulas).total_ns, 183, 0.5);
+  EXPECT_NEAR(simulate_timing(b.program(), spec_for("v3"), kFormulas).total_ns, 213, 0.5);
 }
 
 TEST(NeuronTiming, SingleDmaEqualsLatencyPlusBytesOverBandwidth) {
@@ -57,12 +70,19 @@ TEST(NeuronTiming, SingleDmaEqualsLatencyPlusBytesOverBandwidth) {
     KernelBuilder b(s);
     View h = b.hbm("h", 128, 512, DType::f32), t = b.sbuf("t", 128, 512, DType::f32);
     b.dma_copy(t, h);
-    const TimingResult r = simulate_timing(b.program(), s);
+    const TimingResult r = simulate_timing(b.program(), s, kFormulas);
     // [DMABW] fixed ~1.3 us + bytes / min(16 engines x per-engine B/ns [DMAOV], HBM share per core).
     const double bw = std::min(s.dma_engines.value * s.dma_engine_bytes_per_ns.value, s.hbm_share_bytes_per_ns.value);
     const double expected = s.dma_fixed_latency_ns.value + 128.0 * 512 * 4 / bw;
     EXPECT_NEAR(r.total_ns, expected, 1e-6 * expected) << gen;
     EXPECT_EQ(r.instructions[0].track, 4);
+    // With the (assumed) per-descriptor overhead: one 2 KiB buffer per partition, 256 B each.
+    const double with_descriptors =
+        s.dma_fixed_latency_ns.value + (128.0 * 512 * 4 + 128 * s.dma_descriptor_overhead_bytes.value) / bw;
+    EXPECT_NEAR(simulate_timing(b.program(), s).total_ns, with_descriptors, 1e-6 * with_descriptors) << gen;
+    if (std::string(gen) == "v3") {
+      EXPECT_NEAR(with_descriptors, 2113.6, 0.1);
+    }
   }
 }
 
@@ -75,7 +95,7 @@ TEST(NeuronTiming, DmaQueuesShareBandwidthAndQueuesAreInOrder) {
     View t0 = b.sbuf("t0", 128, 256, DType::bf16), t1 = b.sbuf("t1", 128, 256, DType::bf16);
     b.dma_copy(t0, b.slice(h, 0, 128, 0, 256), 0);
     b.dma_copy(t1, b.slice(h, 128, 128, 0, 256), 1);
-    const TimingResult r = simulate_timing(b.program(), s);
+    const TimingResult r = simulate_timing(b.program(), s, kFormulas);
     EXPECT_NEAR(r.instructions[0].end_ns, lat + 2 * bytes / bw, 1e-6);
     EXPECT_NEAR(r.instructions[1].end_ns, lat + 2 * bytes / bw, 1e-6);
   }
@@ -85,7 +105,7 @@ TEST(NeuronTiming, DmaQueuesShareBandwidthAndQueuesAreInOrder) {
     View t0 = b.sbuf("t0", 128, 256, DType::bf16), t1 = b.sbuf("t1", 128, 256, DType::bf16);
     b.dma_copy(t0, b.slice(h, 0, 128, 0, 256), 3);
     b.dma_copy(t1, b.slice(h, 128, 128, 0, 256), 3);
-    const TimingResult r = simulate_timing(b.program(), s);
+    const TimingResult r = simulate_timing(b.program(), s, kFormulas);
     EXPECT_NEAR(r.instructions[1].start_ns, lat + bytes / bw, 1e-6);
     EXPECT_NEAR(r.total_ns, 2 * (lat + bytes / bw), 1e-6);
     EXPECT_NEAR(r.tracks[7].busy_ns, r.total_ns, 1e-6);
@@ -105,7 +125,7 @@ TEST(NeuronTiming, DependenciesAndEngineOverlap) {
   b.activation(w, v, Act::exp);                   // 3: Scalar, RAW on v
   b.dma_copy(ta, b.slice(h, 0, 128, 0, 128), 1);  // 4: WAR on ta (matmul reads it), queue 1
   b.copy(tb, ta);                                 // 5: Vector, RAW on 4
-  const TimingResult r = simulate_timing(b.program(), s);
+  const TimingResult r = simulate_timing(b.program(), s, kFormulas);
   const auto& I = r.instructions;
   const double dma = s.dma_fixed_latency_ns.value + 128.0 * 128 * 2 / s.dma_total_bytes_per_ns();
   EXPECT_NEAR(I[0].end_ns, dma, 1e-6);
@@ -119,8 +139,8 @@ TEST(NeuronTiming, DependenciesAndEngineOverlap) {
   const double act_start = I[2].end_ns + s.sync_overhead_cycles.value / s.scalar_clock_ghz.value;
   EXPECT_NEAR(I[3].start_ns, act_start, 1e-9);
   EXPECT_NEAR(I[3].end_ns, act_start + 1000 / s.scalar_clock_ghz.value, 1e-9);
-  EXPECT_EQ(I[4].deps, std::vector<size_t>({0, 1}));  // WAW with 0, WAR with 1
-  EXPECT_EQ(I[1].blocked_by, 0);                      // the matmul stalled on the load
+  EXPECT_EQ(deps_of(r, 4), std::vector<size_t>({0, 1}));  // WAW with 0, WAR with 1
+  EXPECT_EQ(I[1].blocked_by, 0);                          // the matmul stalled on the load
   EXPECT_NEAR(I[1].stall_ns, I[1].start_ns, 1e-9);
   EXPECT_EQ(I[2].blocked_by, -1);  // the memset started at once
   EXPECT_EQ(I[4].blocked_by, 1);   // the second load waited for the matmul to finish reading ta
@@ -143,7 +163,7 @@ TEST(NeuronTiming, VectorAndGpSimdFormulas) {
   b.reduce(r, y, AluOp::add);            // bf16 in/out add: N/2 = 20
   b.memset(x, 0.0f);                     // zero into bf16: max(MIN_II, N/2) = 64
   b.iota(io, 0, 1, 1);                   // 150 + N = 450 GpSimd cycles
-  const TimingResult t = simulate_timing(b.program(), s);
+  const TimingResult t = simulate_timing(b.program(), s, kFormulas);
   const double vf = s.vector_clock_ghz.value;
   auto dur = [&](size_t i) { return t.instructions[i].end_ns - t.instructions[i].start_ns; };
   EXPECT_NEAR(dur(0), 64 / vf, 1e-9);
@@ -162,8 +182,8 @@ TEST(NeuronTiming, PerPartitionOperandsAreDependencies) {
   b.memset(bias, 1.0f);                      // 0: Vector
   b.activation(y, x, Act::exp, 2.0f, bias);  // 1: Scalar, RAW on bias
   b.affine_select(m, x, 0, 1, -1, 0.0f);     // 2: GpSimd, independent: 150 + N cycles
-  const TimingResult t = simulate_timing(b.program(), s);
-  EXPECT_EQ(t.instructions[1].deps, std::vector<size_t>({0}));
+  const TimingResult t = simulate_timing(b.program(), s, kFormulas);
+  EXPECT_EQ(deps_of(t, 1), std::vector<size_t>({0}));
   EXPECT_NEAR(t.instructions[1].start_ns,
               64 / s.vector_clock_ghz.value + s.sync_overhead_cycles.value / s.scalar_clock_ghz.value, 1e-9);
   EXPECT_NEAR(t.instructions[1].end_ns - t.instructions[1].start_ns, 200 / s.scalar_clock_ghz.value, 1e-9);
@@ -182,7 +202,9 @@ void expect_identical(const TimingResult& a, const TimingResult& b) {
     EXPECT_EQ(x.start_ns, y.start_ns) << i;
     EXPECT_EQ(x.end_ns, y.end_ns) << i;
     EXPECT_EQ(x.track, y.track) << i;
-    EXPECT_EQ(x.deps, y.deps) << i;
+    EXPECT_EQ(deps_of(a, i), deps_of(b, i)) << i;
+    EXPECT_EQ(x.ls_ns, y.ls_ns) << i;
+    EXPECT_EQ(x.throttle, y.throttle) << i;
     EXPECT_EQ(x.blocked_by, y.blocked_by) << i;
     EXPECT_EQ(x.stall_ns, y.stall_ns) << i;
   }
@@ -257,6 +279,39 @@ TEST(NeuronTiming, MatchesTheReferenceBitForBit) {
       matmul_kernel(b, at, bm, c, DType::bf16, sched);
       SCOPED_TRACE(testing::Message() << gen << " matmul");
       expect_identical(simulate_timing(b.program(), s), simulate_timing_reference(b.program(), s));
+    }
+  }
+}
+
+TEST(NeuronTiming, KernelsAndSpmdPairsMatchTheReferenceBitForBit) {
+  for (const char* gen : {"v2", "v3", "v4"}) {
+    const NeuronCoreSpec& s = spec_for(gen);
+    for (Schedule sched : {Schedule::naive, Schedule::pipelined}) {
+      std::vector<Program> programs;
+      for (int kernel = 0; kernel < 4; ++kernel) {
+        KernelBuilder b(s);
+        const View x = b.hbm("x", 700, 1300, DType::bf16), g = b.hbm("g", 1, 1300, DType::bf16);
+        const View y = b.hbm("y", 700, 1300, DType::bf16), yt = b.hbm("yt", 1300, 700, DType::bf16);
+        if (kernel == 0) transpose_kernel(b, x, yt, sched);
+        if (kernel == 1) softmax_kernel(b, x, y, sched);
+        if (kernel == 2) rmsnorm_kernel(b, x, g, y, 1e-5f, sched);
+        if (kernel == 3) {
+          const View at = b.hbm("a_t", 512, 384, DType::f8e4m3), bm = b.hbm("b", 512, 700, DType::f8e4m3);
+          matmul_kernel(b, at, bm, b.hbm("c", 384, 700, DType::f32), DType::f8e4m3, sched);
+        }
+        programs.push_back(b.take());
+        SCOPED_TRACE(testing::Message() << gen << " kernel " << kernel << " " << schedule_name(sched));
+        expect_identical(simulate_timing(programs.back(), s), simulate_timing_reference(programs.back(), s));
+      }
+      if (s.max_physical_cores.value < 2) continue;
+      for (size_t a = 0; a < programs.size(); ++a) {  // SPMD pairs of different kernels
+        const Program &p0 = programs[a], &p1 = programs[(a + 1) % programs.size()];
+        const std::vector<TimingResult> f = simulate_timing_spmd({&p0, &p1}, s);
+        const std::vector<TimingResult> r = simulate_timing_spmd_reference({&p0, &p1}, s);
+        SCOPED_TRACE(testing::Message() << gen << " pair " << a);
+        expect_identical(f[0], r[0]);
+        expect_identical(f[1], r[1]);
+      }
     }
   }
 }

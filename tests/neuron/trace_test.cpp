@@ -36,6 +36,7 @@ TEST(NeuronTrace, ParsesBackWithTracksAndSourceLines) {
 
   std::map<int, std::string> tracks;
   int slices = 0;
+  double ls_end = -1, mm_begin = -2;
   for (const auto& e : j.at("traceEvents")) {
     if (e.at("ph") == "M" && e.at("name") == "thread_name") tracks[e.at("tid").get<int>()] = e.at("args").at("name");
     if (e.at("ph") != "X") continue;
@@ -44,11 +45,17 @@ TEST(NeuronTrace, ParsesBackWithTracksAndSourceLines) {
     EXPECT_NE(src.find("trace_test.cpp:"), std::string::npos) << src;
     EXPECT_GE(e.at("dur").get<double>(), 0.0);
     EXPECT_TRUE(tracks.count(e.at("tid").get<int>())) << "slice on an unnamed track";
-    if (e.at("name") == "matmul") {
+    // The matmul is drawn as the profiler's LoadStationary (exposed: TensorE was idle) then MultiplyMoving.
+    if (e.at("name") == "LoadStationary" || e.at("name") == "MultiplyMoving") {
       EXPECT_EQ(src.substr(src.rfind(':') + 1), std::to_string(mm_line));
+      EXPECT_EQ(e.at("tid").get<int>(), 0);
     }
+    if (e.at("name") == "LoadStationary") ls_end = e.at("ts").get<double>() + e.at("dur").get<double>();
+    if (e.at("name") == "MultiplyMoving") mm_begin = e.at("ts").get<double>();
   }
-  EXPECT_EQ(slices, 4);
+  EXPECT_EQ(slices, 5);
+  EXPECT_NEAR(ls_end, mm_begin, 1e-9);
+  EXPECT_GT(t.instructions[1].ls_ns, 0.0);
   // Every instruction after the first waits for its predecessor (a chain): three flow arrows, each an s/f pair
   // whose "f" lies on the stalled instruction's track at its start.
   int starts = 0, finishes = 0;

@@ -12,8 +12,6 @@ namespace {
 
 constexpr int64_t kTm = 128, kTn = 512, kTk = 128;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Naive: one SBUF buffer per operand, every DMA on queue 0, every operand tile reloaded per output tile.
 void naive_kernel(KernelBuilder& b, const View& a_t, const View& bm, const View& c, DType compute) {
   const int64_t k_size = a_t.np, m_size = a_t.nf, n_size = bm.nf;
@@ -46,6 +44,7 @@ void pipelined_kernel(KernelBuilder& b, const View& a_t, const View& bm, const V
   const int64_t kt_count = ceil_div(k_size, kTk);
   const auto esize = static_cast<int64_t>(dtype_size(compute));
   const int n_res = 4;
+  const bool double_row = (compute == DType::f8e4m3 || compute == DType::f8e5m2) && s.fp8_double_row_speedup.value >= 2;
   const auto sbuf_cap = static_cast<int64_t>(s.sbuf_bytes_per_partition.value);
   const int64_t b_strip = kt_count * kTn * esize;  // bytes per partition of one B strip (all K of one N tile)
   const int64_t fixed = 2 * b_strip + n_res * kTn * 4;
@@ -86,10 +85,18 @@ void pipelined_kernel(KernelBuilder& b, const View& a_t, const View& bm, const V
       for (int64_t mi = 0; mi < bmw; mi += kTm, ++tile) {
         const int64_t tm = std::min(kTm, bmw - mi);
         const View acc_v = b.slice(acc[static_cast<size_t>(tile % banks)], 0, tm, 0, tn);
-        for (int64_t kt = 0; kt < kt_count; ++kt) {
+        for (int64_t kt = 0; kt < kt_count;) {
           const int64_t tk = std::min(kTk, k_size - kt * kTk);
-          b.matmul(acc_v, b.slice(ab, 0, tk, kt * bm_cols + mi, tm), b.slice(bs, 0, tk, kt * kTn, tn),
-                   /*accumulate=*/kt > 0);
+          auto a_v = [&](int64_t t) { return b.slice(ab, 0, tk, t * bm_cols + mi, tm); };
+          auto b_v = [&](int64_t t) { return b.slice(bs, 0, tk, t * kTn, tn); };
+          // fp8 on v3/v4: two full K tiles per double-row matmul.
+          if (double_row && kt + 1 < kt_count && tk == kTk && k_size - (kt + 1) * kTk >= kTk) {
+            b.matmul_double_row(acc_v, a_v(kt), a_v(kt + 1), b_v(kt), b_v(kt + 1), /*accumulate=*/kt > 0);
+            kt += 2;
+          } else {
+            b.matmul(acc_v, a_v(kt), b_v(kt), /*accumulate=*/kt > 0);
+            kt += 1;
+          }
         }
         const View r_v = b.slice(res[tile % n_res], 0, tm, 0, tn);
         b.copy(r_v, acc_v);

@@ -21,17 +21,17 @@
 //              stores 12-15 (a store waiting for its result never holds up a load queued behind it). HBM traffic:
 //              A once, B M/512 times, C once. Needs 2 x ceil(K/128) x (block + 512) x dtype bytes per partition;
 //              throws "[sbuf-capacity]" when even a 128-wide block does not fit (K too deep: split K outside).
-// Not here: fp8 double-row, transposing A on chip (A is given transposed, [K, M], as nc_matmul's stationary wants
+// fp8 inputs on v3/v4 use the double-row matmul for each pair of K tiles (2x the TensorE rate).
+// Not here: transposing A on chip (A is given transposed, [K, M], as nc_matmul's stationary wants
 // it), K splitting for very deep K.
 #pragma once
 
 #include <source_location>
 
 #include "neuron/builder.h"
+#include "neuron/kernels/schedule.h"
 
 namespace nanotrn::neuron {
-
-enum class MatmulSchedule { naive, pipelined };
 
 // Issues the kernel's instructions into `b`. a_t [K,M], bm [K,N] and c [M,N] must be HBM views, c fp32;
 // throws nanotrn::Error "[shape]" naming `loc` otherwise.

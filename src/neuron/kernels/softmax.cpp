@@ -1,0 +1,103 @@
+// The row-softmax tile kernel (see softmax.h). Not here: execution or timing.
+#include "neuron/kernels/softmax.h"
+
+#include <algorithm>
+#include <string>
+
+#include "base/error.h"
+
+namespace nanotrn::neuron {
+namespace {
+
+constexpr int64_t kP = 128;
+
+struct Tiles {
+  View x, e, y, negmax, sum, rsum;
+};
+
+Tiles make_tiles(KernelBuilder& b, int index, int64_t cols, DType t) {
+  const std::string i = std::to_string(index);
+  return {b.sbuf("x" + i, kP, cols, t),         b.sbuf("e" + i, kP, cols, DType::f32),
+          b.sbuf("y" + i, kP, cols, t),         b.sbuf("negmax" + i, kP, 1, DType::f32),
+          b.sbuf("sum" + i, kP, 1, DType::f32), b.sbuf("rsum" + i, kP, 1, DType::f32)};
+}
+
+// The three steps of one 128-row tile (rows [r0, r0 + rs) of x to y), issued separately so the pipelined schedule
+// can skew them across tiles: load; VectorE -max; the rest (ScalarE exp + sum, VectorE reciprocal, the scaling on
+// VectorE or ScalarE, the store).
+struct Step {
+  KernelBuilder& b;
+  const View &x, &y;
+  View v(const View& tile_view, int64_t rs, int64_t nf) const { return b.slice(tile_view, 0, rs, 0, nf); }
+  void load(const Tiles& t, int64_t r0, int64_t rs, int q) const {
+    b.dma_copy(v(t.x, rs, x.nf), b.slice(x, r0, rs, 0, x.nf), q);
+  }
+  void max(const Tiles& t, int64_t rs) const {
+    b.reduce(v(t.negmax, rs, 1), v(t.x, rs, x.nf), AluOp::max, /*negate=*/true);
+  }
+  void rest(const Tiles& t, int64_t r0, int64_t rs, int q, bool scalar_multiply) const {
+    const int64_t c = x.nf;
+    ActArgs exp_args;
+    exp_args.bias_vector = v(t.negmax, rs, 1);
+    exp_args.reduce_into = v(t.sum, rs, 1);
+    b.activation(v(t.e, rs, c), v(t.x, rs, c), Act::exp, exp_args);
+    b.reciprocal(v(t.rsum, rs, 1), v(t.sum, rs, 1));
+    if (scalar_multiply) {
+      ActArgs scale_args;
+      scale_args.scale_vector = v(t.rsum, rs, 1);
+      b.activation(v(t.y, rs, c), v(t.e, rs, c), Act::copy, scale_args);
+    } else {
+      b.tensor_scalar(v(t.y, rs, c), v(t.e, rs, c), AluOp::multiply, v(t.rsum, rs, 1));
+    }
+    b.dma_copy(b.slice(y, r0, rs, 0, c), v(t.y, rs, c), q);
+  }
+};
+
+}  // namespace
+
+void softmax_kernel(KernelBuilder& b, const View& x, const View& y, Schedule schedule, std::source_location loc) {
+  const Program& p = b.program();
+  const Buffer& bx = p.buffers.at(static_cast<size_t>(x.buffer));
+  const Buffer& by = p.buffers.at(static_cast<size_t>(y.buffer));
+  check(bx.memory == Memory::hbm && by.memory == Memory::hbm, "[shape] softmax_kernel operands must be HBM tensors",
+        loc);
+  check(y.np == x.np && y.nf == x.nf && bx.dtype == by.dtype && bx.dtype != DType::i32,
+        "[shape] softmax_kernel needs x and y [R, C] of one float dtype", loc);
+  const DType dt = bx.dtype;  // bx dangles once the kernel allocates tiles (the buffer list grows)
+  const auto row_bytes = x.nf * static_cast<int64_t>(2 * dtype_size(dt) + 4) + 64;
+  const auto cap = static_cast<int64_t>(b.spec().sbuf_bytes_per_partition.value);
+  // Pipelined: four rotating tile sets when they fit, else three (the skew below keeps three tiles in flight).
+  const int sets = schedule == Schedule::naive ? 1 : 4 * row_bytes <= cap ? 4 : 3;
+  check(sets * row_bytes <= cap,
+        "[sbuf-capacity] softmax_kernel keeps whole rows in SBUF: C = " + std::to_string(x.nf) + " needs " +
+            std::to_string(sets * row_bytes) + " B per partition",
+        loc);
+  Tiles t[4];
+  for (int i = 0; i < sets; ++i) t[i] = make_tiles(b, i, x.nf, dt);
+  const Step step{b, x, y};
+  const int64_t tiles = ceil_div(x.np, kP);
+  auto r0 = [&](int64_t i) { return i * kP; };
+  auto rs = [&](int64_t i) { return std::min(kP, x.np - i * kP); };
+  auto set = [&](int64_t i) -> const Tiles& { return t[i % sets]; };
+  if (schedule == Schedule::naive) {
+    for (int64_t i = 0; i < tiles; ++i) {
+      step.load(t[0], r0(i), rs(i), 0);
+      step.max(t[0], rs(i));
+      step.rest(t[0], r0(i), rs(i), 0, false);
+    }
+    return;
+  }
+  // Skewed: iteration i loads tile i + 2, takes the max of tile i + 1 and finishes tile i, so VectorE's max of the
+  // next tile runs while ScalarE exponentiates this one (in-order engine queues would otherwise ping-pong).
+  auto load = [&](int64_t i) { step.load(set(i), r0(i), rs(i), static_cast<int>(i % 8)); };
+  load(0);
+  if (tiles > 1) load(1);
+  step.max(set(0), rs(0));
+  for (int64_t i = 0; i < tiles; ++i) {
+    if (i + 2 < tiles) load(i + 2);
+    if (i + 1 < tiles) step.max(set(i + 1), rs(i + 1));
+    step.rest(set(i), r0(i), rs(i), 8 + static_cast<int>(i % 8), i % 2 == 1);
+  }
+}
+
+}  // namespace nanotrn::neuron

@@ -1,0 +1,163 @@
+// The timing model's formulas (see timing.h for the table and timing_detail.h for the contracts). Not here: the
+// event loops (timing.cpp, timing_reference.cpp).
+#include <algorithm>
+
+#include "neuron/timing_detail.h"
+
+namespace nanotrn::neuron::detail {
+
+Region region(const View& v, const Program& p) {
+  if (!v.pattern) return {v.buffer, v.p0, v.p0 + v.np, v.f0, v.f0 + v.nf};
+  const int64_t cols = p.buffers[static_cast<size_t>(v.buffer)].cols;
+  const int64_t lo = v.p0 * cols + v.f0, hi = lo + (v.np - 1) * v.ps + (v.nf - 1) * v.fs;
+  const int64_t r0 = lo / cols, r1 = hi / cols + 1;
+  if (r1 - r0 == 1) return {v.buffer, r0, r1, lo % cols, hi % cols + 1};
+  return {v.buffer, r0, r1, 0, cols};
+}
+
+void reads_of(const Instruction& ins, const Program& p, std::vector<Region>& out) {
+  out.clear();
+  for (const View& v : ins.srcs) out.push_back(region(v, p));
+  if (ins.op == Opcode::matmul && ins.accumulate) out.push_back(region(ins.dst, p));
+}
+
+void writes_of(const Instruction& ins, const Program& p, std::vector<Region>& out) {
+  out.clear();
+  out.push_back(region(ins.dst, p));
+  if (ins.has_reduce_dst) out.push_back(region(ins.reduce_dst, p));
+}
+
+double engine_clock_ghz(Engine e, const NeuronCoreSpec& s) {
+  switch (e) {
+    case Engine::tensor:
+      return s.tensor_clock_ghz.value;
+    case Engine::vector:
+      return s.vector_clock_ghz.value;
+    case Engine::scalar:
+      return s.scalar_clock_ghz.value;
+    case Engine::gpsimd:
+      return s.gpsimd_clock_ghz.value;
+    case Engine::dma:
+      return 0;
+  }
+  return 0;
+}
+
+double compute_cycles(const Instruction& ins, const Program& p, const NeuronCoreSpec& s) {
+  const double min_ii = s.min_ii_cycles.value;
+  const double n = static_cast<double>(ins.dst.nf);
+  auto dtype = [&](const View& v) { return p.buffers[static_cast<size_t>(v.buffer)].dtype; };
+  auto memory = [&](const View& v) { return p.buffers[static_cast<size_t>(v.buffer)].memory; };
+  switch (ins.op) {
+    case Opcode::matmul: {
+      // Double-row fp8 / MX: the same cycles for twice / four times the contraction [NKI-A3] [NKI-A4].
+      const double m = static_cast<double>(ins.srcs[0].nf), n_mov = static_cast<double>(ins.srcs[1].nf);
+      const double c = std::max(std::min(s.matmul_min_ii_cycles.value, m), n_mov);
+      return dtype(ins.srcs[0]) == DType::f32 ? c * s.matmul_fp32_factor.value : c;
+    }
+    case Opcode::transpose:
+      return std::max(static_cast<double>(ins.srcs[0].np), std::min(64.0, static_cast<double>(ins.srcs[0].nf)));
+    case Opcode::activation:  // activation_reduce adds MIN_II [ISA-2025-10]
+      return std::max(min_ii, n) + (ins.has_reduce_dst ? min_ii : 0.0);
+    case Opcode::tensor_scalar:
+    case Opcode::copy:
+      return std::max(min_ii, n);
+    case Opcode::reciprocal:
+      return std::max(min_ii, 8 * n);
+    case Opcode::tensor_tensor: {
+      const View &a = ins.srcs[0], &b = ins.srcs[1];
+      const bool one_psum = memory(a) == Memory::psum || memory(b) == Memory::psum;
+      const bool fast_bf16 = dtype(a) == DType::bf16 && dtype(b) == DType::bf16 && dtype(ins.dst) == DType::bf16 &&
+                             memory(a) == Memory::sbuf && memory(b) == Memory::sbuf &&
+                             (ins.alu0 == AluOp::add || ins.alu0 == AluOp::subtract || ins.alu0 == AluOp::multiply);
+      return one_psum || fast_bf16 ? std::max(min_ii, n) : std::max(min_ii, 2 * n);
+    }
+    case Opcode::reduce: {
+      const double n_in = static_cast<double>(ins.srcs[0].nf);
+      const bool half = dtype(ins.srcs[0]) == DType::bf16 && dtype(ins.dst) == DType::bf16 &&
+                        (ins.alu0 == AluOp::add || ins.alu0 == AluOp::max);
+      return half ? n_in / 2 : n_in;
+    }
+    case Opcode::memset: {
+      const DType t = dtype(ins.dst);
+      const bool half = ins.value == 0.0f && (t == DType::bf16 || t == DType::f16);
+      return half ? std::max(min_ii, n / 2) : std::max(min_ii, n);
+    }
+    case Opcode::iota:
+    case Opcode::affine_select:
+      return s.gpsimd_startup_cycles.value + n;
+    case Opcode::dma_copy:
+      return 0;
+  }
+  return 0;
+}
+
+double load_stationary_cycles(const Instruction& ins, const Program& p, const NeuronCoreSpec& s) {
+  if (ins.op != Opcode::matmul) return 0;
+  const double c = static_cast<double>(ins.srcs[0].nf) / s.load_stationary_speedup.value;
+  return p.buffers[static_cast<size_t>(ins.srcs[0].buffer)].dtype == DType::f32 ? c * s.matmul_fp32_factor.value : c;
+}
+
+bool same_stationary(const Instruction& a, const Instruction& b) {
+  if (a.op != Opcode::matmul || b.op != Opcode::matmul || a.double_row != b.double_row || a.mx != b.mx) return false;
+  auto same = [](const View& x, const View& y) {
+    return x.buffer == y.buffer && x.p0 == y.p0 && x.np == y.np && x.f0 == y.f0 && x.nf == y.nf;
+  };
+  if (a.mx)  // the four quarters and the stationary scales
+    return same(a.srcs[0], b.srcs[0]) && same(a.srcs[2], b.srcs[2]) && same(a.srcs[4], b.srcs[4]) &&
+           same(a.srcs[6], b.srcs[6]) && same(a.srcs[8], b.srcs[8]);
+  return same(a.srcs[0], b.srcs[0]) && (!a.double_row || same(a.srcs[2], b.srcs[2]));
+}
+
+double dma_descriptors(const Instruction& ins) {
+  const View &d = ins.dst, &s = ins.srcs[0];
+  const bool unit = (!d.pattern || d.fs == 1) && (!s.pattern || s.fs == 1);
+  return unit ? static_cast<double>(d.np) : static_cast<double>(d.np) * static_cast<double>(d.nf);
+}
+
+double dma_cost_bytes(const Instruction& ins, const Program& p, const NeuronCoreSpec& s, const TimingOptions& o) {
+  const double bytes = dma_bytes(ins, p);
+  return o.dma_descriptors ? bytes + dma_descriptors(ins) * s.dma_descriptor_overhead_bytes.value : bytes;
+}
+
+TensorStart tensor_start(double mm_ns, double ls_ns, double start, double free_at, TensorState& st,
+                         const NeuronCoreSpec& s, const TimingOptions& o) {
+  const bool idle = !st.any || start > free_at;
+  if (!st.any || start - free_at >= s.tensor_throttle_idle_ns.value) st.ramp_start = start;
+  st.any = true;
+  double level = 1;
+  const double u0 = s.tensor_throttle_start.value;
+  if (o.tensor_throttle && u0 < 1)
+    level = std::min(1.0, u0 + (1 - u0) * (start - st.ramp_start) / s.tensor_throttle_ramp_ns.value);
+  const double base = idle ? ls_ns + mm_ns : std::max(mm_ns, ls_ns);
+  return {base / level, idle ? ls_ns / level : 0.0, level};
+}
+
+void dma_rates(const std::vector<int>& active, double core_cap, double hbm_total, std::vector<double>& rate) {
+  const size_t n = active.size();
+  rate.assign(n, 0.0);
+  double h = hbm_total;
+  int k = 0;
+  for (int a : active) k += a;
+  unsigned char done[8] = {};  // n <= 8 cores (checked by the simulators)
+  // Cap the cores whose per-transfer cap is below the fair share, smallest cap first; the rest share what is left.
+  for (size_t round = 0; round < n && k > 0; ++round) {
+    const double fair = h / k;
+    size_t worst = n;
+    for (size_t c = 0; c < n; ++c)
+      if (!done[c] && active[c] > 0 && core_cap / active[c] < fair &&
+          (worst == n || active[c] > active[worst]))  // smallest cap per transfer = most transfers
+        worst = c;
+    if (worst == n) {
+      for (size_t c = 0; c < n; ++c)
+        if (!done[c] && active[c] > 0) rate[c] = fair;
+      return;
+    }
+    rate[worst] = core_cap / active[worst];
+    done[worst] = 1;
+    h -= core_cap;
+    k -= active[worst];
+  }
+}
+
+}  // namespace nanotrn::neuron::detail

@@ -1,0 +1,66 @@
+// Internal to the timing model (timing.cpp, timing_reference.cpp): the per-instruction cost formulas, the access
+// regions dependencies are found from, the TensorE start rule (LoadStationary, throttling) and the DMA bandwidth
+// split. Both simulators call exactly these functions, so they do the same arithmetic and agree bit for bit.
+// Not here: the event loops.
+#pragma once
+
+#include <vector>
+
+#include "neuron/machine.h"
+#include "neuron/program.h"
+#include "neuron/timing.h"
+
+namespace nanotrn::neuron::detail {
+
+inline constexpr int kComputeTracks = 4;
+
+// The bounding rectangle [p0, p1) x [f0, f1) of a view in its buffer (a pattern view's bounding box of rows, and
+// of columns when it stays in one row, else all columns).
+struct Region {
+  int buffer;
+  int64_t p0, p1, f0, f1;
+};
+Region region(const View& v, const Program& p);
+inline bool overlap(const Region& a, const Region& b) {
+  return a.buffer == b.buffer && a.p0 < b.p1 && b.p0 < a.p1 && a.f0 < b.f1 && b.f0 < a.f1;
+}
+inline bool contains(const Region& outer, const Region& inner) {
+  return outer.p0 <= inner.p0 && inner.p1 <= outer.p1 && outer.f0 <= inner.f0 && inner.f1 <= outer.f1;
+}
+// Reads: every src (and the dst of an accumulating matmul). Writes: dst (and an activation's reduce_dst).
+void reads_of(const Instruction& ins, const Program& p, std::vector<Region>& out);
+void writes_of(const Instruction& ins, const Program& p, std::vector<Region>& out);
+
+double engine_clock_ghz(Engine e, const NeuronCoreSpec& s);
+// Engine cycles of a compute instruction (timing.h table); 0 for dma_copy.
+double compute_cycles(const Instruction& ins, const Program& p, const NeuronCoreSpec& s);
+// A matmul's LoadStationary cycles when its stationary has to be loaded: M / load_stationary_speedup, x4 for fp32.
+double load_stationary_cycles(const Instruction& ins, const Program& p, const NeuronCoreSpec& s);
+// Whether matmul `b` can reuse the stationary `a` (the previous TensorE instruction) left in the array.
+bool same_stationary(const Instruction& a, const Instruction& b);
+// Contiguous buffers (descriptors) of a dma_copy: np when both sides are unit-stride in the free axis, else np x nf.
+double dma_descriptors(const Instruction& ins);
+// The bytes-equivalent a DMA's transfer phase moves: bytes + descriptors x dma_descriptor_overhead_bytes.
+double dma_cost_bytes(const Instruction& ins, const Program& p, const NeuronCoreSpec& s, const TimingOptions& o);
+
+// TensorE per-core state for the start rule.
+struct TensorState {
+  bool any = false;       // an instruction has run
+  double ramp_start = 0;  // when the current throttle ramp began
+};
+struct TensorStart {
+  double duration, ls_exposed, level;
+};
+// A TensorE instruction starting at `start` on a track free since `free_at`: mm_ns its formula time, ls_ns its
+// LoadStationary time (0 when the stationary is reused). Idle before it (first, or start > free_at): the LS is
+// exposed, duration ls + mm; else it ran in the background, duration max(mm, ls). Throttle (v3/v4): after an idle
+// gap >= tensor_throttle_idle_ns (or at the first instruction) a ramp starts; level = min(1, start_level +
+// (1 - start_level) (start - ramp_start) / ramp_ns) at the instruction's start divides its whole duration.
+TensorStart tensor_start(double mm_ns, double ls_ns, double start, double free_at, TensorState& st,
+                         const NeuronCoreSpec& s, const TimingOptions& o);
+
+// Per-transfer DMA rate (B/ns) of each core's transfers, `active[c]` transfers in flight on core c: max-min fair
+// sharing of `hbm_total` over all transfers, each core's transfers together capped at `core_cap`.
+void dma_rates(const std::vector<int>& active, double core_cap, double hbm_total, std::vector<double>& rate);
+
+}  // namespace nanotrn::neuron::detail
