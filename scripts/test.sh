@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/check_format.sh
 bash scripts/loc.sh
+bash scripts/fuzz.sh 10  # libFuzzer targets of the file parsers (fuzz/), 10 s each
 
 cmake --preset release
 cmake --build --preset release

@@ -9,5 +9,11 @@ namespace nanotrn::cli {
 void add_speedrun(CLI::App& app);
 void add_info(CLI::App& app);
 void add_kernel(CLI::App& app);
+void add_train(CLI::App& app);
+void add_bench(CLI::App& app);
+void add_eval(CLI::App& app);
+void add_sample(CLI::App& app);
+void add_data(CLI::App& app);
+void add_tokenizer(CLI::App& app);
 
 }  // namespace nanotrn::cli

@@ -13,6 +13,12 @@ int main(int argc, char** argv) {
   nanotrn::cli::add_speedrun(app);
   nanotrn::cli::add_info(app);
   nanotrn::cli::add_kernel(app);
+  nanotrn::cli::add_train(app);
+  nanotrn::cli::add_bench(app);
+  nanotrn::cli::add_eval(app);
+  nanotrn::cli::add_sample(app);
+  nanotrn::cli::add_data(app);
+  nanotrn::cli::add_tokenizer(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

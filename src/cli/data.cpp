@@ -1,0 +1,108 @@
+// `nanotrn data prepare|stats|tokenize`: the corpus and shard stages of the data pipeline (src/data/).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "data/corpus.h"
+#include "data/tokenize_corpus.h"
+#include "tokenizer/tokenizer.h"
+
+namespace nanotrn::cli {
+
+namespace {
+
+void print_split(const char* name, const data::SplitCounts& c) {
+  std::printf("%-5s  %8lld docs  %12lld bytes  %12lld chars\n", name, static_cast<long long>(c.docs),
+              static_cast<long long>(c.bytes), static_cast<long long>(c.chars));
+}
+
+void add_data_prepare(CLI::App& data) {
+  auto* cmd = data.add_subcommand("prepare",
+                                  "Build a corpus folder (train.jsonl, val.jsonl) from text files, folders or JSONL; "
+                                  "with no sources, the default corpus (Brown, from scripts/setup.sh)");
+  struct Args {
+    std::vector<std::string> sources;
+    std::string out = data::kDefaultCorpusDir;
+    double val_fraction = 0.1;
+    bool force = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("sources", a->sources, "Text files, folders or .jsonl files (default: the Brown corpus)");
+  cmd->add_option("--out", a->out, "Corpus folder")->capture_default_str();
+  cmd->add_option("--val-fraction", a->val_fraction, "Fraction of documents (by id hash) in validation")
+      ->capture_default_str();
+  cmd->add_flag("--force", a->force, "Rebuild even when the folder is already valid");
+  cmd->callback([a] {
+    const data::PrepareOptions o{a->val_fraction, a->force};
+    const data::CorpusInfo info =
+        a->sources.empty() ? data::prepare_default_corpus(a->out, o) : data::prepare_corpus(a->sources, a->out, o);
+    std::printf("%s %s\n", info.reused ? "kept" : "wrote", info.dir.c_str());
+    print_split("train", info.train);
+    print_split("val", info.val);
+  });
+}
+
+void add_data_stats(CLI::App& data) {
+  auto* cmd = data.add_subcommand("stats",
+                                  "Documents, bytes and characters per split; tokens and bytes/token "
+                                  "once tokenized");
+  auto corpus = std::make_shared<std::string>(data::kDefaultCorpusDir);
+  auto shards = std::make_shared<std::string>(data::kDefaultShardDir);
+  cmd->add_option("--corpus", *corpus, "Corpus folder")->capture_default_str();
+  cmd->add_option("--shards", *shards, "Shard folder (skipped when it has no shards.json)")->capture_default_str();
+  cmd->callback([corpus, shards] {
+    const data::CorpusInfo info = data::read_corpus_info(*corpus);
+    std::printf("corpus %s (val fraction %g)\n", corpus->c_str(), info.val_fraction);
+    print_split("train", info.train);
+    print_split("val", info.val);
+    if (std::filesystem::exists(*shards + "/shards.json")) {
+      const data::ShardSet s = data::read_shard_set(*shards);
+      std::printf("shards %s (vocab %d, BOS %d)\n", shards->c_str(), s.vocab_size, s.bos);
+      // Tokens include one BOS per document; bytes/token counts text tokens only, as val_bpb does.
+      const double train_bpt =
+          static_cast<double>(s.train_bytes) / static_cast<double>(s.train_tokens - info.train.docs);
+      const double val_bpt = static_cast<double>(s.val_bytes) / static_cast<double>(s.val_tokens - info.val.docs);
+      std::printf("train  %12lld tokens  %6.3f bytes/token  %zu shards\n", static_cast<long long>(s.train_tokens),
+                  train_bpt, s.train_shards.size());
+      std::printf("val    %12lld tokens  %6.3f bytes/token  %zu shards\n", static_cast<long long>(s.val_tokens),
+                  val_bpt, s.val_shards.size());
+    }
+  });
+}
+
+void add_data_tokenize(CLI::App& data) {
+  auto* cmd = data.add_subcommand("tokenize", "Tokenize a corpus folder into train/val .bin shards");
+  struct Args {
+    std::string corpus = data::kDefaultCorpusDir, tokenizer = data::kDefaultTokenizerDir, out = data::kDefaultShardDir;
+    int64_t shard_tokens = 100'000'000;
+    int threads = 0;
+    bool force = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("--corpus", a->corpus, "Corpus folder")->capture_default_str();
+  cmd->add_option("--tokenizer", a->tokenizer, "Tokenizer folder or file (.tiktoken, .model)")->capture_default_str();
+  cmd->add_option("--out", a->out, "Shard folder")->capture_default_str();
+  cmd->add_option("--shard-tokens", a->shard_tokens, "Tokens per shard at most")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Encoder threads (0: all)");
+  cmd->add_flag("--force", a->force, "Rebuild even when the shards are up to date");
+  cmd->callback([a] {
+    const tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(a->tokenizer);
+    const data::ShardSet s = data::tokenize_corpus(a->corpus, tok, a->out, {a->shard_tokens, a->threads, a->force});
+    std::printf("%s %s: train %lld tokens in %zu shards, val %lld tokens in %zu shards\n", s.reused ? "kept" : "wrote",
+                s.dir.c_str(), static_cast<long long>(s.train_tokens), s.train_shards.size(),
+                static_cast<long long>(s.val_tokens), s.val_shards.size());
+  });
+}
+
+}  // namespace
+
+void add_data(CLI::App& app) {
+  auto* data = app.add_subcommand("data", "Corpora and token shards");
+  data->require_subcommand(1);
+  add_data_prepare(*data);
+  add_data_stats(*data);
+  add_data_tokenize(*data);
+}
+
+}  // namespace nanotrn::cli

@@ -1,0 +1,64 @@
+// `nanotrn eval bpb --ckpt C`: val_bpb of a checkpoint on its recipe's validation data (train/evaluate.h).
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "train/checkpoint.h"
+#include "train/data_setup.h"
+#include "train/evaluate.h"
+
+namespace nanotrn::cli {
+
+void add_eval(CLI::App& app) {
+  struct Args {
+    std::string ckpt = "out/run/checkpoint.safetensors";
+    std::vector<std::string> sets;
+    int64_t tokens = 0;
+    bool ema = false, json = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("eval", "Evaluate a checkpoint");
+  cmd->require_subcommand(1);
+  auto* bpb = cmd->add_subcommand("bpb", "val_bpb on the recipe's validation shards (or --set data.val=GLOB)");
+  bpb->add_option("--ckpt", args->ckpt, "Checkpoint (safetensors)")->capture_default_str();
+  bpb->add_option("--set", args->sets, "Override a field of the stored recipe (data.*, eval.*)");
+  bpb->add_option("--tokens", args->tokens, "Validation tokens to score (default: the recipe's eval.tokens)");
+  bpb->add_flag("--ema", args->ema, "Score the EMA weights instead of the live ones");
+  bpb->add_flag("--json", args->json, "Machine-readable output");
+  bpb->callback([args] {
+    const train::Checkpoint c = train::load_checkpoint(args->ckpt);
+    nlohmann::json rj = train::recipe_to_json(c.recipe);
+    for (const std::string& s : args->sets) train::apply_override(rj, s, rj);
+    const train::Recipe r = train::recipe_from_json(rj);
+    Engine engine(EngineOptions{.num_threads = r.train.threads});
+    Ctx ctx{engine, nullptr, r.train.precision == "bf16" ? DType::bf16 : DType::f32};
+    model::Gpt gpt(ctx, model::resolve(r.model), r.seed);
+    train::restore_model(gpt, c);
+    if (args->ema) {
+      const auto ema = c.with_prefix("ema.");
+      check(!ema.empty(), args->ckpt + ": this checkpoint has no EMA weights (ema.decay was 0)");
+      for (const auto& [name, t] : ema) gpt.parameter(name).value.copy_from(t);
+    }
+    train::TrainerData data = train::open_training_data(r);
+    const train::BpbResult res = train::evaluate_bpb(
+        ctx, gpt, *data.val, data.token_bytes,
+        {.tokens = args->tokens > 0 ? args->tokens : r.eval.tokens, .rows = r.eval.rows, .seq_len = r.batch.seq_len});
+    if (args->json) {
+      std::cout << nlohmann::json{{"val_bpb", res.bpb},
+                                  {"nats_per_token", res.nats_per_token},
+                                  {"tokens", res.tokens},
+                                  {"bytes", res.bytes},
+                                  {"step", c.progress.value("step", 0)}}
+                       .dump(2)
+                << "\n";
+      return;
+    }
+    char line[160];
+    std::snprintf(line, sizeof line, "val_bpb %.6f (%lld tokens, %lld bytes, %.4f nats/token) at step %lld\n", res.bpb,
+                  static_cast<long long>(res.tokens), static_cast<long long>(res.bytes), res.nats_per_token,
+                  static_cast<long long>(c.progress.value("step", 0)));
+    std::cout << line;
+  });
+}
+
+}  // namespace nanotrn::cli

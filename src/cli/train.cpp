@@ -1,0 +1,172 @@
+// `nanotrn train`: a recipe trained until its charged-time budget runs out, then val_bpb (train/trainer.h).
+// `nanotrn bench train`: N training steps on random tokens, timed (benchmarks, docs/PERFORMANCE.md).
+// This file parses flags and prints; the work is in the library.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "autograd/tape.h"
+#include "cli/commands.h"
+#include "gemm/probe.h"
+#include "train/data_setup.h"
+#include "train/optimizers.h"
+#include "train/trainer.h"
+
+namespace nanotrn::cli {
+
+namespace {
+
+struct RecipeArgs {
+  std::string recipe = "recipes/cpu-tiny.json";
+  std::vector<std::string> sets;
+};
+
+void add_recipe_flags(CLI::App* cmd, RecipeArgs& a) {
+  cmd->add_option("--recipe", a.recipe, "Recipe JSON file")->capture_default_str();
+  cmd->add_option("--set", a.sets, "Override a recipe field, e.g. --set optim.matrix_lr=0.02 (repeatable)");
+}
+
+train::Recipe load(const RecipeArgs& a) { return train::load_recipe(a.recipe, a.sets); }
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+void add_train(CLI::App& app) {
+  struct Args {
+    RecipeArgs recipe;
+    std::string budget, clock = "wall", out = "out/run", resume;
+    bool json = false, quiet = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("train", "Train a recipe until its charged-time budget runs out, then score val_bpb");
+  add_recipe_flags(cmd, args->recipe);
+  cmd->add_option("--budget", args->budget, "Charged-time budget, e.g. 30m (overrides train.budget)");
+  cmd->add_option("--clock", args->clock, "What a step is charged: wall, or fixed:<seconds per micro-batch>")
+      ->capture_default_str();
+  cmd->add_option("--out", args->out, "Run folder: metrics.jsonl and checkpoint.safetensors")->capture_default_str();
+  cmd->add_option("--resume", args->resume, "Continue from this checkpoint");
+  cmd->add_flag("--json", args->json, "Print the final summary as JSON on stdout");
+  cmd->add_flag("--quiet", args->quiet, "No progress lines");
+  cmd->callback([args] {
+    std::vector<std::string> sets = args->recipe.sets;
+    if (!args->budget.empty()) sets.push_back("train.budget=" + args->budget);
+    const train::Recipe recipe = train::load_recipe(args->recipe.recipe, sets);
+    std::filesystem::create_directories(args->out);
+    std::unique_ptr<train::Clock> clock = train::make_clock(args->clock);
+    train::TrainerOptions o;
+    o.out_dir = args->out;
+    o.resume = args->resume;
+    if (!args->quiet) o.print = [](const std::string& line) { std::cerr << line << "\n"; };
+    {
+      Engine probe_engine(EngineOptions{.num_threads = recipe.train.threads});
+      const DType dt = recipe.train.precision == "bf16" ? DType::bf16 : DType::f32;
+      o.host_peak_gflops = measure_gemm_gflops(probe_engine.gemm(), dt, 0.3);
+    }
+    train::Trainer run(recipe, train::open_training_data(recipe), *clock, o);
+    const train::TrainResult r = run.run();
+    if (args->json) {
+      std::cout << r.to_json().dump(2) << "\n";
+      return;
+    }
+    std::cout << "done: " << r.steps << " steps, " << r.tokens << " tokens, charged " << fmt("%.1f", r.charged_seconds)
+              << " s (" << clock->name() << " clock), host wall " << fmt("%.1f", r.wall_seconds)
+              << " s, stop: " << r.stop_reason << "\n";
+    std::cout << "val_bpb " << fmt("%.4f", r.val_bpb) << " (" << r.val_tokens << " tokens, "
+              << fmt("%.4f", r.val_nats_per_token) << " nats/token); last train loss " << fmt("%.4f", r.last_loss)
+              << "\n";
+    std::cout << "checkpoint " << args->out << "/checkpoint.safetensors, metrics " << args->out << "/metrics.jsonl\n";
+  });
+}
+
+void add_bench(CLI::App& app) {
+  auto* bench = app.add_subcommand("bench", "Benchmarks (see docs/PERFORMANCE.md)");
+  bench->require_subcommand(1);
+  struct Args {
+    RecipeArgs recipe;
+    int64_t steps = 10, warmup = 2;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  args->recipe.recipe = "recipes/cpu-small.json";
+  auto* cmd = bench->add_subcommand("train", "Time N training steps (forward, backward, optimiser) on random tokens");
+  add_recipe_flags(cmd, args->recipe);
+  cmd->add_option("--steps", args->steps, "Timed steps")->capture_default_str();
+  cmd->add_option("--warmup", args->warmup, "Untimed steps first")->capture_default_str();
+  cmd->add_flag("--json", args->json, "Machine-readable output");
+  cmd->callback([args] {
+    const train::Recipe r = load(args->recipe);
+    check(args->steps >= 1 && args->warmup >= 0, "bench train: --steps must be >= 1 and --warmup >= 0");
+    Engine engine(EngineOptions{.num_threads = r.train.threads});
+    Tape tape;
+    const DType dt = r.train.precision == "bf16" ? DType::bf16 : DType::f32;
+    Ctx ctx{engine, &tape, dt};
+    model::Gpt gpt(ctx, model::resolve(r.model), r.seed);
+    train::OptimizerSet optim(engine.gemm(), gpt, r.optim, dt);
+    auto src = train::make_random_source(static_cast<int32_t>(r.model.vocab_size), r.seed);
+    const int64_t B = r.batch.rows, T = r.batch.seq_len;
+    std::vector<int32_t> in(static_cast<size_t>(B * T)), tg(in.size());
+    std::vector<double> ms;
+    double loss = 0.0;
+    for (int64_t s = 0; s < args->warmup + args->steps; s++) {
+      const auto t0 = std::chrono::steady_clock::now();
+      src->next(B, T, in.data(), tg.data());
+      const Tensor l = gpt.loss(ctx, Tensor::from_ints({B, T}, in), Tensor::from_ints({B, T}, tg));
+      loss = l.item();
+      tape.backward(l);
+      optim.schedule(s, 1.0, 0.0);
+      optim.step();
+      optim.zero_grad();
+      const double dt_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (s >= args->warmup) ms.push_back(dt_ms);
+    }
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    const double fpt = model::flops_per_token(gpt.config(), T);
+    const double tps = static_cast<double>(B * T) / (median * 1e-3);
+    const double gflops = tps * fpt * 1e-9;
+    // The denominator: the arithmetic peak per core when NANOTRN_PEAK_F32 / NANOTRN_PEAK_BF16 give it (measured by
+    // bench/peak_flops, docs/PERFORMANCE.md), else what a 1024^3 GEMM reaches right now.
+    const char* env = std::getenv(dt == DType::bf16 ? "NANOTRN_PEAK_BF16" : "NANOTRN_PEAK_F32");
+    const bool arithmetic = env != nullptr && std::atof(env) > 0.0;
+    const double peak =
+        arithmetic ? std::atof(env) * engine.num_threads() : measure_gemm_gflops(engine.gemm(), dt, 0.5);
+    const std::string peak_kind = arithmetic ? "arithmetic peak" : "measured GEMM peak";
+    const nlohmann::json j = {{"recipe", r.name},
+                              {"precision", r.train.precision},
+                              {"threads", engine.num_threads()},
+                              {"batch", B},
+                              {"seq_len", T},
+                              {"steps", args->steps},
+                              {"ms_per_step_median", median},
+                              {"ms_per_step_min", sorted.front()},
+                              {"ms_per_step_max", sorted.back()},
+                              {"tokens_per_second", tps},
+                              {"flops_per_token", fpt},
+                              {"gflops", gflops},
+                              {"peak_gflops", peak},
+                              {"peak_kind", peak_kind},
+                              {"percent_of_peak", 100.0 * gflops / peak},
+                              {"last_loss", loss}};
+    if (args->json) {
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    std::cout << r.name << " (" << r.train.precision << ", " << engine.num_threads() << " threads, B " << B << ", T "
+              << T << "): " << fmt("%.1f", median) << " ms/step median (min " << fmt("%.1f", sorted.front()) << ", max "
+              << fmt("%.1f", sorted.back()) << "), " << fmt("%.0f", tps) << " tokens/s, " << fmt("%.1f", gflops)
+              << " GFLOP/s = " << fmt("%.0f", 100.0 * gflops / peak) << "% of the measured GEMM peak ("
+              << fmt("%.0f", peak) << " GFLOP/s)\n";
+  });
+}
+
+}  // namespace nanotrn::cli

@@ -1,0 +1,182 @@
+// Corpus sources, split and prepared folders. See corpus.h.
+#include "data/corpus.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "data/brown.h"
+#include "data/jsonl.h"
+
+namespace nanotrn::data {
+
+namespace fs = std::filesystem;
+
+double split_hash(std::string_view id) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : id) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 0x100000001b3ull;
+  }
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 31;
+  return static_cast<double>(h >> 11) * 0x1.0p-53;
+}
+
+bool is_validation(std::string_view id, double val_fraction) { return split_hash(id) < val_fraction; }
+
+namespace {
+
+Document read_text_file(const std::string& path, const std::string& id) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  Document d{id, std::string(bytes.begin(), bytes.end())};
+  const size_t bad = find_invalid_utf8(d.text);
+  check(bad == std::string::npos, path + ": byte " + std::to_string(bad) + ": not valid UTF-8");
+  return d;
+}
+
+bool is_jsonl(const fs::path& p) { return p.extension() == ".jsonl"; }
+
+SplitCounts count(const std::vector<Document>& docs) {
+  SplitCounts c;
+  for (const Document& d : docs) {
+    ++c.docs;
+    c.bytes += static_cast<int64_t>(d.text.size());
+    c.chars += static_cast<int64_t>(count_utf8_chars(d.text));
+  }
+  return c;
+}
+
+nlohmann::json counts_json(const SplitCounts& c) { return {{"docs", c.docs}, {"bytes", c.bytes}, {"chars", c.chars}}; }
+
+SplitCounts counts_from(const nlohmann::json& j) {
+  return {j.at("docs").get<int64_t>(), j.at("bytes").get<int64_t>(), j.at("chars").get<int64_t>()};
+}
+
+void write_text(const std::string& path, const std::string& text) { write_file_atomic(path, text.data(), text.size()); }
+
+}  // namespace
+
+std::vector<Document> read_source(const std::string& path) {
+  check(fs::exists(path), "data: no such file or directory: " + path);
+  if (!fs::is_directory(path)) {
+    if (is_jsonl(path)) return read_jsonl(path);
+    return {read_text_file(path, path)};
+  }
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(path); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string name = it->path().filename().string();
+    if (!name.empty() && name[0] == '.') {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file()) files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Document> docs;
+  for (const fs::path& f : files) {
+    if (is_jsonl(f)) {
+      for (Document& d : read_jsonl(f.string())) docs.push_back(std::move(d));
+    } else {
+      docs.push_back(read_text_file(f.string(), f.string()));
+    }
+  }
+  return docs;
+}
+
+CorpusInfo read_corpus_info(const std::string& dir) {
+  const std::string path = dir + "/corpus.json";
+  check(fs::exists(path), "data: " + dir + " is not a prepared corpus (no corpus.json); run `nanotrn data prepare`");
+  const std::vector<uint8_t> bytes = read_file(path);
+  try {
+    const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end());
+    check(j.at("format") == "nanotrn-corpus" && j.at("version") == 1, path + ": not a version-1 nanotrn corpus");
+    CorpusInfo info;
+    info.dir = dir;
+    info.sources = j.at("sources").get<std::vector<std::string>>();
+    info.val_fraction = j.at("val_fraction").get<double>();
+    info.train = counts_from(j.at("train"));
+    info.val = counts_from(j.at("val"));
+    return info;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path + ": malformed: " + e.what());
+  }
+}
+
+namespace {
+
+bool reusable(const std::string& dir, const std::vector<std::string>& sources, double val_fraction) {
+  if (!fs::exists(dir + "/corpus.json") || !fs::exists(dir + "/train.jsonl") || !fs::exists(dir + "/val.jsonl")) {
+    return false;
+  }
+  try {
+    const CorpusInfo info = read_corpus_info(dir);
+    return info.sources == sources && info.val_fraction == val_fraction;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+CorpusInfo write_corpus(std::vector<Document> docs, const std::vector<std::string>& sources, const std::string& out_dir,
+                        double val_fraction) {
+  check(val_fraction >= 0.0 && val_fraction < 1.0,
+        "data: the validation fraction must be in [0, 1), got " + std::to_string(val_fraction));
+  std::vector<Document> train, val;
+  for (Document& d : docs) (is_validation(d.id, val_fraction) ? val : train).push_back(std::move(d));
+  check(!train.empty(), "data: no training documents after the split");
+  fs::create_directories(out_dir);
+  write_text(out_dir + "/train.jsonl", format_jsonl(train));
+  write_text(out_dir + "/val.jsonl", format_jsonl(val));
+  CorpusInfo info{out_dir, sources, val_fraction, count(train), count(val), false};
+  nlohmann::ordered_json j;
+  j["format"] = "nanotrn-corpus";
+  j["version"] = 1;
+  j["sources"] = sources;
+  j["val_fraction"] = val_fraction;
+  j["train"] = counts_json(info.train);
+  j["val"] = counts_json(info.val);
+  write_text(out_dir + "/corpus.json", j.dump(2) + "\n");
+  return info;
+}
+
+}  // namespace
+
+CorpusInfo prepare_corpus(const std::vector<std::string>& sources, const std::string& out_dir,
+                          const PrepareOptions& options) {
+  check(!sources.empty(), "data: no sources to prepare");
+  if (!options.force && reusable(out_dir, sources, options.val_fraction)) {
+    CorpusInfo info = read_corpus_info(out_dir);
+    info.reused = true;
+    return info;
+  }
+  std::vector<Document> docs;
+  for (const std::string& s : sources) {
+    for (Document& d : read_source(s)) docs.push_back(std::move(d));
+  }
+  return write_corpus(std::move(docs), sources, out_dir, options.val_fraction);
+}
+
+CorpusInfo prepare_default_corpus(const std::string& out_dir, const PrepareOptions& options) {
+  const std::vector<std::string> sources = {"brown"};
+  if (!options.force && reusable(out_dir, sources, options.val_fraction)) {
+    CorpusInfo info = read_corpus_info(out_dir);
+    info.reused = true;
+    return info;
+  }
+  return write_corpus(read_brown(find_brown_dir()), sources, out_dir, options.val_fraction);
+}
+
+std::vector<Document> read_corpus_split(const std::string& dir, const std::string& split) {
+  check(split == "train" || split == "val", "data: split must be \"train\" or \"val\", got \"" + split + "\"");
+  const std::string path = dir + "/" + split + ".jsonl";
+  check(fs::exists(path), "data: no " + path + "; run `nanotrn data prepare`");
+  return read_jsonl(path);
+}
+
+}  // namespace nanotrn::data

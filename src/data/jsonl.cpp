@@ -1,0 +1,96 @@
+// JSONL corpora. See jsonl.h.
+#include "data/jsonl.h"
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "base/file.h"
+
+namespace nanotrn::data {
+
+size_t find_invalid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const uint8_t c = static_cast<uint8_t>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int need = 0;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      need = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      need = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      need = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + need >= s.size()) return i;
+    for (int k = 1; k <= need; ++k) {
+      const uint8_t d = static_cast<uint8_t>(s[i + k]);
+      if (d < (k == 1 ? lo : 0x80) || d > (k == 1 ? hi : 0xBF)) return i;
+    }
+    i += need + 1;
+  }
+  return std::string_view::npos;
+}
+
+size_t count_utf8_chars(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+std::vector<Document> parse_jsonl(std::string_view content, const std::string& name, const std::string& text_field) {
+  std::vector<Document> docs;
+  size_t pos = 0, line_no = 0;
+  while (pos < content.size()) {
+    ++line_no;
+    size_t end = content.find('\n', pos);
+    if (end == std::string_view::npos) end = content.size();
+    std::string_view line = content.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = name + ":" + std::to_string(line_no) + ": ";
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(where + "not valid JSON: " + e.what());
+    }
+    check(j.is_object(), where + "expected a JSON object");
+    const auto it = j.find(text_field);
+    check(it != j.end(), where + "no \"" + text_field + "\" field");
+    check(it->is_string(), where + "the \"" + text_field + "\" field is not a string");
+    Document d;
+    d.text = it->get<std::string>();
+    const size_t bad = find_invalid_utf8(d.text);
+    check(bad == std::string_view::npos, where + "the text is not valid UTF-8 at byte " + std::to_string(bad));
+    const auto id = j.find("id");
+    d.id = id != j.end() && id->is_string() ? id->get<std::string>() : name + ":" + std::to_string(line_no);
+    docs.push_back(std::move(d));
+  }
+  return docs;
+}
+
+std::vector<Document> read_jsonl(const std::string& path, const std::string& text_field) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  return parse_jsonl(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path, text_field);
+}
+
+std::string format_jsonl(const std::vector<Document>& docs) {
+  std::string out;
+  for (const Document& d : docs) {
+    out += nlohmann::json{{"id", d.id}, {"text", d.text}}.dump();
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace nanotrn::data

@@ -1,0 +1,26 @@
+// JSON Lines corpora: one JSON object per line, the document text in a string field ("text" by default).
+//
+//   std::vector<Document> docs = parse_jsonl(bytes, "corpus.jsonl");   // from memory (fuzzable)
+//   std::vector<Document> docs = read_jsonl("corpus.jsonl");           // from a file
+//
+// The id of a document is its "id" field when that is a string, else "<name>:<line>". Blank lines are allowed and
+// ignored. Anything else that is not an object with a string text field is an Error "<name>:<line>: ...", as is text
+// that is not valid UTF-8.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "data/document.h"
+
+namespace nanotrn::data {
+
+std::vector<Document> parse_jsonl(std::string_view content, const std::string& name,
+                                  const std::string& text_field = "text");
+std::vector<Document> read_jsonl(const std::string& path, const std::string& text_field = "text");
+
+// One {"id": ..., "text": ...} object per line.
+std::string format_jsonl(const std::vector<Document>& docs);
+
+}  // namespace nanotrn::data

@@ -1,0 +1,216 @@
+// The speedrun pipeline. See speedrun.h.
+#include "pipeline/speedrun.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "data/corpus.h"
+#include "data/shard.h"
+#include "data/tokenize_corpus.h"
+#include "eval/unigram.h"
+#include "model/sample.h"
+#include "tokenizer/bpe_train.h"
+#include "tokenizer/tokenizer.h"
+#include "train/checkpoint.h"
+#include "train/clock.h"
+#include "train/data_setup.h"
+#include "train/trainer.h"
+
+namespace nanotrn::pipeline {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+tokenizer::Tokenizer tokenizer_stage(const std::string& corpus_dir, const std::string& dir, int32_t vocab,
+                                     const std::function<void(const std::string&)>& say) {
+  if (fs::exists(dir)) {
+    try {
+      tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(dir);
+      if (tok.vocab_size() == vocab) {
+        say("tokenizer: reusing " + dir + " (V = " + std::to_string(vocab) + ")");
+        return tok;
+      }
+      say("tokenizer: " + dir + " has V = " + std::to_string(tok.vocab_size()) + ", the recipe needs " +
+          std::to_string(vocab) + ": retraining");
+    } catch (const Error& e) {
+      say(std::string("tokenizer: ") + dir + " is not usable (" + e.what() + "): retraining");
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<data::Document> docs = data::read_corpus_split(corpus_dir, "train");
+  std::vector<std::string_view> views;
+  for (const data::Document& d : docs) views.push_back(d.text);
+  tokenizer::Tokenizer tok(tokenizer::train_bpe(views, {.vocab_size = vocab}));
+  tok.save(dir);
+  say("tokenizer: trained a byte-level BPE with V = " + std::to_string(vocab) + " on " + std::to_string(docs.size()) +
+      " documents in " + fmt("%.1f", seconds_since(t0)) + " s -> " + dir);
+  return tok;
+}
+
+std::vector<int32_t> read_tokens(const std::vector<std::string>& paths, int32_t vocab) {
+  std::vector<int32_t> out;
+  for (const std::string& p : paths) {
+    const data::MappedShard s(p, vocab);
+    const data::ShardView v = s.view();
+    const size_t at = out.size();
+    out.resize(at + static_cast<size_t>(v.count));
+    v.copy(0, v.count, out.data() + at);
+  }
+  return out;
+}
+
+void write_report(const std::string& path, const train::Recipe& recipe, const data::ShardSet& shards,
+                  const SpeedrunResult& r, const std::vector<std::pair<std::string, double>>& stages) {
+  std::ostringstream md;
+  md << "# nanotrn speedrun report\n\n";
+  md << "Recipe `" << recipe.name << "`: " << recipe.description << "\n\n";
+  md << "| stage | seconds |\n|---|---|\n";
+  for (const auto& [name, s] : stages) md << "| " << name << " | " << fmt("%.1f", s) << " |\n";
+  md << "\n## Result\n\n| metric | value |\n|---|---|\n";
+  md << "| val_bpb (trained model) | " << fmt("%.4f", r.val_bpb) << " |\n";
+  md << "| unigram baseline bpb (same tokenizer, train-split token frequencies) | " << fmt("%.4f", r.unigram_bpb)
+     << " |\n";
+  md << "| steps | " << r.steps << " |\n| training tokens | " << r.tokens << " |\n";
+  md << "| charged seconds | " << fmt("%.1f", r.charged_seconds) << " |\n";
+  md << "| train / val tokens in the shards | " << shards.train_tokens << " / " << shards.val_tokens << " |\n";
+  md << "| val bytes per token | " << fmt("%.3f", static_cast<double>(shards.val_bytes) / shards.val_tokens)
+     << " |\n\n";
+  md << "## Loss curve (training loss, nats/token)\n\n| step | loss |\n|---|---|\n";
+  for (const auto& [step, loss] : r.loss_curve) md << "| " << step << " | " << fmt("%.4f", loss) << " |\n";
+  md << "\n## Samples (temperature 0.8, top-k 40)\n\n";
+  for (const std::string& s : r.samples) md << "```\n" << s << "\n```\n\n";
+  const std::string text = md.str();
+  write_file_atomic(path, text.data(), text.size());
+}
+
+}  // namespace
+
+SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
+  auto say = [&](const std::string& s) {
+    if (o.print) o.print(s);
+  };
+  std::vector<std::pair<std::string, double>> stages;
+  const std::string corpus_dir = o.root + "/data/corpus", tok_dir = o.root + "/tokenizer",
+                    shard_dir = o.root + "/data/tokens", run_root = o.root + "/speedrun";
+  std::vector<std::string> sets = {"data.train=" + shard_dir + "/train_*.bin", "data.val=" + shard_dir + "/val_*.bin",
+                                   "data.tokenizer=" + tok_dir};
+  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
+  if (!o.budget.empty()) sets.push_back("train.budget=" + o.budget);
+  train::Recipe recipe = train::load_recipe(o.recipe, sets);
+
+  auto t0 = std::chrono::steady_clock::now();
+  const data::CorpusInfo corpus = data::prepare_default_corpus(corpus_dir);
+  say("corpus: " + std::string(corpus.reused ? "reusing " : "prepared ") + corpus_dir + " (" +
+      std::to_string(corpus.train.docs) + " train / " + std::to_string(corpus.val.docs) + " val documents, " +
+      std::to_string(corpus.train.bytes + corpus.val.bytes) + " bytes)");
+  stages.emplace_back("prepare corpus", seconds_since(t0));
+
+  t0 = std::chrono::steady_clock::now();
+  const tokenizer::Tokenizer tok =
+      tokenizer_stage(corpus_dir, tok_dir, static_cast<int32_t>(recipe.model.vocab_size), say);
+  stages.emplace_back("train tokenizer", seconds_since(t0));
+
+  t0 = std::chrono::steady_clock::now();
+  const data::ShardSet shards = data::tokenize_corpus(corpus_dir, tok, shard_dir);
+  say("tokens: " + std::string(shards.reused ? "reusing " : "wrote ") + shard_dir + " (" +
+      std::to_string(shards.train_tokens) + " train / " + std::to_string(shards.val_tokens) + " val tokens, " +
+      fmt("%.3f", static_cast<double>(shards.val_bytes) / shards.val_tokens) + " val bytes/token)");
+  stages.emplace_back("tokenize", seconds_since(t0));
+  // Score each validation token at most once: cap the evaluation at the whole batches the split holds.
+  const int64_t per_batch = recipe.eval.rows * recipe.batch.seq_len;
+  recipe.eval.tokens =
+      std::max<int64_t>(per_batch, std::min(recipe.eval.tokens, shards.val_tokens / per_batch * per_batch));
+
+  SpeedrunResult res;
+  const std::string run_dir = run_root + "/run", result_path = run_root + "/result.json";
+  const nlohmann::json recipe_json = train::recipe_to_json(recipe);
+  bool reused = false;
+  if (!o.force && fs::exists(result_path)) {
+    const std::vector<uint8_t> bytes = read_file(result_path);
+    const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    if (!j.is_discarded() && j.value("recipe", nlohmann::json()) == recipe_json &&
+        fs::exists(run_dir + "/checkpoint.safetensors")) {
+      res.val_bpb = j.at("val_bpb").get<double>();
+      res.steps = j.at("steps").get<int64_t>();
+      res.tokens = j.at("tokens").get<int64_t>();
+      res.charged_seconds = j.at("charged_seconds").get<double>();
+      for (const auto& p : j.at("loss_curve")) res.loss_curve.emplace_back(p[0].get<int64_t>(), p[1].get<double>());
+      reused = true;
+      say("train: reusing " + run_dir + " (same recipe; --force retrains)");
+    }
+  }
+  t0 = std::chrono::steady_clock::now();
+  if (!reused) {
+    fs::remove_all(run_dir);
+    fs::create_directories(run_dir);
+    train::WallClock clock;
+    train::TrainerOptions to;
+    to.out_dir = run_dir;
+    to.print = o.print;
+    train::Trainer trainer(recipe, train::open_training_data(recipe), clock, to);
+    const train::TrainResult tr = trainer.run();
+    res.val_bpb = tr.val_bpb;
+    res.steps = tr.steps;
+    res.tokens = tr.tokens;
+    res.charged_seconds = tr.charged_seconds;
+    res.loss_curve = tr.loss_curve;
+    nlohmann::json j = tr.to_json();
+    j["recipe"] = recipe_json;
+    const std::string text = j.dump(2);
+    write_file_atomic(result_path, text.data(), text.size());
+  }
+  stages.emplace_back("pretrain + val_bpb", seconds_since(t0));
+
+  t0 = std::chrono::steady_clock::now();
+  UnigramModel unigram(recipe.model.vocab_size);
+  unigram.count(read_tokens(shards.train_shards, tok.vocab_size()));
+  const std::vector<int32_t> val = read_tokens(shards.val_shards, tok.vocab_size());
+  res.unigram_bpb = unigram.bpb(val, tok.token_bytes());
+  say("val_bpb " + fmt("%.4f", res.val_bpb) + " vs unigram baseline " + fmt("%.4f", res.unigram_bpb) +
+      " (same tokenizer)");
+
+  const train::Checkpoint ckpt = train::load_checkpoint(run_dir + "/checkpoint.safetensors");
+  Engine engine;
+  Ctx ctx{engine};
+  model::Gpt gpt(ctx, model::resolve(recipe.model), recipe.seed);
+  train::restore_model(gpt, ckpt);
+  const std::vector<int32_t> prompt = [&] {
+    std::vector<int32_t> p = {tok.bos_id()};
+    for (int32_t id : tok.encode("The")) p.push_back(id);
+    return p;
+  }();
+  for (int64_t i = 0; i < o.samples; i++) {
+    const std::vector<int32_t> out = model::generate(ctx, gpt, prompt,
+                                                     {.max_tokens = 48,
+                                                      .temperature = 0.8f,
+                                                      .top_k = 40,
+                                                      .seed = static_cast<uint64_t>(i),
+                                                      .stop_token = tok.bos_id()});
+    res.samples.push_back("The" + tok.decode(out));
+    say("sample: " + res.samples.back());
+  }
+  stages.emplace_back("unigram baseline + samples", seconds_since(t0));
+
+  res.report_path = run_root + "/report.md";
+  write_report(res.report_path, recipe, shards, res, stages);
+  say("report: " + res.report_path);
+  return res;
+}
+
+}  // namespace nanotrn::pipeline

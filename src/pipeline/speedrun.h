@@ -1,0 +1,43 @@
+// The main job, end to end on the default corpus: prepare the corpus, train the tokenizer, tokenize, pretrain the
+// default small recipe for a short budget, score val_bpb against the unigram baseline of the same tokenizer, sample
+// a few lines, and write a markdown report with the loss curve.
+//
+//   SpeedrunResult r = run_speedrun({.root = "out", .recipe = "recipes/cpu-tiny.json", .budget = "3m"});
+//
+// Stage outputs (under root): data/corpus (data::prepare_default_corpus), tokenizer (BPE with the recipe's
+// vocabulary), data/tokens (train/val shards), speedrun/run (metrics.jsonl, checkpoint), speedrun/result.json,
+// speedrun/report.md. Every stage is skipped when its output exists and is valid for the same inputs (the corpus
+// and shard folders carry fingerprints; the tokenizer must load with the recipe's vocabulary; the training result
+// must name the same recipe); `force` reruns training.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nanotrn::pipeline {
+
+struct SpeedrunOptions {
+  std::string root = "out";
+  std::string recipe = "recipes/cpu-tiny.json";
+  std::vector<std::string> sets;  // recipe overrides
+  std::string budget;             // overrides train.budget when set
+  int64_t samples = 3;
+  bool force = false;
+  std::function<void(const std::string&)> print;  // progress lines; null = quiet
+};
+
+struct SpeedrunResult {
+  double val_bpb = 0.0;
+  double unigram_bpb = 0.0;
+  int64_t steps = 0, tokens = 0;
+  double charged_seconds = 0.0;
+  std::vector<std::pair<int64_t, double>> loss_curve;
+  std::vector<std::string> samples;
+  std::string report_path;
+};
+
+SpeedrunResult run_speedrun(const SpeedrunOptions& options);
+
+}  // namespace nanotrn::pipeline

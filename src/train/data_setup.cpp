@@ -1,0 +1,26 @@
+// Token sources from a recipe. See data_setup.h.
+#include "train/data_setup.h"
+
+#include "base/error.h"
+
+namespace nanotrn::train {
+
+TrainerData open_training_data(const Recipe& r) {
+  const int32_t V = static_cast<int32_t>(r.model.vocab_size);
+  const std::string& train = r.data.train;
+  if (train.rfind("synthetic:", 0) == 0) {
+    const std::string kind = train.substr(10);
+    check(kind == "random" || kind == "pattern",
+          "data.train '" + train + "': synthetic sources are synthetic:random and synthetic:pattern");
+    auto make = kind == "random" ? make_random_source : make_pattern_source;
+    TrainerData d;
+    d.train = make(V, r.seed);
+    d.val = make(V, r.seed + 1000003);
+    d.token_bytes.assign(static_cast<size_t>(V), 1);
+    d.description = d.train->describe() + " (every token counts as 1 byte: val_bpb is bits per token)";
+    return d;
+  }
+  return open_shard_data(r);
+}
+
+}  // namespace nanotrn::train

@@ -1,0 +1,77 @@
+// Token sources over the data pipeline's shards (data/loader.h) and the tokenizer's token-bytes table.
+#include <glob.h>
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "data/loader.h"
+#include "tokenizer/tokenizer.h"
+#include "train/data_setup.h"
+
+namespace nanotrn::train {
+
+namespace {
+
+std::vector<std::string> expand(const std::string& pattern, const std::string& field) {
+  glob_t g{};
+  const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
+  std::vector<std::string> out;
+  if (rc == 0) {
+    for (size_t i = 0; i < g.gl_pathc; i++) out.emplace_back(g.gl_pathv[i]);
+  }
+  ::globfree(&g);
+  check(!out.empty(), field + " '" + pattern +
+                          "' matches no shard file (run `nanotrn data prepare && nanotrn tokenizer train && nanotrn "
+                          "data tokenize`, or point " +
+                          field + " at .bin shards)");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class ShardSource final : public TokenSource {
+ public:
+  ShardSource(std::vector<std::string> paths, data::LoaderOptions o) : loader_(std::move(paths), o), rows_(o.rows) {}
+  void next(int64_t rows, int64_t seq_len, int32_t* inputs, int32_t* targets) override {
+    check(rows == rows_ && seq_len == loader_.options().seq_len,
+          "shard source: opened for " + std::to_string(rows_) + " x " + std::to_string(loader_.options().seq_len) +
+              " batches, asked for " + std::to_string(rows) + " x " + std::to_string(seq_len));
+    loader_.next(inputs, targets);
+  }
+  nlohmann::json state() const override { return loader_.state(); }
+  void restore(const nlohmann::json& s) override { loader_.restore(s); }
+  std::string describe() const override { return std::to_string(loader_.documents()) + " documents"; }
+
+ private:
+  data::Loader loader_;
+  int64_t rows_;
+};
+
+}  // namespace
+
+TrainerData open_shard_data(const Recipe& r) {
+  const tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(r.data.tokenizer);
+  check(tok.vocab_size() == r.model.vocab_size,
+        "the tokenizer at " + r.data.tokenizer + " has " + std::to_string(tok.vocab_size()) +
+            " tokens but model.vocab_size is " + std::to_string(r.model.vocab_size) +
+            " (set model.vocab_size to match)");
+  const data::Layout layout = r.data.layout == "stream" ? data::Layout::stream : data::Layout::best_fit;
+  TrainerData d;
+  d.bos = tok.bos_id();
+  d.token_bytes = tok.token_bytes();
+  auto open = [&](const std::string& glob, const std::string& field, int64_t rows, bool shuffle) {
+    return std::make_unique<ShardSource>(expand(glob, field), data::LoaderOptions{.rows = rows,
+                                                                                  .seq_len = r.batch.seq_len,
+                                                                                  .layout = layout,
+                                                                                  .seed = r.seed,
+                                                                                  .shuffle = shuffle,
+                                                                                  .bos = d.bos,
+                                                                                  .vocab_size = tok.vocab_size()});
+  };
+  d.train = open(r.data.train, "data.train", r.batch.rows, true);
+  d.val = open(r.data.val, "data.val", r.eval.rows, false);  // fixed order: every evaluation sees the same rows
+  d.description = "train " + r.data.train + " (" + d.train->describe() + "), val " + r.data.val + " (" +
+                  d.val->describe() + "), tokenizer " + r.data.tokenizer + ", layout " + r.data.layout;
+  return d;
+}
+
+}  // namespace nanotrn::train

@@ -1,0 +1,133 @@
+// Corpus sources: JSONL errors with file and line, UTF-8 checks, the hash split, Brown detagging, prepared folders.
+#include "data/corpus.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "data/brown.h"
+#include "data/jsonl.h"
+#include "data/temp_dir.h"
+
+namespace nanotrn::data {
+namespace {
+
+void write_text(const std::string& path, const std::string& s) { write_file_atomic(path, s.data(), s.size()); }
+
+std::string jsonl_error(const std::string& content) {
+  try {
+    parse_jsonl(content, "c.jsonl");
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "";
+}
+
+TEST(Jsonl, ReadsTextAndIds) {
+  const auto docs =
+      parse_jsonl("{\"text\": \"a\\nb\", \"id\": \"x\"}\n\n{\"text\": \"\\u00e9\", \"n\": 1}\r\n", "c.jsonl");
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(docs[0].id, "x");
+  EXPECT_EQ(docs[0].text, "a\nb");
+  EXPECT_EQ(docs[1].id, "c.jsonl:3");
+  EXPECT_EQ(docs[1].text, "\xc3\xa9");
+  EXPECT_EQ(parse_jsonl(format_jsonl(docs), "d").at(1).text, docs[1].text);
+}
+
+TEST(Jsonl, EveryBadLineNamesFileAndLine) {
+  EXPECT_EQ(jsonl_error("{\"text\": \"a\"}\n{\"body\": \"b\"}\n"), "c.jsonl:2: no \"text\" field");
+  EXPECT_EQ(jsonl_error("{\"text\": 5}"), "c.jsonl:1: the \"text\" field is not a string");
+  EXPECT_EQ(jsonl_error("\n\n[1]"), "c.jsonl:3: expected a JSON object");
+  EXPECT_EQ(jsonl_error("{\"text\": \"a\"}\n{\"text\": \"a\"").rfind("c.jsonl:2: not valid JSON", 0), 0u);
+}
+
+TEST(Utf8, FindsTheFirstInvalidByte) {
+  EXPECT_EQ(find_invalid_utf8("abc \xc3\xa9 \xe4\xb8\xad \xf0\x9f\x99\x82"), std::string::npos);
+  EXPECT_EQ(find_invalid_utf8("ab\x80"), 2u);
+  EXPECT_EQ(find_invalid_utf8("ab\xc3"), 2u);             // truncated
+  EXPECT_EQ(find_invalid_utf8("a\xc0\xaf"), 1u);          // overlong
+  EXPECT_EQ(find_invalid_utf8("a\xed\xa0\x80"), 1u);      // surrogate
+  EXPECT_EQ(find_invalid_utf8("a\xf4\x90\x80\x80"), 1u);  // > U+10FFFF
+  EXPECT_EQ(count_utf8_chars("a\xc3\xa9\xe4\xb8\xad"), 3u);
+}
+
+TEST(Split, IsAStableFunctionOfTheIdAlone) {
+  // Fraction of ids landing in validation is close to the flag, and each id's side is fixed.
+  int val = 0;
+  for (int i = 0; i < 20000; ++i) val += is_validation("doc" + std::to_string(i), 0.1);
+  EXPECT_NEAR(val / 20000.0, 0.1, 0.01);
+  EXPECT_EQ(is_validation("brown/ca01", 0.1), is_validation(std::string("brown/") + "ca01", 0.1));
+  for (int i = 0; i < 100; ++i) {
+    const double h = split_hash("id" + std::to_string(i));
+    EXPECT_GE(h, 0.0);
+    EXPECT_LT(h, 1.0);
+    EXPECT_EQ(is_validation("id" + std::to_string(i), 0.0), false);
+  }
+}
+
+TEST(Brown, DetagsToRunningText) {
+  const std::string tagged =
+      "\n\n\tThe/at jury/nn said/vbd ``/`` no/at evidence/nn ''/'' ,/, and/cc (/( Atlanta's/np$ )/) "
+      "didn't/dod* object/vb ./.\n"
+      "It/pps was/bedz 1913/cd ;/. ok/uh ?/.\n\n\n\tNew/jj-hl paragraph/nn-hl ./.-hl\n";
+  EXPECT_EQ(detag_brown(tagged),
+            "The jury said \"no evidence\", and (Atlanta's) didn't object. It was 1913; ok?\n\nNew paragraph.\n");
+}
+
+TEST(Prepare, SplitsDirectoriesAndJsonlAndReusesTheFolder) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "src/sub");
+  std::filesystem::create_directories(dir / "src/.hidden");
+  for (int i = 0; i < 40; ++i) write_text(dir / ("src/f" + std::to_string(i) + ".txt"), "text " + std::to_string(i));
+  write_text(dir / "src/.hidden/skip.txt", "never read");
+  write_text(dir / "src/sub/more.jsonl", "{\"id\": \"j1\", \"text\": \"from jsonl\"}\n");
+  const CorpusInfo info = prepare_corpus({dir / "src"}, dir / "out", {.val_fraction = 0.25});
+  EXPECT_FALSE(info.reused);
+  EXPECT_EQ(info.train.docs + info.val.docs, 41);
+  const auto train = read_corpus_split(dir / "out", "train");
+  const auto val = read_corpus_split(dir / "out", "val");
+  EXPECT_EQ(static_cast<int64_t>(train.size()), info.train.docs);
+  EXPECT_EQ(static_cast<int64_t>(val.size()), info.val.docs);
+  for (const Document& d : val) EXPECT_TRUE(is_validation(d.id, 0.25)) << d.id;
+  for (const Document& d : train) {
+    EXPECT_FALSE(is_validation(d.id, 0.25)) << d.id;
+    EXPECT_NE(d.text, "never read");
+  }
+  // Adding training text never changes the validation set.
+  for (int i = 40; i < 80; ++i) write_text(dir / ("src/f" + std::to_string(i) + ".txt"), "more " + std::to_string(i));
+  const CorpusInfo again = prepare_corpus({dir / "src"}, dir / "out", {.val_fraction = 0.25});
+  EXPECT_TRUE(again.reused);  // same sources and fraction: kept as is
+  prepare_corpus({dir / "src"}, dir / "out2", {.val_fraction = 0.25});
+  std::vector<std::string> a, b;
+  for (const Document& d : val) a.push_back(d.id);
+  for (const Document& d : read_corpus_split(dir / "out2", "val")) {
+    if (d.id.find("/f") != std::string::npos && std::stoi(d.id.substr(d.id.rfind("/f") + 2)) < 40) b.push_back(d.id);
+    if (d.id == "j1") b.push_back(d.id);
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+}
+
+TEST(Prepare, InvalidUtf8NamesFileAndByte) {
+  testing::TempDir dir;
+  write_text(dir / "bad.txt", "fine\xff");
+  try {
+    read_source(dir / "bad.txt");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), dir / "bad.txt" + ": byte 4: not valid UTF-8");
+  }
+  write_text(dir / "bad.jsonl", "{\"text\": \"a\"}\n{\"txt\": \"b\"}\n");
+  try {
+    read_source(dir / "bad.jsonl");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), dir / "bad.jsonl" + ":2: no \"text\" field");
+  }
+}
+
+}  // namespace
+}  // namespace nanotrn::data

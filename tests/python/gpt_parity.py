@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""An independent PyTorch implementation of nanotrn's GPT and its Muon + AdamW step, for the parity test
+(tests/train/parity_test.cpp). Written from recipe-spec §2.2 and §3.1-§3.2, not from nanotrn's C++.
+
+Reads  IN.safetensors:  "model.<name>" initial weights, "ids" and "targets" i32 [steps, B, T], metadata "recipe"
+                        (nanotrn's resolved recipe JSON) and "steps".
+Writes OUT.safetensors: "grad.<name>" (step-0 gradients), "loss" f32 [steps + 1] (loss before each step and after
+                        the last).
+Usage: gpt_parity.py IN OUT
+"""
+import json
+import math
+import struct
+import sys
+
+import torch
+import torch.nn.functional as F
+
+torch.set_num_threads(1)
+DTYPES = {"F32": torch.float32, "I32": torch.int32}
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    base = 8 + n
+    out = {}
+    for name, info in header.items():
+        b, e = info["data_offsets"]
+        buf = bytearray(data[base + b:base + e])
+        out[name] = torch.frombuffer(buf, dtype=DTYPES[info["dtype"]]).reshape(info["shape"]).clone()
+    return out, meta
+
+
+def write_safetensors(path, tensors):
+    header, blobs, offset = {}, [], 0
+    for name, t in tensors.items():
+        raw = t.detach().to(torch.float32).contiguous().numpy().tobytes()
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+EPS = torch.finfo(torch.float32).eps  # F.rms_norm(eps=None) in fp32
+
+
+def rms_norm(x):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS)
+
+
+def rotary(x, base):  # x [B, T, H, D]; pairs (j, j + D/2), y1 = x1 cos + x2 sin, y2 = -x1 sin + x2 cos
+    T, D = x.shape[1], x.shape[3]
+    inv = base ** (-2.0 * torch.arange(D // 2, dtype=torch.float64) / D)
+    ang = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]
+    cos, sin = ang.cos().float()[None, :, None, :], ang.sin().float()[None, :, None, :]
+    x1, x2 = x[..., :D // 2], x[..., D // 2:]
+    return torch.cat([x1 * cos + x2 * sin, -x1 * sin + x2 * cos], dim=-1)
+
+
+class Gpt:
+    def __init__(self, cfg, weights):
+        self.c = cfg
+        self.w = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
+
+    def has_ve(self, i):
+        return self.c["value_embeds"] == "alternating" and i % 2 == (self.c["depth"] - 1) % 2
+
+    def loss(self, ids, targets, mtp):
+        c, w = self.c, self.w
+        B, T = ids.shape
+        H, Hkv, D = c["n_head"], c["n_kv_head"], c["head_dim"]
+        ids = ids.long()
+        x0 = rms_norm(F.embedding(ids, w["wte"]))
+        x = x0
+        for i in range(c["depth"]):
+            p = f"blocks.{i}."
+            x = w["resid_lambdas"][i] * x + w["x0_lambdas"][i] * x0
+            h = rms_norm(x)
+            q = (h @ w[p + "attn.c_q"].T).view(B, T, H, D)
+            k = (h @ w[p + "attn.c_k"].T).view(B, T, Hkv, D)
+            v = (h @ w[p + "attn.c_v"].T).view(B, T, Hkv, D)
+            if self.has_ve(i):
+                ve = F.embedding(ids, w[f"value_embeds.{i}"]).view(B, T, Hkv, D)
+                gate = c["ve_gate_max"] * torch.sigmoid(h[..., :c["ve_gate_channels"]] @ w[p + "attn.ve_gate"].T)
+                v = v + gate.unsqueeze(-1) * ve
+            q, k = rotary(q, c["rotary_base"]), rotary(k, c["rotary_base"])
+            if c["qk_norm"]:
+                q, k = rms_norm(q), rms_norm(k)
+            k = k.repeat_interleave(H // Hkv, dim=2)
+            v = v.repeat_interleave(H // Hkv, dim=2)
+            s = torch.einsum("bthd,bshd->bhts", q, k) * (c["qk_gain"] / math.sqrt(D))
+            mask = torch.ones(T, T, dtype=torch.bool).tril()
+            s = s.masked_fill(~mask, float("-inf"))
+            a = torch.einsum("bhts,bshd->bthd", torch.softmax(s, dim=-1), v).reshape(B, T, H * D)
+            x = x + a @ w[p + "attn.c_proj"].T
+            f = rms_norm(x) @ w[p + "mlp.c_fc"].T
+            f = F.relu(f).square() if c["activation"] == "relu2" else F.leaky_relu(f, c["leaky_slope"]).square()
+            x = x + f @ w[p + "mlp.c_proj"].T
+        z = rms_norm(x) @ w["lm_head"].T
+        if c["softcap"] > 0:
+            z = c["softcap"] * torch.tanh(z / c["softcap"])
+        z = z.view(B * T, -1)
+        total = 0.0
+        for j, wt in enumerate(mtp):
+            t = torch.full_like(targets, -1)
+            t[:, :T - j] = targets[:, j:]
+            total = total + wt * F.cross_entropy(z, t.reshape(-1).long(), ignore_index=-1)
+        return total
+
+
+POLAR = [(8.156554524902461, -22.48329292557795, 15.878769915207462),
+         (4.042929935166739, -2.808917465908714, 0.5000178451051316),
+         (3.8916678022926607, -2.772484153217685, 0.5060648178503393),
+         (3.285753657755655, -2.3681294933425376, 0.46449024233003106),
+         (2.3465413258596377, -1.7097828382687081, 0.42323551169305323)]
+CLASSIC = (3.4445, -4.7750, 2.0315)
+
+
+class Muon:
+    """Nesterov momentum, Polar-Express/classic quintic, NorMuon, cautious weight decay (recipe-spec §3.1)."""
+
+    def __init__(self, params, o):
+        self.params, self.o = params, o
+        self.buf = [torch.zeros_like(p) for p in params]
+        self.s = [torch.zeros(max(p.shape)) for p in params]  # per row (rows >= cols) or per column
+
+    @torch.no_grad()
+    def step(self, lr, mu, wd):
+        o = self.o
+        for p, buf, s in zip(self.params, self.buf, self.s):
+            g = p.grad if p.grad is not None else torch.zeros_like(p)
+            buf.lerp_(g, 1 - mu)
+            u = torch.lerp(g, buf, mu) if o["nesterov"] else buf.clone()
+            X = u / (o["norm_scale"] * u.norm() + 1e-6)
+            rows, cols = X.shape
+            for it in range(o["ns_steps"]):
+                a, b, c = CLASSIC if o["muon_coefficients"] == "classic" else POLAR[min(it, 4)]
+                if rows <= cols:
+                    A = X @ X.T
+                    X = a * X + (b * A + c * A @ A) @ X
+                else:
+                    A = X.T @ X
+                    X = a * X + X @ (b * A + c * A @ A)
+            if o["normuon"]:
+                per_row = rows >= cols
+                v = X.pow(2).mean(dim=1 if per_row else 0)
+                s.lerp_(v, 1 - o["normuon_beta2"])
+                before = X.norm()
+                scale = s.clamp_min(1e-10).rsqrt()
+                X = X * (scale[:, None] if per_row else scale[None, :])
+                X = X * (before / X.norm())
+            eta = lr * math.sqrt(max(1.0, rows / cols))
+            mask = (X * p >= 0).to(X.dtype)
+            p.sub_(eta * X + eta * wd * p * mask)
+
+
+def main():
+    inputs, meta = read_safetensors(sys.argv[1])
+    recipe = json.loads(meta["recipe"])
+    cfg, o = recipe["model"], recipe["optim"]
+    steps = int(meta["steps"])
+    weights = {k[len("model."):]: v for k, v in inputs.items() if k.startswith("model.")}
+    gpt = Gpt(cfg, weights)
+    mtp = recipe["train"]["mtp_weights"]
+    ids, targets = inputs["ids"], inputs["targets"]
+
+    s_d = (cfg["model_dim"] / 768.0) ** -0.5 if o["scale_lr_by_width"] else 1.0
+    b = (o["adam_beta1"], o["adam_beta2"])
+    groups = {"lm_head": (o["unembedding_lr"] * s_d, b), "wte": (o["embedding_lr"] * s_d, b),
+              "value_embed": (o["value_embed_lr"] * s_d, b),
+              "resid": (o["scalar_lr"] * o["resid_lr_scale"], b), "x0": (o["scalar_lr"], (o["x0_beta1"], o["x0_beta2"]))}
+
+    def group_of(name):
+        if name in ("lm_head", "wte"):
+            return name
+        if name.startswith("value_embeds."):
+            return "value_embed"
+        if name == "resid_lambdas":
+            return "resid"
+        if name == "x0_lambdas":
+            return "x0"
+        return "matrix"
+
+    adams = []
+    for g, (lr, betas) in groups.items():
+        ps = [t for n, t in gpt.w.items() if group_of(n) == g]
+        if ps:
+            adams.append(torch.optim.AdamW(ps, lr=lr, betas=betas, eps=o["adam_eps"],
+                                           weight_decay=o["adam_weight_decay"]))
+    muon = Muon([t for n, t in gpt.w.items() if group_of(n) == "matrix"], o)
+
+    out, losses = {}, []
+    for step in range(steps):
+        loss = gpt.loss(ids[step], targets[step], mtp)
+        for t in gpt.w.values():
+            t.grad = None
+        loss.backward()
+        losses.append(loss.item())
+        if step == 0:
+            for n, t in gpt.w.items():
+                out["grad." + n] = t.grad.clone()
+        progress = step / steps
+        mu = o["momentum_start"] + (o["momentum"] - o["momentum_start"]) * min(1.0, step / o["momentum_warmup_steps"])
+        wd = o["muon_weight_decay"] * (max(0.0, 1 - progress) if o["muon_wd_decay_to_zero"] else 1.0)
+        muon.step(o["matrix_lr"], mu, wd)
+        for a in adams:
+            a.step()
+    with torch.no_grad():
+        losses.append(gpt.loss(ids[steps - 1], targets[steps - 1], mtp).item())
+    out["loss"] = torch.tensor(losses, dtype=torch.float32)
+    write_safetensors(sys.argv[2], out)
+
+
+if __name__ == "__main__":
+    main()
