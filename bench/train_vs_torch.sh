@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PEER=${1:-../shared/bench/torch_gpt.py}
 CONFIGS=${2:-"a b c d"}
 DTYPES=${3:-"fp32 bf16"}
-BIN=build/release/nanotrn
+BIN=${NANOTRN_BIN:-build/release/nanotrn}
 [ -x "$BIN" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 1; }
 [ -f "$PEER" ] || { echo "peer script not found: $PEER" >&2; exit 1; }
 

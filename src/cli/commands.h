@@ -15,5 +15,7 @@ void add_eval(CLI::App& app);
 void add_sample(CLI::App& app);
 void add_data(CLI::App& app);
 void add_tokenizer(CLI::App& app);
+void add_predict(CLI::App& app);
+void add_devices(CLI::App& app);
 
 }  // namespace nanotrn::cli

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   nanotrn::cli::add_sample(app);
   nanotrn::cli::add_data(app);
   nanotrn::cli::add_tokenizer(app);
+  nanotrn::cli::add_predict(app);
+  nanotrn::cli::add_devices(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -12,6 +12,7 @@
 #include "autograd/tape.h"
 #include "cli/commands.h"
 #include "gemm/probe.h"
+#include "predict/device_clock.h"
 #include "train/data_setup.h"
 #include "train/optimizers.h"
 #include "train/trainer.h"
@@ -50,7 +51,9 @@ void add_train(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a recipe until its charged-time budget runs out, then score val_bpb");
   add_recipe_flags(cmd, args->recipe);
   cmd->add_option("--budget", args->budget, "Charged-time budget, e.g. 30m (overrides train.budget)");
-  cmd->add_option("--clock", args->clock, "What a step is charged: wall, or fixed:<seconds per micro-batch>")
+  cmd->add_option("--clock", args->clock,
+                  "What a step is charged: wall, fixed:<s per micro-batch>, or a device (trn1, trn2, trn3, h100, ...; "
+                  "see nanotrn devices)")
       ->capture_default_str();
   cmd->add_option("--out", args->out, "Run folder: metrics.jsonl and checkpoint.safetensors")->capture_default_str();
   cmd->add_option("--resume", args->resume, "Continue from this checkpoint");
@@ -61,7 +64,7 @@ void add_train(CLI::App& app) {
     if (!args->budget.empty()) sets.push_back("train.budget=" + args->budget);
     const train::Recipe recipe = train::load_recipe(args->recipe.recipe, sets);
     std::filesystem::create_directories(args->out);
-    std::unique_ptr<train::Clock> clock = train::make_clock(args->clock);
+    std::unique_ptr<train::Clock> clock = predict::make_clock_for(args->clock, recipe);
     train::TrainerOptions o;
     o.out_dir = args->out;
     o.resume = args->resume;

@@ -1,0 +1,120 @@
+// `nanotrn predict`: a recipe's training step priced on a catalog device (src/predict/predictor.h): step time per
+// batch phase, tokens/s, MFU, steps in the budget, breakdown by op group and engine; --json, --trace, --sweep.
+// This file parses flags and prints; the work is in the library.
+#include <cstdio>
+#include <iostream>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "cli/commands.h"
+#include "engine/engine.h"
+#include "gemm/probe.h"
+#include "hw/catalog.h"
+#include "predict/predictor.h"
+#include "train/recipe.h"
+
+namespace nanotrn::cli {
+namespace {
+
+hw::Device pick_device(const std::string& name, const train::Recipe& r) {
+  const hw::Catalog c = hw::builtin_catalog();
+  if (name != "host") return c.find(name);
+  Engine engine(EngineOptions{.num_threads = r.train.threads});
+  const DType dt = r.train.precision == "bf16" ? DType::bf16 : DType::f32;
+  return hw::host_device(c, measure_gemm_gflops(engine.gemm(), dt, 0.3));  // in the recipe's GEMM precision
+}
+
+std::vector<std::string> split_values(const std::string& sweep, std::string* key) {
+  const size_t eq = sweep.find('=');
+  check(eq != std::string::npos && eq > 0, "--sweep expects key=v1,v2,... (got '" + sweep + "')");
+  *key = sweep.substr(0, eq);
+  std::vector<std::string> v;
+  std::string rest = sweep.substr(eq + 1);
+  size_t at = 0;
+  while (at <= rest.size()) {
+    const size_t comma = rest.find(',', at);
+    const std::string item = rest.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    check(!item.empty(), "--sweep: empty value in '" + sweep + "'");
+    v.push_back(item);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return v;
+}
+
+void print_sweep(const std::string& recipe_path, const std::vector<std::string>& sets, const std::string& sweep,
+                 const hw::Device& device, const predict::PredictOptions& o, bool json) {
+  std::string key;
+  const std::vector<std::string> values = split_values(sweep, &key);
+  nlohmann::json rows = nlohmann::json::array();
+  if (!json) {
+    std::printf("sweep %s on %s (modelled, not measured)\n", key.c_str(), device.name.c_str());
+    std::printf("%12s %12s %12s %6s %8s %s\n", key.c_str(), "params", "FLOPs/tok", "ranks", "steps",
+                "per phase: step s / tok/s / MFU");
+  }
+  for (const std::string& v : values) {
+    std::vector<std::string> s = sets;
+    s.push_back(key + "=" + v);
+    const predict::Prediction p = predict::predict(train::load_recipe(recipe_path, s), device, o);
+    if (json) {
+      rows.push_back({{"value", v}, {"prediction", predict::prediction_json(p)}});
+      continue;
+    }
+    std::printf("%12s %12lld %12.4g %6lld %8lld ", v.c_str(), static_cast<long long>(p.params), p.flops_per_token,
+                static_cast<long long>(p.ranks), static_cast<long long>(p.walk.steps));
+    for (const predict::PhasePrediction& ph : p.phases) {
+      std::printf(" | %.4f s %.0f tok/s %.1f%%", ph.time.step_s, ph.tokens_per_s, 100.0 * ph.mfu);
+    }
+    std::printf("\n");
+  }
+  if (json) std::cout << nlohmann::json{{"sweep", key}, {"rows", rows}}.dump(2) << "\n";
+}
+
+}  // namespace
+
+void add_predict(CLI::App& app) {
+  struct Args {
+    std::string recipe = "recipes/cpu-tiny.json", device = "trn2", trace, sweep;
+    std::vector<std::string> sets;
+    int64_t lnc = 0, trace_phase = -1;
+    bool json = false, shard_optimizer = false, no_overlap = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("predict", "Predict a recipe's step time, tokens/s, MFU and steps on a device");
+  cmd->add_option("--recipe", a->recipe, "Recipe JSON file")->capture_default_str();
+  cmd->add_option("--set", a->sets, "Override a recipe field, e.g. --set model.depth=10 (repeatable)");
+  cmd->add_option("--device", a->device, "Catalog device (nanotrn devices), or host (measured)")->capture_default_str();
+  cmd->add_option("--lnc", a->lnc, "Physical cores per logical core (Trainium; 0 = the device default)");
+  cmd->add_flag("--shard-optimizer", a->shard_optimizer, "Split Muon's Newton-Schulz over the data-parallel ranks");
+  cmd->add_flag("--no-overlap", a->no_overlap, "Do not overlap the gradient all-reduce with the last backward");
+  cmd->add_flag("--json", a->json, "Machine-readable output");
+  cmd->add_option("--trace", a->trace, "Write a Perfetto (Chrome trace) JSON of one step to this file");
+  cmd->add_option("--trace-phase", a->trace_phase, "Batch phase of the traced step (default: the last)");
+  cmd->add_option("--sweep", a->sweep, "Predict once per value: key=v1,v2,... (e.g. model.depth=8,10,12)");
+  cmd->callback([a] {
+    const predict::PredictOptions o{
+        .lnc = a->lnc, .shard_optimizer = a->shard_optimizer, .overlap_allreduce = !a->no_overlap};
+    const train::Recipe recipe = train::load_recipe(a->recipe, a->sets);
+    const hw::Device device = pick_device(a->device, recipe);
+    if (!a->sweep.empty()) {
+      print_sweep(a->recipe, a->sets, a->sweep, device, o, a->json);
+      return;
+    }
+    const predict::Prediction p = predict::predict(recipe, device, o);
+    if (!a->trace.empty()) {
+      const size_t phase = a->trace_phase < 0 ? p.phases.size() - 1 : static_cast<size_t>(a->trace_phase);
+      check(phase < p.phases.size(), "--trace-phase " + std::to_string(a->trace_phase) + ": the recipe has " +
+                                         std::to_string(p.phases.size()) + " phase(s)");
+      const std::string text = predict::prediction_trace(p, phase).dump();
+      write_file_atomic(a->trace, text.data(), text.size());
+    }
+    if (a->json) {
+      std::cout << predict::prediction_json(p).dump(2) << "\n";
+    } else {
+      std::cout << predict::prediction_text(p);
+      if (!a->trace.empty()) std::cout << "trace: " << a->trace << " (open in ui.perfetto.dev)\n";
+    }
+  });
+}
+
+}  // namespace nanotrn::cli

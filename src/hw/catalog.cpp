@@ -1,0 +1,225 @@
+// Device catalog: strict loader, lookups, JSON/text listing. See catalog.h.
+#include "hw/catalog.h"
+
+#include <cstdio>
+#include <set>
+
+#include "base/error.h"
+
+namespace nanotrn::hw {
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+DeviceKind parse_kind(const std::string& s, const std::string& where) {
+  if (s == "trainium") return DeviceKind::trainium;
+  if (s == "gpu") return DeviceKind::gpu;
+  if (s == "cpu") return DeviceKind::cpu;
+  throw Error(where + ": unknown kind '" + s + "' (known: trainium, gpu, cpu)");
+}
+
+const nlohmann::json& field(const nlohmann::json& obj, const std::string& key, const std::string& where) {
+  check(obj.contains(key), where + ": missing '" + key + "'");
+  return obj.at(key);
+}
+
+std::string string_field(const nlohmann::json& obj, const std::string& key, const std::string& where) {
+  const nlohmann::json& v = field(obj, key, where);
+  check(v.is_string(), where + "." + key + ": expected a string");
+  return v.get<std::string>();
+}
+
+void only_keys(const nlohmann::json& obj, const std::set<std::string>& allowed, const std::string& where) {
+  for (const auto& [k, v] : obj.items()) {
+    check(allowed.count(k) > 0, where + ": unknown key '" + k + "'");
+  }
+}
+
+Number parse_number(const nlohmann::json& j, const std::string& where) {
+  check(j.is_object(), where + ": expected {\"value\": number, \"source\": text}");
+  only_keys(j, {"value", "source"}, where);
+  const nlohmann::json& v = field(j, "value", where);
+  check(v.is_number(), where + ".value: expected a number");
+  Number n{v.get<double>(), string_field(j, "source", where)};
+  check(!n.source.empty(), where + ".source: empty (every number needs a source or 'assumed: ...')");
+  check(n.value >= 0, where + ".value: negative");
+  return n;
+}
+
+Device parse_device(const nlohmann::json& j, const std::string& origin, size_t index) {
+  std::string where = origin + ": devices[" + std::to_string(index) + "]";
+  check(j.is_object(), where + ": expected an object");
+  only_keys(j, {"name", "kind", "neuron_core", "description", "numbers"}, where);
+  Device d;
+  d.name = string_field(j, "name", where);
+  check(!d.name.empty(), where + ": empty name");
+  where = origin + ": device '" + d.name + "'";
+  d.kind = parse_kind(string_field(j, "kind", where), where);
+  d.neuron_core = string_field(j, "neuron_core", where);
+  d.description = string_field(j, "description", where);
+  check((d.kind == DeviceKind::trainium) == !d.neuron_core.empty(),
+        where + ": neuron_core must be set exactly for Trainium devices");
+  const nlohmann::json& nums = field(j, "numbers", where);
+  check(nums.is_object(), where + ".numbers: expected an object");
+  const std::vector<std::string>& names = device_number_names();
+  only_keys(nums, std::set<std::string>(names.begin(), names.end()), where + ".numbers");
+  for (const std::string& n : names) d.numbers[n] = parse_number(field(nums, n, where + ".numbers"), where + "." + n);
+  check(d.chips() >= 1 && d.physical_cores_per_chip() >= 1 && d.lnc() >= 1, where + ": chips, cores and lnc >= 1");
+  check(d.physical_cores_per_chip() % d.lnc() == 0, where + ": lnc must divide physical_cores_per_chip");
+  check(d.kind == DeviceKind::cpu || d.value("peak_bf16_flops_per_chip") > 0, where + ": peak must be positive");
+  check(d.value("hbm_bytes_per_s_per_chip") > 0, where + ": memory bandwidth must be positive");
+  return d;
+}
+
+std::string si(double v, const char* unit) {
+  const char* p[] = {"", "k", "M", "G", "T", "P", "E"};
+  int i = 0;
+  while (v >= 1000 && i < 6) {
+    v /= 1000;
+    i++;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g %s%s", v, p[i], unit);
+  return buf;
+}
+
+}  // namespace
+
+std::string to_string(DeviceKind k) {
+  switch (k) {
+    case DeviceKind::trainium:
+      return "trainium";
+    case DeviceKind::gpu:
+      return "gpu";
+    case DeviceKind::cpu:
+      return "cpu";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& device_number_names() {
+  static const std::vector<std::string> names = {"chips",
+                                                 "physical_cores_per_chip",
+                                                 "lnc",
+                                                 "peak_bf16_flops_per_chip",
+                                                 "peak_fp8_flops_per_chip",
+                                                 "hbm_bytes_per_chip",
+                                                 "hbm_bytes_per_s_per_chip",
+                                                 "link_bytes_per_s_per_chip",
+                                                 "link_hop_latency_s",
+                                                 "kernel_launch_s",
+                                                 "host_graph_launch_s"};
+  return names;
+}
+
+const Number& Device::number(std::string_view f) const {
+  auto it = numbers.find(std::string(f));
+  check(it != numbers.end(), "device '" + name + "' has no field '" + std::string(f) + "'");
+  return it->second;
+}
+
+int64_t Device::chips() const { return static_cast<int64_t>(value("chips")); }
+int64_t Device::physical_cores_per_chip() const { return static_cast<int64_t>(value("physical_cores_per_chip")); }
+int64_t Device::lnc() const { return static_cast<int64_t>(value("lnc")); }
+int64_t Device::logical_cores_per_chip() const { return physical_cores_per_chip() / lnc(); }
+double Device::peak_bf16_flops() const { return static_cast<double>(chips()) * value("peak_bf16_flops_per_chip"); }
+
+Catalog::Catalog(std::vector<Device> devices) : devices_(std::move(devices)) {
+  std::set<std::string> seen;
+  for (const Device& d : devices_) check(seen.insert(d.name).second, "device catalog: duplicate name '" + d.name + "'");
+}
+
+bool Catalog::contains(std::string_view name) const {
+  for (const Device& d : devices_) {
+    if (d.name == name) return true;
+  }
+  return false;
+}
+
+const Device& Catalog::find(std::string_view name) const {
+  std::vector<std::string> known;
+  for (const Device& d : devices_) {
+    if (d.name == name) return d;
+    known.push_back(d.name);
+  }
+  throw Error("unknown device '" + std::string(name) + "' (known: " + join(known) + ")");
+}
+
+Catalog load_catalog(const std::string& json_text, const std::string& origin) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(origin + ": not valid JSON: " + e.what());
+  }
+  check(j.is_object(), origin + ": expected an object");
+  only_keys(j, {"schema", "note", "devices"}, origin);
+  const nlohmann::json& schema = field(j, "schema", origin);
+  check(schema.is_number_integer() && schema.get<int>() == 1, origin + ": unsupported schema (expected 1)");
+  const nlohmann::json& devs = field(j, "devices", origin);
+  check(devs.is_array() && !devs.empty(), origin + ": 'devices' must be a non-empty array");
+  std::vector<Device> out;
+  for (size_t i = 0; i < devs.size(); i++) out.push_back(parse_device(devs[i], origin, i));
+  return Catalog(std::move(out));
+}
+
+const std::string& builtin_catalog_text() {
+  static const std::string text =
+#include "hw/devices.json.inc"
+      ;
+  return text;
+}
+
+Catalog builtin_catalog() {
+  return load_catalog(builtin_catalog_text(), "builtin device catalog (src/hw/devices.json.inc)");
+}
+
+Device host_device(const Catalog& catalog, double measured_gflops) {
+  check(measured_gflops > 0, "host_device: the measured GEMM rate must be positive");
+  Device d = catalog.find("host");
+  d.numbers["peak_bf16_flops_per_chip"].value = measured_gflops * 1e9;
+  d.numbers["peak_fp8_flops_per_chip"].value = measured_gflops * 1e9;
+  return d;
+}
+
+nlohmann::json device_json(const Device& d) {
+  nlohmann::json n = nlohmann::json::object();
+  for (const std::string& f : device_number_names()) {
+    n[f] = {{"value", d.value(f)}, {"source", d.number(f).source}};
+  }
+  return {{"name", d.name},
+          {"kind", to_string(d.kind)},
+          {"neuron_core", d.neuron_core},
+          {"description", d.description},
+          {"numbers", n}};
+}
+
+nlohmann::json catalog_json(const Catalog& c) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const Device& d : c.devices()) a.push_back(device_json(d));
+  return {{"schema", 1}, {"devices", a}};
+}
+
+std::string catalog_text(const Catalog& c) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-17s %-8s %5s %6s %5s %14s %14s %14s %14s\n", "device", "kind", "chips", "cores",
+                "lnc", "bf16 peak", "HBM/chip", "HBM BW/chip", "link/chip");
+  std::string s = buf;
+  for (const Device& d : c.devices()) {
+    const double peak = d.value("peak_bf16_flops_per_chip");
+    std::snprintf(buf, sizeof buf, "%-17s %-8s %5lld %6lld %5lld %14s %14s %14s %14s  %s\n", d.name.c_str(),
+                  to_string(d.kind).c_str(), static_cast<long long>(d.chips()),
+                  static_cast<long long>(d.physical_cores_per_chip()), static_cast<long long>(d.lnc()),
+                  peak > 0 ? si(d.peak_bf16_flops(), "FLOP/s").c_str() : "measured",
+                  si(d.value("hbm_bytes_per_chip"), "B").c_str(), si(d.hbm_bytes_per_s_per_chip(), "B/s").c_str(),
+                  si(d.link_bytes_per_s_per_chip(), "B/s").c_str(), d.description.c_str());
+    s += buf;
+  }
+  return s;
+}
+
+}  // namespace nanotrn::hw

@@ -1,0 +1,45 @@
+// The device clock: `nanotrn train --clock trn2` charges each step the predicted device time of that step (its
+// batch phase's micro-batch count and the MTP heads active at its progress, step_model.h) instead of the host's
+// wall time, so the run stops where a run on the device would stop; the host wall time is reported beside it.
+//
+//   std::unique_ptr<train::Clock> c = make_device_clock("trn2", recipe);   // any catalog device but "host"
+//   train::Trainer t(recipe, data, *c, opts);                             // c->name() == "trn2"
+//
+// Progress (which decides the MTP heads) is the clock's own charged total / budget, which equals the trainer's
+// as long as the clock charges every step of the run (not across --resume: a resumed run starts the clock at 0
+// and prices the MTP heads as if at the start; the phase itself comes from the trainer and stays exact).
+// The charge includes the modelled host dispatch (host_graph_launch_s per graph, catalog, assumed).
+// Not here: the prediction itself (predictor.h), the trainer loop (train/trainer.h).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "hw/catalog.h"
+#include "predict/step_model.h"
+#include "train/clock.h"
+#include "train/recipe.h"
+
+namespace nanotrn::predict {
+
+class DeviceClock final : public train::Clock {
+ public:
+  DeviceClock(const train::Recipe& recipe, const hw::Device& device, const PredictOptions& options = {});
+  std::string name() const override;
+  std::string rule() const override;
+  double charge(const train::StepInfo& step, double wall_seconds) override;
+  // The predicted step time the clock charges for `accum` micro-batches with `mtp_heads` heads.
+  double step_seconds(int64_t accum, int mtp_heads) { return model_.step(accum, mtp_heads).step_s; }
+
+ private:
+  mutable StepModel model_;  // caches predictions; charging and printing the rule fill it
+  double budget_ = 0, charged_ = 0, wall_ = 0;
+};
+
+// `device` names a catalog entry (trn1, trn2, trn3, trn2-server, h100, ...); throws naming the known ones.
+std::unique_ptr<train::Clock> make_device_clock(const std::string& device, const train::Recipe& recipe);
+// Any clock spec: a catalog device other than "host" gives a DeviceClock, anything else goes to
+// train::make_clock ("wall", "fixed:<s>"). This is what `nanotrn train --clock` calls.
+std::unique_ptr<train::Clock> make_clock_for(const std::string& spec, const train::Recipe& recipe);
+
+}  // namespace nanotrn::predict

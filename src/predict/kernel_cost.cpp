@@ -1,0 +1,140 @@
+// Kernel timing on the software NeuronCore or by roofline. See kernel_cost.h.
+#include "predict/kernel_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/error.h"
+#include "hw/roofline.h"
+#include "neuron/kernel_run.h"
+#include "neuron/machine.h"
+
+namespace nanotrn::predict {
+namespace {
+
+// "NC1 DMA q7" -> "DMA"; "Tensor" -> "Tensor".
+std::string engine_class(const std::string& track) {
+  std::string s = track;
+  if (s.rfind("NC", 0) == 0) {
+    const size_t sp = s.find(' ');
+    if (sp != std::string::npos) s = s.substr(sp + 1);
+  }
+  if (s.rfind("DMA", 0) == 0) return "DMA";
+  return s;
+}
+
+OpCost scaled(OpCost c, double f) {
+  c.seconds *= f;
+  for (auto& [k, v] : c.engines) v *= f;
+  return c;
+}
+
+void add_into(OpCost& a, const OpCost& b) {
+  a.seconds += b.seconds;
+  for (const auto& [k, v] : b.engines) a.engines[k] += v;
+}
+
+}  // namespace
+
+KernelCoster::KernelCoster(const hw::Device& device, int64_t lnc) : device_(device), lnc_(lnc) {
+  check(lnc >= 1, "KernelCoster: lnc must be >= 1");
+}
+
+double KernelCoster::rank_peak_flops(DType dtype) const {
+  if (uses_neuron()) {
+    const neuron::NeuronCoreSpec& s = neuron::spec_for(device_.neuron_core);
+    double peak = 2.0 * s.pe_rows.value * s.pe_cols.value * s.tensor_clock_ghz.value * 1e9 * static_cast<double>(lnc_);
+    if (dtype == DType::f32) peak /= s.matmul_fp32_factor.value;
+    return peak;
+  }
+  const double per = device_.value(dtype == DType::f8e4m3 || dtype == DType::f8e5m2 ? "peak_fp8_flops_per_chip"
+                                                                                    : "peak_bf16_flops_per_chip");
+  return per / static_cast<double>(device_.logical_cores_per_chip());
+}
+
+double KernelCoster::rank_bytes_per_s() const {
+  const int64_t ranks_per_chip = uses_neuron() ? device_.physical_cores_per_chip() / lnc_ : 1;
+  return device_.hbm_bytes_per_s_per_chip() / static_cast<double>(ranks_per_chip);
+}
+
+OpCost KernelCoster::roofline(double flops, double bytes) const {
+  OpCost c;
+  c.method = "roofline";
+  const double peak = rank_peak_flops(DType::bf16), bw = rank_bytes_per_s();
+  c.seconds = hw::roofline_seconds(flops, bytes, peak, bw);
+  const bool compute_bound = flops / peak >= bytes / bw;
+  c.engines[compute_bound ? "Tensor" : "DMA"] = c.seconds;
+  return c;
+}
+
+OpCost KernelCoster::time_on_core(const std::string& kernel, std::vector<int64_t> shape, DType dtype) {
+  const neuron::Report r = neuron::time_kernel(kernel, shape, dtype, device_.neuron_core, neuron::Schedule::pipelined,
+                                               static_cast<int>(lnc_));
+  timed_++;
+  OpCost c;
+  c.seconds = r.total_ns * 1e-9;
+  c.method = "neuron " + device_.neuron_core + (lnc_ > 1 ? "x" + std::to_string(lnc_) : "");
+  for (const neuron::TrackUse& t : r.tracks) {
+    double& e = c.engines[engine_class(t.name)];
+    e = std::max(e, t.busy_ns * 1e-9);
+  }
+  return c;
+}
+
+OpCost KernelCoster::time_cached(const std::string& kernel, const std::vector<int64_t>& shape, DType dtype) {
+  const auto key = std::make_tuple(kernel, shape, dtype);
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return it->second;
+  OpCost c;
+  if (kernel != "matmul") {
+    c = time_on_core(kernel, shape, dtype);
+  } else {
+    const int64_t m = shape[0], k = shape[1], n = shape[2];
+    const double tiles = std::ceil(m / 128.0) * std::ceil(n / 512.0) * std::ceil(k / 128.0);
+    if (tiles > kMaxTimedTiles) {
+      // Time a block of M rows (a multiple of 128 x lnc) and scale by M.
+      const double per_row_tiles = std::ceil(n / 512.0) * std::ceil(k / 128.0) / 128.0;
+      int64_t mb = static_cast<int64_t>(kMaxTimedTiles / per_row_tiles);
+      const int64_t unit = 128 * lnc_;
+      mb = std::max(unit, mb / unit * unit);
+      if (mb < m) {
+        c = scaled(time_cached("matmul", {mb, k, n}, dtype), static_cast<double>(m) / static_cast<double>(mb));
+        c.method += " (M-block scaled)";
+        cache_[key] = c;
+        return c;
+      }
+    }
+    try {
+      c = time_on_core("matmul", shape, dtype);
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("sbuf") == std::string::npos || k <= 128) throw;
+      // Split K in two (rounded to whole 128-row tiles) and add the fp32 partial-sum accumulation.
+      const int64_t k1 = (k / 2 + 127) / 128 * 128;
+      c = time_cached("matmul", {m, k1, n}, dtype);
+      add_into(c, time_cached("matmul", {m, k - k1, n}, dtype));
+      add_into(c, roofline(static_cast<double>(m * n), 3.0 * static_cast<double>(m * n) * 4.0));
+      c.method = "neuron " + device_.neuron_core + (lnc_ > 1 ? "x" + std::to_string(lnc_) : "") + " (K split)";
+    }
+  }
+  cache_[key] = c;
+  return c;
+}
+
+OpCost KernelCoster::cost(const KernelOp& op, DType dtype) {
+  check(op.count >= 1, "KernelCoster: op '" + op.name + "' has count < 1");
+  const double count = static_cast<double>(op.count);
+  if (!uses_neuron() || op.kernel.empty()) return scaled(roofline(op.flops, op.bytes), count);
+  const int64_t g = std::min<int64_t>(op.count, kGroup);
+  std::vector<int64_t> shape = op.shape;
+  shape[0] *= g;  // a group of g invocations stacked along the first dimension
+  try {
+    return scaled(time_cached(op.kernel, shape, dtype), count / static_cast<double>(g));
+  } catch (const Error& e) {
+    // A shape the tile kernel refuses (e.g. fewer rows than the SPMD cores): priced by roofline, marked.
+    OpCost c = scaled(roofline(op.flops, op.bytes), count);
+    c.method = "roofline (tile kernel refused the shape)";
+    return c;
+  }
+}
+
+}  // namespace nanotrn::predict

@@ -1,0 +1,65 @@
+// The time of one lowered kernel invocation on a device: on the software NeuronCore where a library tile kernel
+// exists (Trainium devices), else by roofline (GPUs, the host, and kernels without a tile kernel), marked as such.
+//
+//   KernelCoster coster(device, lnc);                      // keeps a per-shape cache; one per predictor
+//   OpCost c = coster.cost(op, DType::bf16);               // c.seconds for op.count invocations, c.method
+//
+// NeuronCore timing: neuron::time_kernel(kernel, shape, dtype, device.neuron_core, pipelined, lnc) on one logical
+// core (lnc physical cores as an SPMD pair). Cached per (kernel, shape, dtype). To keep a whole-step prediction fast:
+//  * batched invocations (count > 1) are timed as a group of up to kGroup stacked along the first dimension and
+//    scaled (one fused kernel over several heads, amortising pipeline fill);
+//  * a matmul whose pipelined schedule does not fit SBUF (deep K) is split along K, the partial sums' fp32
+//    accumulation priced by roofline;
+//  * a matmul with more than kMaxTimedTiles 128x512x128 tiles is timed on a block of M rows and scaled by M.
+// Roofline: max(flops / peak, bytes / bandwidth) with the logical core's TensorE peak (machine.h) and its share of
+// chip HBM bandwidth (Trainium), or the device's peak and HBM bandwidth (others).
+// Engine busy times: from the timed report's tracks (max over the tracks of one engine class, physical cores
+// and DMA queues folded); roofline ops count as "Tensor" when compute-bound and "DMA" when memory-bound.
+// Not here: launch overheads and overlap (step_model.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "dtype/dtype.h"
+#include "hw/catalog.h"
+#include "predict/lowering.h"
+
+namespace nanotrn::predict {
+
+struct OpCost {
+  double seconds = 0;                     // all `count` invocations
+  std::string method;                     // "neuron v3x2" or "roofline"
+  std::map<std::string, double> engines;  // engine class -> busy seconds (all invocations)
+};
+
+class KernelCoster {
+ public:
+  static constexpr int64_t kGroup = 8;
+  static constexpr double kMaxTimedTiles = 65536;
+
+  // lnc: physical cores per logical core (Trainium; 1 otherwise).
+  KernelCoster(const hw::Device& device, int64_t lnc);
+  OpCost cost(const KernelOp& op, DType dtype);
+  // Roofline of flops / bytes on one rank of this device.
+  OpCost roofline(double flops, double bytes) const;
+  double rank_peak_flops(DType dtype) const;
+  double rank_bytes_per_s() const;
+  bool uses_neuron() const { return device_.kind == hw::DeviceKind::trainium; }
+  size_t cache_size() const { return cache_.size(); }
+  size_t kernels_timed() const { return timed_; }
+
+ private:
+  OpCost time_on_core(const std::string& kernel, std::vector<int64_t> shape, DType dtype);
+  OpCost time_cached(const std::string& kernel, const std::vector<int64_t>& shape, DType dtype);
+
+  hw::Device device_;
+  int64_t lnc_;
+  std::map<std::tuple<std::string, std::vector<int64_t>, DType>, OpCost> cache_;
+  size_t timed_ = 0;
+};
+
+}  // namespace nanotrn::predict

@@ -1,0 +1,243 @@
+// The training step as kernel invocations. See lowering.h.
+#include "predict/lowering.h"
+
+#include <algorithm>
+#include <map>
+
+#include "base/error.h"
+
+namespace nanotrn::predict {
+namespace {
+
+class Lower {
+ public:
+  Lower(Pass pass, double elem_bytes) : pass_(pass), e_(elem_bytes) {}
+
+  void stage() { stage_++; }
+  void set_pass(Pass p) { pass_ = p; }
+
+  void matmul(const std::string& name, const std::string& group, int64_t m, int64_t k, int64_t n, int64_t count = 1) {
+    const double fm = static_cast<double>(m), fk = static_cast<double>(k), fn = static_cast<double>(n);
+    // Inputs in the activation dtype, the output written once in fp32 (the tile kernel's PSUM -> HBM store).
+    add({name, group, pass_, "matmul", {m, k, n}, count, 2.0 * fm * fk * fn, (fm * fk + fk * fn) * e_ + fm * fn * 4});
+  }
+  // Forward matmul y[m,n] = x[m,k] w[k,n] and, in the backward pass, its two gradient matmuls.
+  void matmul_backward(const std::string& name, const std::string& group, int64_t m, int64_t k, int64_t n,
+                       int64_t count = 1) {
+    matmul(name + " dX", group, m, n, k, count);
+    matmul(name + " dW", group, k, m, n, count);
+  }
+  void softmax(const std::string& name, const std::string& group, int64_t rows, int64_t cols) {
+    const double el = static_cast<double>(rows) * static_cast<double>(cols);
+    add({name, group, pass_, "softmax", {rows, cols}, 1, 5 * el, 2 * el * e_});
+  }
+  void rmsnorm(const std::string& name, const std::string& group, int64_t rows, int64_t cols) {
+    const double el = static_cast<double>(rows) * static_cast<double>(cols);
+    add({name, group, pass_, "rmsnorm", {rows, cols}, 1, 4 * el, 2 * el * e_});
+  }
+  // No tile kernel: roofline from element count, tensors read and written, FLOPs per element.
+  void elementwise(const std::string& name, const std::string& group, double elements, double reads, double writes,
+                   double flops_per_element, double elem_bytes = 0) {
+    const double eb = elem_bytes > 0 ? elem_bytes : e_;
+    add({name, group, pass_, "", {}, 1, flops_per_element * elements, (reads + writes) * elements * eb});
+  }
+
+  std::vector<KernelOp> take() { return std::move(ops_); }
+
+ private:
+  void add(KernelOp op) {
+    op.stage = stage_;
+    ops_.push_back(std::move(op));
+  }
+  Pass pass_;
+  double e_;
+  int stage_ = 0;
+  std::vector<KernelOp> ops_;
+};
+
+// Block matrix shapes (rows x cols of the weight, rows = output features) and how many of each.
+std::map<std::pair<int64_t, int64_t>, int64_t> block_matrix_shapes(const model::GptConfig& c) {
+  const int64_t d = c.model_dim, qd = c.n_head * c.head_dim, kvd = c.n_kv_head * c.head_dim, f = c.mlp_mult * d;
+  std::map<std::pair<int64_t, int64_t>, int64_t> s;
+  for (int64_t i = 0; i < c.depth; i++) {
+    s[{qd, d}]++;
+    s[{kvd, d}] += 2;
+    s[{d, qd}]++;
+    s[{f, d}]++;
+    s[{d, f}]++;
+    if (model::has_value_embed(c, i)) s[{c.n_kv_head, c.ve_gate_channels}]++;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string to_string(Pass p) {
+  switch (p) {
+    case Pass::forward:
+      return "forward";
+    case Pass::backward:
+      return "backward";
+    case Pass::optimizer:
+      return "optimizer";
+  }
+  return "?";
+}
+
+std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, const LoweringOptions& o) {
+  check(o.rows >= 1 && T >= 1 && o.mtp_heads >= 1, "lower_micro_batch: rows, seq_len and mtp_heads must be >= 1");
+  const int64_t B = o.rows, t = B * T, d = c.model_dim, H = c.n_head, K = c.n_kv_head, hd = c.head_dim;
+  const int64_t qd = H * hd, kvd = K * hd, f = c.mlp_mult * d, V = c.vocab_size;
+  const double td = static_cast<double>(t * d), tf = static_cast<double>(t * f);
+  // Keys each query attends to: the sliding window when set (the FLOP count of recipe-spec §2.4 does the same).
+  const int64_t S = c.window > 0 ? std::min(c.window, T) : T;
+  const double scores = static_cast<double>(B * H) * static_cast<double>(T) * static_cast<double>(S);
+  Lower L(Pass::forward, static_cast<double>(dtype_size(o.dtype)));
+
+  L.elementwise("embedding gather", "embedding", td, 1, 1, 0);
+  L.stage();
+  for (int64_t i = 0; i < c.depth; i++) {
+    const std::string p = "L" + std::to_string(i) + " ";
+    L.elementwise(p + "resid lambdas", "element-wise", td, 2, 1, 3);
+    L.stage();
+    L.rmsnorm(p + "attn norm", "norms", t, d);
+    L.stage();
+    L.matmul(p + "attn q", "attention matmul", t, d, qd);
+    L.matmul(p + "attn k", "attention matmul", t, d, kvd);
+    L.matmul(p + "attn v", "attention matmul", t, d, kvd);
+    if (model::has_value_embed(c, i)) {
+      L.matmul(p + "value gate", "attention matmul", t, c.ve_gate_channels, K);
+      L.elementwise(p + "value embed mix", "element-wise", static_cast<double>(t * kvd), 3, 1, 4);
+    }
+    L.stage();
+    L.elementwise(p + "rotary q,k", "element-wise", static_cast<double>(t * (qd + kvd)), 1, 1, 6);
+    L.stage();
+    if (c.qk_norm) {
+      L.rmsnorm(p + "q norm", "norms", t * H, hd);
+      L.rmsnorm(p + "k norm", "norms", t * K, hd);
+      L.stage();
+    }
+    L.matmul(p + "scores q k^T", "attention core", T, hd, S, B * H);
+    L.stage();
+    L.softmax(p + "attn softmax", "attention core", B * H * T, S);
+    L.stage();
+    L.matmul(p + "probs v", "attention core", T, S, hd, B * H);
+    L.stage();
+    L.matmul(p + "attn proj", "attention matmul", t, qd, d);
+    L.stage();
+    L.elementwise(p + "residual", "element-wise", td, 2, 1, 1);
+    L.stage();
+    L.rmsnorm(p + "mlp norm", "norms", t, d);
+    L.stage();
+    L.matmul(p + "mlp fc", "mlp matmul", t, d, f);
+    L.stage();
+    L.elementwise(p + "activation", "element-wise", tf, 1, 1, 3);
+    L.stage();
+    L.matmul(p + "mlp proj", "mlp matmul", t, f, d);
+    L.stage();
+    L.elementwise(p + "residual", "element-wise", td, 2, 1, 1);
+    L.stage();
+  }
+  L.rmsnorm("final norm", "norms", t, d);
+  L.stage();
+  for (int h = 0; h < o.mtp_heads; h++) {
+    const std::string p = "head " + std::to_string(h) + " ";
+    L.matmul(p + "lm_head", "lm_head + CE", t, d, V);
+    L.stage();
+    L.softmax(p + "softcap + CE", "lm_head + CE", t, V);
+    L.stage();
+  }
+
+  // Backward, in reverse.
+  L.set_pass(Pass::backward);
+  for (int h = o.mtp_heads - 1; h >= 0; h--) {
+    const std::string p = "head " + std::to_string(h) + " ";
+    L.elementwise(p + "CE grad", "lm_head + CE", static_cast<double>(t * V), 1, 1, 4);
+    L.stage();
+    L.matmul_backward(p + "lm_head", "lm_head + CE", t, d, V);
+    L.stage();
+  }
+  L.elementwise("final norm bwd", "norms", td, 3, 1, 6);
+  L.stage();
+  for (int64_t i = c.depth - 1; i >= 0; i--) {
+    const std::string p = "L" + std::to_string(i) + " ";
+    L.matmul_backward(p + "mlp proj", "mlp matmul", t, f, d);
+    L.stage();
+    L.elementwise(p + "activation bwd", "element-wise", tf, 2, 1, 3);
+    L.stage();
+    L.matmul_backward(p + "mlp fc", "mlp matmul", t, d, f);
+    L.stage();
+    L.elementwise(p + "mlp norm bwd + residual", "norms", td, 4, 1, 7);
+    L.stage();
+    L.matmul_backward(p + "attn proj", "attention matmul", t, qd, d);
+    L.stage();
+    L.matmul(p + "recompute scores", "attention core", T, hd, S, B * H);
+    L.stage();
+    L.softmax(p + "recompute softmax", "attention core", B * H * T, S);
+    L.stage();
+    L.matmul(p + "dV = P^T dO", "attention core", S, T, hd, B * H);
+    L.matmul(p + "dP = dO V^T", "attention core", T, hd, S, B * H);
+    L.stage();
+    L.elementwise(p + "softmax bwd", "attention core", scores, 2, 1, 3);
+    L.stage();
+    L.matmul(p + "dQ = dS K", "attention core", T, S, hd, B * H);
+    L.matmul(p + "dK = dS^T Q", "attention core", S, T, hd, B * H);
+    L.stage();
+    if (c.qk_norm) {
+      L.elementwise(p + "q,k norm bwd", "norms", static_cast<double>(t * (qd + kvd)), 3, 1, 6);
+      L.stage();
+    }
+    L.elementwise(p + "rotary bwd", "element-wise", static_cast<double>(t * (qd + kvd)), 1, 1, 6);
+    L.stage();
+    L.matmul_backward(p + "attn q", "attention matmul", t, d, qd);
+    L.matmul_backward(p + "attn k", "attention matmul", t, d, kvd);
+    L.matmul_backward(p + "attn v", "attention matmul", t, d, kvd);
+    if (model::has_value_embed(c, i)) L.matmul_backward(p + "value gate", "attention matmul", t, c.ve_gate_channels, K);
+    L.stage();
+    L.elementwise(p + "attn norm bwd + residual + lambdas", "norms", td, 5, 2, 9);
+    L.stage();
+  }
+  L.elementwise("embedding scatter-add", "embedding", td, 2, 1, 1);
+  return L.take();
+}
+
+std::vector<KernelOp> lower_optimizer(const train::Recipe& r, const model::GptConfig& c, const LoweringOptions& o) {
+  Lower L(Pass::optimizer, static_cast<double>(dtype_size(o.dtype)));
+  const int64_t ranks = o.shard_optimizer ? std::max<int64_t>(o.ranks, 1) : 1;
+  const int ns = r.optim.ns_steps;
+  // Muon: Newton-Schulz on every block matrix, X of shape [s, l] with s the short side.
+  for (const auto& [shape, count] : block_matrix_shapes(c)) {
+    const int64_t s = std::min(shape.first, shape.second), l = std::max(shape.first, shape.second);
+    const int64_t n = (count + ranks - 1) / ranks;
+    const std::string tag = std::to_string(shape.first) + "x" + std::to_string(shape.second);
+    for (int it = 0; it < ns; it++) {
+      L.matmul("muon NS A=XX^T " + tag, "muon newton-schulz", s, l, s, n);
+      L.stage();
+      L.matmul("muon NS A^2 " + tag, "muon newton-schulz", s, s, s, n);
+      L.stage();
+      L.matmul("muon NS BX " + tag, "muon newton-schulz", s, s, l, n);
+      L.stage();
+    }
+  }
+  // Muon element-wise (fp32 state): momentum + Nesterov, NorMuon second moment, cautious WD update.
+  const double muon = static_cast<double>(muon_parameters(c)) / static_cast<double>(ranks);
+  L.elementwise("muon momentum / normuon / update", "muon element-wise", muon, 4, 3, 12, 4);
+  // AdamW on everything else (fp32 param, grad, m, v).
+  const model::ParamCounts pc = model::count_params(c);
+  const double adam = static_cast<double>(pc.total() - muon_parameters(c)) / static_cast<double>(ranks);
+  L.elementwise("adamw", "adamw", adam, 4, 3, 12, 4);
+  if (r.optim.grad_clip > 0) L.elementwise("grad norm + clip", "adamw", static_cast<double>(pc.total()), 2, 1, 3, 4);
+  return L.take();
+}
+
+int64_t muon_parameters(const model::GptConfig& c) {
+  int64_t n = 0;
+  for (const auto& [shape, count] : block_matrix_shapes(c)) n += shape.first * shape.second * count;
+  return n;
+}
+
+double gradient_bytes(const model::GptConfig& c, DType grad_dtype) {
+  return static_cast<double>(model::count_params(c).total()) * static_cast<double>(dtype_size(grad_dtype));
+}
+
+}  // namespace nanotrn::predict

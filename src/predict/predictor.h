@@ -1,0 +1,70 @@
+// `nanotrn predict`: a recipe's step time on a device per batch phase, tokens/s, MFU, steps in the budget, and a
+// breakdown by op group and engine; text, JSON and a Perfetto trace of one step.
+//
+//   Prediction p = predict(recipe, catalog.find("trn2"), {});
+//   std::cout << prediction_text(p);   prediction_json(p);   prediction_trace(p, p.phases.size() - 1);
+//
+// Per phase the step is priced with the MTP heads active at the phase's start. The step count walks the budget
+// exactly as the trainer does (progress = charged / budget picks the phase and the MTP heads of every step, the
+// run stops once charged >= budget), so `nanotrn train --clock <device>` stops at the same step (device_clock.h).
+// MFU = model FLOPs per token (model::flops_per_token, recipe-spec §2.4: no MTP heads, no recompute) x tokens /
+// step time / the device's peak dense BF16 FLOP/s (catalog; all chips).
+// Not here: the catalog (hw/), the lowering and composition rules (lowering.h, step_model.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "hw/catalog.h"
+#include "predict/step_model.h"
+#include "train/recipe.h"
+
+namespace nanotrn::predict {
+
+// Cross-entropy heads with a non-zero weight at `progress`, as the trainer computes them (MTP fade).
+int active_mtp_heads(const train::Recipe& recipe, double progress);
+
+struct BudgetWalk {
+  int64_t steps = 0;
+  std::vector<int64_t> steps_per_phase;
+  double charged_s = 0;
+  int64_t tokens = 0;
+};
+// Walks the trainer's loop with step_seconds(phase index, mtp heads) as the charge.
+BudgetWalk walk_budget(const train::Recipe& recipe, const std::function<double(size_t, int)>& step_seconds);
+
+struct PhasePrediction {
+  size_t index = 0;
+  double from = 0;
+  int64_t accum = 1;
+  int mtp_heads = 1;
+  StepTime time;
+  double tokens_per_s = 0, mfu = 0;
+};
+
+struct Prediction {
+  std::string recipe, device, device_kind;
+  int64_t lnc = 1, ranks = 1, rows_per_rank = 1, seq_len = 0;
+  std::string dtype;
+  double flops_per_token = 0, peak_flops = 0;
+  int64_t params = 0;
+  std::vector<PhasePrediction> phases;
+  double budget_s = 0;
+  BudgetWalk walk;
+  std::vector<std::string> notes;
+  size_t kernels_timed = 0, shapes_cached = 0;
+  double predict_wall_s = 0;
+};
+
+Prediction predict(StepModel& model);
+Prediction predict(const train::Recipe& recipe, const hw::Device& device, const PredictOptions& options = {});
+
+std::string prediction_text(const Prediction& p);
+nlohmann::json prediction_json(const Prediction& p);
+// Chrome-trace / Perfetto JSON of one step of phase `phase`: micro-batches, optimiser, all-reduce, host dispatch.
+nlohmann::json prediction_trace(const Prediction& p, size_t phase);
+
+}  // namespace nanotrn::predict

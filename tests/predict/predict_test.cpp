@@ -1,0 +1,151 @@
+// The predictor: (a) the NKI matmul tutorial's BF16 4096x8192x8192 on one Trn1 NeuronCore (measured 6.97 ms, [MM-OLD])
+// against the software NeuronCore, with the gap stated; a GPU kernel equals its roofline; the step composes as
+// documented (accum x micro-batch + optimiser + exposed all-reduce + host); the budget walk counts steps like the
+// trainer.
+#include <chrono>
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+#include "hw/catalog.h"
+#include "predict/kernel_cost.h"
+#include "predict/predictor.h"
+#include "predict/step_model.h"
+#include "train/recipe.h"
+
+namespace nanotrn::predict {
+namespace {
+
+KernelOp matmul_op(int64_t m, int64_t k, int64_t n) {
+  KernelOp op;
+  op.name = "mm";
+  op.kernel = "matmul";
+  op.shape = {m, k, n};
+  op.flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+  op.bytes = static_cast<double>(m * k + k * n) * 2 + static_cast<double>(m * n) * 4;
+  return op;
+}
+
+TEST(Predict, NkiMatmulOnOneTrn1Core) {
+  const hw::Catalog c = hw::builtin_catalog();
+  KernelCoster coster(c.find("trn1"), 1);
+  const KernelOp op = matmul_op(4096, 8192, 8192);
+  const OpCost cost = coster.cost(op, DType::bf16);
+  const double measured = 6.97e-3;                            // [MM-OLD] fully optimised NKI kernel, 85 % of peak
+  const double bound = op.flops / (2.0 * 128 * 128 * 2.8e9);  // TensorE peak 91.75 TFLOP/s [NKI-A2]
+  std::printf(
+      "[ matmul ] 4096x8192x8192 bf16 on trn1 core: predicted %.3f ms, measured %.2f ms, error %+.0f %%; "
+      "TensorE bound %.3f ms\n",
+      cost.seconds * 1e3, measured * 1e3, 100.0 * (cost.seconds / measured - 1.0), bound * 1e3);
+  EXPECT_EQ(cost.method.rfind("neuron v2", 0), 0u);
+  // The modelled kernel can never beat the TensorE bound, and it is a real timing (not a roofline fallback).
+  EXPECT_GE(cost.seconds, bound);
+  EXPECT_GE(cost.engines.at("Tensor"), bound * 0.999);
+  // The library's pipelined kernel re-reads B once per 512-column block of A (fewer columns when K is deep) and is
+  // DMA-bound at this shape; the NKI tutorial's kernel keeps larger blocks resident. docs/VALIDATION.md states the
+  // gap; this guards against it silently growing (or a change making the kernel faster than the hardware).
+  EXPECT_LT(cost.seconds, 5.0 * measured);
+  EXPECT_GT(cost.seconds, 0.8 * measured);
+}
+
+TEST(Predict, GpuKernelIsItsRoofline) {
+  const hw::Catalog c = hw::builtin_catalog();
+  const hw::Device& h100 = c.find("h100");
+  KernelCoster coster(h100, 1);
+  const KernelOp op = matmul_op(8192, 1024, 4096);
+  const OpCost cost = coster.cost(op, DType::bf16);
+  EXPECT_EQ(cost.method, "roofline");
+  EXPECT_DOUBLE_EQ(cost.seconds, std::max(op.flops / 989e12, op.bytes / 3.35e12));
+}
+
+train::Recipe tiny(const std::string& budget) {
+  return train::default_recipe_with({"model.vocab_size=64", "model.depth=2", "model.model_dim=32", "model.head_dim=16",
+                                     "model.n_kv_head=1", "model.ve_gate_channels=8", "batch.seq_len=16",
+                                     "batch.rows=4", "train.budget=" + budget, "eval.tokens=256", "eval.rows=4"});
+}
+
+TEST(Predict, StepComposesAsDocumented) {
+  const hw::Catalog c = hw::builtin_catalog();
+  const hw::Device& trn2 = c.find("trn2");
+  StepModel m(tiny("30s"), trn2);
+  EXPECT_EQ(m.ranks(), 4);  // 4 rows over 4 logical cores (LNC=2)
+  EXPECT_EQ(m.rows_per_rank(), 1);
+  const StepTime s1 = m.step(1, 1), s3 = m.step(3, 1);
+  const double host = trn2.value("host_graph_launch_s");
+  EXPECT_DOUBLE_EQ(s1.host_s, 2 * host);
+  EXPECT_NEAR(s3.step_s, 3 * s1.micro_batch_s + s1.optimizer_s + s1.allreduce_exposed_s + 4 * host, 1e-12);
+  EXPECT_NEAR(s3.step_s - s1.step_s, 2 * (s1.micro_batch_s + host), 1e-12);
+  // Every micro-batch kernel pays the assumed launch gap; the stages never take less than their longest kernel.
+  double longest_sum = 0;
+  for (const TimedOp& op : s1.micro_ops) longest_sum = std::max(longest_sum, op.cost.seconds);
+  EXPECT_GE(s1.micro_batch_s, longest_sum + static_cast<double>(s1.micro_ops.size()) * trn2.value("kernel_launch_s"));
+}
+
+TEST(Predict, BudgetWalkMatchesSinglePhaseArithmetic) {
+  const hw::Catalog c = hw::builtin_catalog();
+  const Prediction p = predict(tiny("30s"), c.find("trn2"));
+  ASSERT_EQ(p.phases.size(), 1u);
+  const double t = p.phases[0].time.step_s;
+  // The trainer stops once charged >= budget: ceil(budget / t) steps.
+  EXPECT_EQ(p.walk.steps, static_cast<int64_t>(std::ceil(30.0 / t)));
+  EXPECT_GT(p.phases[0].mfu, 0.0);
+  EXPECT_LT(p.phases[0].mfu, 1.0);
+}
+
+TEST(Predict, EveryShippedRecipeOnEveryDevice) {
+  const hw::Catalog c = hw::builtin_catalog();
+  for (const char* r : {"cpu-tiny", "cpu-small", "autoresearch-d8"}) {
+    const train::Recipe recipe = train::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + r + ".json");
+    for (const char* d : {"trn1", "trn2", "trn3", "h100", "gb300"}) {
+      const Prediction p = predict(recipe, c.find(d));
+      for (const PhasePrediction& ph : p.phases) {
+        EXPECT_GT(ph.time.step_s, 0.0) << r << " on " << d;
+        EXPECT_LT(ph.mfu, 1.0) << r << " on " << d;
+      }
+      EXPECT_GT(p.walk.steps, 0) << r << " on " << d;
+    }
+  }
+}
+
+TEST(Predict, FrontierForgeK60OnTrn2IsFastAndShapedLikeTheRun) {
+  const train::Recipe r = train::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/frontierforge-k60.json");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Prediction p = predict(r, hw::builtin_catalog().find("trn2"));
+  const double cold = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("[ k60 ] cold prediction %.3f s; steps %lld; k1/k2/k4 %.4f / %.4f / %.4f s\n", cold,
+              static_cast<long long>(p.walk.steps), p.phases[0].time.step_s, p.phases[1].time.step_s,
+              p.phases[2].time.step_s);
+#if !defined(__SANITIZE_ADDRESS__) && defined(NDEBUG)
+  EXPECT_LT(cold, 2.0);  // the bound for a ~124M recipe, cold
+#endif
+  EXPECT_EQ(p.ranks, 4);
+  EXPECT_EQ(p.rows_per_rank, 16);
+  ASSERT_EQ(p.phases.size(), 3u);
+  EXPECT_EQ(p.phases[0].time.tokens, 65536);  // recipe-spec §6.3: 65k / 131k / 262k tokens per step
+  EXPECT_EQ(p.phases[2].time.tokens, 262144);
+  EXPECT_EQ(p.phases[2].mtp_heads, 3);  // MTP fades out by 45 %, after the k4 phase starts at 20 %
+  EXPECT_GT(p.phases[1].time.step_s, p.phases[0].time.step_s);
+  EXPECT_GT(p.phases[2].time.step_s, p.phases[1].time.step_s);
+  int64_t sum = 0;
+  for (int64_t n : p.walk.steps_per_phase) sum += n;
+  EXPECT_EQ(sum, p.walk.steps);
+}
+
+TEST(Predict, TraceHoldsEveryKernelOfOneStep) {
+  const Prediction p = predict(tiny("30s"), hw::builtin_catalog().find("trn2"));
+  const nlohmann::json t = prediction_trace(p, 0);
+  const StepTime& s = p.phases[0].time;
+  size_t slices = 0;
+  for (const nlohmann::json& e : t.at("traceEvents")) {
+    if (e.at("ph") != "X") continue;
+    slices++;
+    EXPECT_GE(e.at("ts").get<double>(), 0.0);
+    EXPECT_LE(e.at("ts").get<double>() + e.at("dur").get<double>(), s.step_s * 1e6 * (1 + 1e-9));
+  }
+  // micro-batch kernels x accum + optimiser kernels + one host launch per graph + the all-reduce.
+  EXPECT_EQ(slices, s.micro_ops.size() * static_cast<size_t>(s.accum) + s.optimizer_ops.size() +
+                        static_cast<size_t>(s.accum + 1) + (s.allreduce_s > 0 ? 1 : 0));
+}
+
+}  // namespace
+}  // namespace nanotrn::predict
