@@ -83,8 +83,10 @@ void muon_orthogonalize(Gemm& g, float* x, int64_t rows, int64_t cols, MuonCoeff
     mm(false, false, s, s, s, static_cast<float>(c), A.data(), s, ns, A.data(), s, ns, 0.0f, B.data());
     for (size_t i = 0; i < B.size(); i++) B[i] += static_cast<float>(b) * A[i];
     // Y = a X + B X (wide) or a X + X B (tall)
-    if (dtype == DType::bf16) {  // X enters both terms as bf16, as under bf16 autocast
-      for (size_t i = 0; i < nx; i++) x[i] = round_to(DType::bf16, x[i]);
+    if (dtype == DType::bf16) {  // X enters both terms as bf16, as under bf16 autocast (vectorised round trip)
+      h1.resize(nx);
+      convert(x, DType::f32, h1.data(), DType::bf16, nx);
+      convert(h1.data(), DType::bf16, x, DType::f32, nx);
     }
     std::copy(x, x + nx, Y.data());
     if (wide) {
