@@ -17,7 +17,7 @@ build() {  # name sources...
 }
 build shard_fuzz src/data/shard.cpp src/base/file.cpp &
 build tiktoken_fuzz src/tokenizer/tiktoken_file.cpp &
-build jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp &
+build jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp &
 wait %1 && wait %2 && wait %3
 
 # Seed inputs: one small valid file per format.

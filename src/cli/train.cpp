@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "autograd/tape.h"
+#include "base/format.h"
 #include "cli/commands.h"
 #include "gemm/probe.h"
 #include "predict/device_clock.h"
@@ -32,12 +33,6 @@ void add_recipe_flags(CLI::App* cmd, RecipeArgs& a) {
 }
 
 train::Recipe load(const RecipeArgs& a) { return train::load_recipe(a.recipe, a.sets); }
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 }  // namespace
 
@@ -80,12 +75,12 @@ void add_train(CLI::App& app) {
       std::cout << r.to_json().dump(2) << "\n";
       return;
     }
-    std::cout << "done: " << r.steps << " steps, " << r.tokens << " tokens, charged " << fmt("%.1f", r.charged_seconds)
-              << " s (" << clock->name() << " clock), host wall " << fmt("%.1f", r.wall_seconds)
-              << " s, stop: " << r.stop_reason << "\n";
-    std::cout << "val_bpb " << fmt("%.4f", r.val_bpb) << " (" << r.val_tokens << " tokens, "
-              << fmt("%.4f", r.val_nats_per_token) << " nats/token); last train loss " << fmt("%.4f", r.last_loss)
-              << "\n";
+    std::cout << "done: " << r.steps << " steps, " << r.tokens << " tokens, charged "
+              << format_number("%.1f", r.charged_seconds) << " s (" << clock->name() << " clock), host wall "
+              << format_number("%.1f", r.wall_seconds) << " s, stop: " << r.stop_reason << "\n";
+    std::cout << "val_bpb " << format_number("%.4f", r.val_bpb) << " (" << r.val_tokens << " tokens, "
+              << format_number("%.4f", r.val_nats_per_token) << " nats/token); last train loss "
+              << format_number("%.4f", r.last_loss) << "\n";
     std::cout << "checkpoint " << args->out << "/checkpoint.safetensors, metrics " << args->out << "/metrics.jsonl\n";
   });
 }
@@ -165,10 +160,11 @@ void add_bench(CLI::App& app) {
       return;
     }
     std::cout << r.name << " (" << r.train.precision << ", " << engine.num_threads() << " threads, B " << B << ", T "
-              << T << "): " << fmt("%.1f", median) << " ms/step median (min " << fmt("%.1f", sorted.front()) << ", max "
-              << fmt("%.1f", sorted.back()) << "), " << fmt("%.0f", tps) << " tokens/s, " << fmt("%.1f", gflops)
-              << " GFLOP/s = " << fmt("%.0f", 100.0 * gflops / peak) << "% of the measured GEMM peak ("
-              << fmt("%.0f", peak) << " GFLOP/s)\n";
+              << T << "): " << format_number("%.1f", median) << " ms/step median (min "
+              << format_number("%.1f", sorted.front()) << ", max " << format_number("%.1f", sorted.back()) << "), "
+              << format_number("%.0f", tps) << " tokens/s, " << format_number("%.1f", gflops)
+              << " GFLOP/s = " << format_number("%.0f", 100.0 * gflops / peak) << "% of the measured GEMM peak ("
+              << format_number("%.0f", peak) << " GFLOP/s)\n";
   });
 }
 

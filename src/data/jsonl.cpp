@@ -5,38 +5,15 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/utf8.h"
 
 namespace nanotrn::data {
 
 size_t find_invalid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const uint8_t c = static_cast<uint8_t>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    int need = 0;
-    uint8_t lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      need = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      need = 2;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      need = 3;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return i;
-    }
-    if (i + need >= s.size()) return i;
-    for (int k = 1; k <= need; ++k) {
-      const uint8_t d = static_cast<uint8_t>(s[i + k]);
-      if (d < (k == 1 ? lo : 0x80) || d > (k == 1 ? hi : 0xBF)) return i;
-    }
-    i += need + 1;
+  for (size_t i = 0; i < s.size();) {
+    const Utf8Step st = utf8_step(s, i);
+    if (!st.valid) return i;
+    i += st.length;
   }
   return std::string_view::npos;
 }

@@ -6,16 +6,9 @@
 #include <map>
 #include <utility>
 
+#include "base/format.h"
+
 namespace nanotrn::neuron {
-namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-}  // namespace
 
 Report make_report(const std::vector<const Program*>& programs, const std::vector<TimingResult>& timings,
                    const NeuronCoreSpec& spec, double flops, size_t max_stalls) {
@@ -129,17 +122,18 @@ std::string report_text(const Report& r) {
   std::string s;
   s += "core " + r.core + (r.cores > 1 ? " x " + std::to_string(r.cores) + " physical cores (SPMD, LNC=2)" : "") +
        ", " + std::to_string(r.instructions) + " instructions\n";
-  s += "total time      " + fmt("%.3f", r.total_ns / 1e3) + " us\n";
-  s += "achieved        " + fmt("%.2f", r.tflops) + " TFLOP/s = " + fmt("%.1f", 100 * r.peak_fraction) +
-       " % of TensorE peak " + fmt("%.2f", r.peak_tflops) + " TFLOP/s (" + fmt("%.4g", r.flops) + " flop)\n";
-  s += "DMA             " + fmt("%.2f", r.dma_bytes / (1024.0 * 1024.0)) + " MiB in " +
-       std::to_string(r.dma_transfers) + " transfers, " + fmt("%.1f", r.dma_gbps) + " GB/s (" +
-       fmt("%.1f", r.dma_peak_gbps > 0 ? 100 * r.dma_gbps / r.dma_peak_gbps : 0) + " % of " +
-       fmt("%.1f", r.dma_peak_gbps) + " GB/s)\n";
-  s += "SBUF high-water " + fmt("%.1f", static_cast<double>(r.sbuf_high_water) / 1024) + " of " +
-       fmt("%.0f", static_cast<double>(r.sbuf_capacity) / 1024) + " KiB per partition\n";
-  s += "PSUM high-water " + fmt("%.1f", static_cast<double>(r.psum_high_water) / 1024) + " of " +
-       fmt("%.0f", static_cast<double>(r.psum_capacity) / 1024) + " KiB per partition\n";
+  s += "total time      " + format_number("%.3f", r.total_ns / 1e3) + " us\n";
+  s += "achieved        " + format_number("%.2f", r.tflops) +
+       " TFLOP/s = " + format_number("%.1f", 100 * r.peak_fraction) + " % of TensorE peak " +
+       format_number("%.2f", r.peak_tflops) + " TFLOP/s (" + format_number("%.4g", r.flops) + " flop)\n";
+  s += "DMA             " + format_number("%.2f", r.dma_bytes / (1024.0 * 1024.0)) + " MiB in " +
+       std::to_string(r.dma_transfers) + " transfers, " + format_number("%.1f", r.dma_gbps) + " GB/s (" +
+       format_number("%.1f", r.dma_peak_gbps > 0 ? 100 * r.dma_gbps / r.dma_peak_gbps : 0) + " % of " +
+       format_number("%.1f", r.dma_peak_gbps) + " GB/s)\n";
+  s += "SBUF high-water " + format_number("%.1f", static_cast<double>(r.sbuf_high_water) / 1024) + " of " +
+       format_number("%.0f", static_cast<double>(r.sbuf_capacity) / 1024) + " KiB per partition\n";
+  s += "PSUM high-water " + format_number("%.1f", static_cast<double>(r.psum_high_water) / 1024) + " of " +
+       format_number("%.0f", static_cast<double>(r.psum_capacity) / 1024) + " KiB per partition\n";
   s += "busy            track: busy % (instructions)\n";
   for (const TrackUse& t : r.tracks) {
     char line[128];
@@ -158,9 +152,9 @@ std::string report_text(const Report& r) {
   s += "longest dependency stalls:\n";
   if (r.stalls.empty()) s += "  none\n";
   for (const Stall& st : r.stalls)
-    s += "  " + fmt("%.3f", st.stall_ns / 1e3) + " us  #" + std::to_string(st.instruction) + " " + st.op + " (" +
-         st.track + ") at " + st.source + "  waited for #" + std::to_string(st.blocked_by) + " " + st.blocker_op +
-         " (" + st.blocker_track + ") at " + st.blocker_source + "\n";
+    s += "  " + format_number("%.3f", st.stall_ns / 1e3) + " us  #" + std::to_string(st.instruction) + " " + st.op +
+         " (" + st.track + ") at " + st.source + "  waited for #" + std::to_string(st.blocked_by) + " " +
+         st.blocker_op + " (" + st.blocker_track + ") at " + st.blocker_source + "\n";
   return s;
 }
 

@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/format.h"
 #include "data/corpus.h"
 #include "data/shard.h"
 #include "data/tokenize_corpus.h"
@@ -29,12 +30,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 tokenizer::Tokenizer tokenizer_stage(const std::string& corpus_dir, const std::string& dir, int32_t vocab,
@@ -59,7 +54,7 @@ tokenizer::Tokenizer tokenizer_stage(const std::string& corpus_dir, const std::s
   tokenizer::Tokenizer tok(tokenizer::train_bpe(views, {.vocab_size = vocab}));
   tok.save(dir);
   say("tokenizer: trained a byte-level BPE with V = " + std::to_string(vocab) + " on " + std::to_string(docs.size()) +
-      " documents in " + fmt("%.1f", seconds_since(t0)) + " s -> " + dir);
+      " documents in " + format_number("%.1f", seconds_since(t0)) + " s -> " + dir);
   return tok;
 }
 
@@ -81,18 +76,18 @@ void write_report(const std::string& path, const train::Recipe& recipe, const da
   md << "# nanotrn speedrun report\n\n";
   md << "Recipe `" << recipe.name << "`: " << recipe.description << "\n\n";
   md << "| stage | seconds |\n|---|---|\n";
-  for (const auto& [name, s] : stages) md << "| " << name << " | " << fmt("%.1f", s) << " |\n";
+  for (const auto& [name, s] : stages) md << "| " << name << " | " << format_number("%.1f", s) << " |\n";
   md << "\n## Result\n\n| metric | value |\n|---|---|\n";
-  md << "| val_bpb (trained model) | " << fmt("%.4f", r.val_bpb) << " |\n";
-  md << "| unigram baseline bpb (same tokenizer, train-split token frequencies) | " << fmt("%.4f", r.unigram_bpb)
-     << " |\n";
+  md << "| val_bpb (trained model) | " << format_number("%.4f", r.val_bpb) << " |\n";
+  md << "| unigram baseline bpb (same tokenizer, train-split token frequencies) | "
+     << format_number("%.4f", r.unigram_bpb) << " |\n";
   md << "| steps | " << r.steps << " |\n| training tokens | " << r.tokens << " |\n";
-  md << "| charged seconds | " << fmt("%.1f", r.charged_seconds) << " |\n";
+  md << "| charged seconds | " << format_number("%.1f", r.charged_seconds) << " |\n";
   md << "| train / val tokens in the shards | " << shards.train_tokens << " / " << shards.val_tokens << " |\n";
-  md << "| val bytes per token | " << fmt("%.3f", static_cast<double>(shards.val_bytes) / shards.val_tokens)
+  md << "| val bytes per token | " << format_number("%.3f", static_cast<double>(shards.val_bytes) / shards.val_tokens)
      << " |\n\n";
   md << "## Loss curve (training loss, nats/token)\n\n| step | loss |\n|---|---|\n";
-  for (const auto& [step, loss] : r.loss_curve) md << "| " << step << " | " << fmt("%.4f", loss) << " |\n";
+  for (const auto& [step, loss] : r.loss_curve) md << "| " << step << " | " << format_number("%.4f", loss) << " |\n";
   md << "\n## Samples (temperature 0.8, top-k 40)\n\n";
   for (const std::string& s : r.samples) md << "```\n" << s << "\n```\n\n";
   const std::string text = md.str();
@@ -130,7 +125,7 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   const data::ShardSet shards = data::tokenize_corpus(corpus_dir, tok, shard_dir);
   say("tokens: " + std::string(shards.reused ? "reusing " : "wrote ") + shard_dir + " (" +
       std::to_string(shards.train_tokens) + " train / " + std::to_string(shards.val_tokens) + " val tokens, " +
-      fmt("%.3f", static_cast<double>(shards.val_bytes) / shards.val_tokens) + " val bytes/token)");
+      format_number("%.3f", static_cast<double>(shards.val_bytes) / shards.val_tokens) + " val bytes/token)");
   stages.emplace_back("tokenize", seconds_since(t0));
   // Score each validation token at most once: cap the evaluation at the whole batches the split holds.
   const int64_t per_batch = recipe.eval.rows * recipe.batch.seq_len;
@@ -182,8 +177,8 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   unigram.count(read_tokens(shards.train_shards, tok.vocab_size()));
   const std::vector<int32_t> val = read_tokens(shards.val_shards, tok.vocab_size());
   res.unigram_bpb = unigram.bpb(val, tok.token_bytes());
-  say("val_bpb " + fmt("%.4f", res.val_bpb) + " vs unigram baseline " + fmt("%.4f", res.unigram_bpb) +
-      " (same tokenizer)");
+  say("val_bpb " + format_number("%.4f", res.val_bpb) + " vs unigram baseline " +
+      format_number("%.4f", res.unigram_bpb) + " (same tokenizer)");
 
   const train::Checkpoint ckpt = train::load_checkpoint(run_dir + "/checkpoint.safetensors");
   Engine engine;

@@ -3,16 +3,11 @@
 #include <cstdio>
 #include <map>
 
+#include "base/format.h"
 #include "predict/predictor.h"
 
 namespace nanotrn::predict {
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 std::string pad(const std::string& s, size_t width) {
   return "  " + s + std::string(s.size() < width ? width - s.size() : 1, ' ');
@@ -55,8 +50,9 @@ nlohmann::json pairs_json(const std::vector<std::pair<std::string, double>>& v) 
 
 std::string prediction_text(const Prediction& p) {
   std::string s = "predict " + p.recipe + " on " + p.device + " (" + p.device_kind + "; modelled, not measured)\n";
-  s += "model: " + std::to_string(p.params) + " params, " + fmt("%.4g", p.flops_per_token) + " FLOPs/token, T " +
-       std::to_string(p.seq_len) + ", " + p.dtype + "; peak " + fmt("%.4g", p.peak_flops / 1e12) + " TFLOP/s\n";
+  s += "model: " + std::to_string(p.params) + " params, " + format_number("%.4g", p.flops_per_token) +
+       " FLOPs/token, T " + std::to_string(p.seq_len) + ", " + p.dtype + "; peak " +
+       format_number("%.4g", p.peak_flops / 1e12) + " TFLOP/s\n";
   for (const std::string& n : p.notes) s += "  - " + n + "\n";
   s += "\nphase  from  accum heads   tokens/step     step s   micro-batch  optimizer  all-reduce(exp)   host s"
        "      tok/s    MFU\n";
@@ -71,31 +67,32 @@ std::string prediction_text(const Prediction& p) {
     s += buf;
   }
   if (p.budget_s > 0 || p.walk.steps > 0) {
-    s += "\nbudget " + fmt("%.1f s", p.budget_s) + ": " + std::to_string(p.walk.steps) + " steps (";
+    s += "\nbudget " + format_number("%.1f s", p.budget_s) + ": " + std::to_string(p.walk.steps) + " steps (";
     for (size_t i = 0; i < p.walk.steps_per_phase.size(); i++) {
       s += (i ? " + " : "") + std::to_string(p.walk.steps_per_phase[i]);
     }
-    s += " per phase), " + std::to_string(p.walk.tokens) + " tokens, charged " + fmt("%.1f s", p.walk.charged_s) +
-         ", mean " + fmt("%.0f tok/s", static_cast<double>(p.walk.tokens) / std::max(p.walk.charged_s, 1e-12)) + "\n";
+    s += " per phase), " + std::to_string(p.walk.tokens) + " tokens, charged " +
+         format_number("%.1f s", p.walk.charged_s) + ", mean " +
+         format_number("%.0f tok/s", static_cast<double>(p.walk.tokens) / std::max(p.walk.charged_s, 1e-12)) + "\n";
   }
   if (!p.phases.empty()) {
     const StepTime& t = p.phases.back().time;
     const Breakdown b = breakdown(t);
-    s += "\nbreakdown of one phase-" + std::to_string(p.phases.back().index) + " step (" + fmt("%.4f s", t.step_s) +
-         "; kernel times before overlap):\n";
+    s += "\nbreakdown of one phase-" + std::to_string(p.phases.back().index) + " step (" +
+         format_number("%.4f s", t.step_s) + "; kernel times before overlap):\n";
     for (const auto& [k, v] : b.groups) {
-      s += pad(k, 28) + fmt("%10.4f s", v) + fmt("  %5.1f %%\n", 100.0 * v / t.step_s);
+      s += pad(k, 28) + format_number("%10.4f s", v) + format_number("  %5.1f %%\n", 100.0 * v / t.step_s);
     }
     s += "engine busy (per rank; DMA = busiest queue; roofline kernels count as Tensor or DMA):\n";
     for (const auto& [k, v] : b.engines) {
-      s += pad(k, 28) + fmt("%10.4f s", v) + fmt("  %5.1f %%\n", 100.0 * v / t.step_s);
+      s += pad(k, 28) + format_number("%10.4f s", v) + format_number("  %5.1f %%\n", 100.0 * v / t.step_s);
     }
     s += "priced by:";
-    for (const auto& [k, v] : b.methods) s += " " + k + fmt(" %.4f s;", v);
+    for (const auto& [k, v] : b.methods) s += " " + k + format_number(" %.4f s;", v);
     s += "\n";
   }
   s += "prediction: " + std::to_string(p.kernels_timed) + " kernels timed, " + std::to_string(p.shapes_cached) +
-       " shapes cached, " + fmt("%.3f s", p.predict_wall_s) + "\n";
+       " shapes cached, " + format_number("%.3f s", p.predict_wall_s) + "\n";
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "base/error.h"
+#include "base/format.h"
 #include "hw/roofline.h"
 #include "neuron/machine.h"
 
@@ -17,12 +18,6 @@ int64_t resolve_lnc(const hw::Device& d, int64_t requested) {
   check(requested == 1 || (requested == 2 && d.neuron_core != "v2"),
         "lnc " + std::to_string(requested) + " is not available on '" + d.name + "' (LNC=1/2 on Trn2 and later [LNC])");
   return requested;
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 }  // namespace
@@ -140,12 +135,12 @@ std::vector<std::string> StepModel::notes() const {
                      ? "; an f32 recipe is priced at the BF16 peak (no FP32/TF32 peak in the catalog)"
                      : ""));
   }
-  n.push_back("gradient all-reduce: " + fmt("%.1f MB", allreduce_bytes() / 1e6) + " (" +
+  n.push_back("gradient all-reduce: " + format_number("%.1f MB", allreduce_bytes() / 1e6) + " (" +
               std::string(dtype_name(dtype_)) + " gradients, assumed) as a ring at " +
-              fmt("%.0f GB/s", allreduce_bytes_per_s() / 1e9) + " per rank" +
+              format_number("%.0f GB/s", allreduce_bytes_per_s() / 1e9) + " per rank" +
               (options_.overlap_allreduce ? ", overlapped with the last backward" : ", not overlapped"));
-  n.push_back("assumed: kernel launch gap " + fmt("%.1f us", device_.value("kernel_launch_s") * 1e6) +
-              ", host graph launch " + fmt("%.2f ms", device_.value("host_graph_launch_s") * 1e3) +
+  n.push_back("assumed: kernel launch gap " + format_number("%.1f us", device_.value("kernel_launch_s") * 1e6) +
+              ", host graph launch " + format_number("%.2f ms", device_.value("host_graph_launch_s") * 1e3) +
               " per micro-batch and per optimiser step; eager host dispatch between graphs is not modelled");
   n.push_back(std::string("optimiser: ") +
               (options_.shard_optimizer ? "Muon sharded over the ranks" : "every rank runs the whole optimiser") +

@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/utf8.h"
 #include "tokenizer/tiktoken_file.h"
 
 namespace nanotrn::tokenizer {
@@ -341,41 +342,10 @@ namespace {
 // becomes U+FFFD (3 bytes).
 int32_t utf8_reencoded_length(std::string_view s) {
   int32_t len = 0;
-  size_t i = 0;
-  while (i < s.size()) {
-    const uint8_t c = static_cast<uint8_t>(s[i]);
-    int need = 0;
-    uint8_t lo = 0x80, hi = 0xBF;
-    if (c < 0x80) {
-      len += 1;
-      i += 1;
-      continue;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      need = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      need = 2;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      need = 3;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      len += 3;  // a byte that can never start a character
-      i += 1;
-      continue;
-    }
-    size_t j = i + 1;
-    int got = 0;
-    while (got < need && j < s.size()) {
-      const uint8_t d = static_cast<uint8_t>(s[j]);
-      const uint8_t l = got == 0 ? lo : 0x80, h = got == 0 ? hi : 0xBF;
-      if (d < l || d > h) break;
-      ++j;
-      ++got;
-    }
-    len += got == need ? need + 1 : 3;
-    i = j;
+  for (size_t i = 0; i < s.size();) {
+    const Utf8Step st = utf8_step(s, i);
+    len += st.valid ? static_cast<int32_t>(st.length) : 3;
+    i += st.length;
   }
   return len;
 }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "autograd/tape.h"
+#include "base/format.h"
 #include "ops/ops.h"
 #include "optim/schedule.h"
 #include "train/checkpoint.h"
@@ -31,12 +32,6 @@ std::string clock_text(double seconds) {
   } else {
     std::snprintf(buf, sizeof buf, "%02lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
   }
-  return buf;
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
 
@@ -201,7 +196,7 @@ std::string Trainer::header() const {
        std::to_string(c.n_kv_head) + " kv), vocab " + std::to_string(c.vocab_size) + ", T " +
        std::to_string(s.recipe.batch.seq_len) + "\n";
   h += "params " + std::to_string(n.total()) + " total, " + std::to_string(n.scaling()) + " matmul; " +
-       fmt("%.4g", s.flops_per_token) + " FLOPs/token; precision " + s.recipe.train.precision + "\n";
+       format_number("%.4g", s.flops_per_token) + " FLOPs/token; precision " + s.recipe.train.precision + "\n";
   h += "data: " + s.data.description + "\n";
   h += "budget: " + (s.budget > 0 ? clock_text(s.budget) + " charged" : std::string("no time limit")) +
        (s.recipe.train.steps > 0 ? ", at most " + std::to_string(s.recipe.train.steps) + " steps" : "") + "; clock " +
@@ -308,10 +303,11 @@ TrainResult Trainer::run() {
         const double remaining = std::max(0.0, s.budget - s.charged) * (s.wall / std::max(s.charged, 1e-9));
         line += "/" + clock_text(s.budget) + " | eta " + clock_text(remaining);
       }
-      line += " | loss " + fmt("%.4f", res.last_loss) + " | " + fmt("%.0f", tps) + " tok/s | " + fmt("%.1f", gflops) +
-              " GFLOP/s";
-      if (s.opts.host_peak_gflops > 0) line += fmt(" (%.0f%% of peak)", 100.0 * gflops / s.opts.host_peak_gflops);
-      line += " | lr x" + fmt("%.3f", lrm);
+      line += " | loss " + format_number("%.4f", res.last_loss) + " | " + format_number("%.0f", tps) + " tok/s | " +
+              format_number("%.1f", gflops) + " GFLOP/s";
+      if (s.opts.host_peak_gflops > 0)
+        line += format_number(" (%.0f%% of peak)", 100.0 * gflops / s.opts.host_peak_gflops);
+      line += " | lr x" + format_number("%.3f", lrm);
       s.say(line);
       window_wall = 0.0;
       window_tokens = 0;
@@ -320,7 +316,7 @@ TrainResult Trainer::run() {
     if (next_eval > 0.0 && s.charged >= next_eval && s.data.val) {
       const BpbResult e = s.evaluate(val_start);
       s.emit({{"event", "eval"}, {"step", s.step}, {"charged_seconds", s.charged}, {"val_bpb", e.bpb}});
-      s.say("eval at step " + std::to_string(s.step) + ": val_bpb " + fmt("%.4f", e.bpb));
+      s.say("eval at step " + std::to_string(s.step) + ": val_bpb " + format_number("%.4f", e.bpb));
       next_eval += r.eval.every_seconds;
     }
   }

@@ -1,0 +1,22 @@
+// The one UTF-8 decoding step that corpus validation and the token-bytes table share.
+//
+//   for (size_t i = 0; i < s.size();) { Utf8Step st = utf8_step(s, i); ...; i += st.length; }
+//
+// At s[i] (i < s.size()) there is either a well-formed character (1-4 bytes; no overlongs, surrogates or code
+// points above U+10FFFF) or an ill-formed sequence: then `length` is its maximal subpart, the unit a decoder
+// replaces with one U+FFFD (Unicode §3.9 / Python's errors="replace"), at least 1 byte.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace nanotrn {
+
+struct Utf8Step {
+  size_t length = 1;
+  bool valid = true;
+};
+
+Utf8Step utf8_step(std::string_view s, size_t i);
+
+}  // namespace nanotrn
