@@ -84,25 +84,12 @@ void rmsnorm_kernel(KernelBuilder& b, const View& x, const View& gamma, const Vi
   const int64_t tiles = ceil_div(x.np, kP);
   auto r0 = [&](int64_t i) { return i * kP; };
   auto rs = [&](int64_t i) { return std::min(kP, x.np - i * kP); };
-  auto set = [&](int64_t i) -> const Tiles& { return t[i % sets]; };
-  if (schedule == Schedule::naive) {
-    for (int64_t i = 0; i < tiles; ++i) {
-      step.load(t[0], r0(i), rs(i), 0);
-      step.squares(t[0], rs(i));
-      step.rest(t[0], r0(i), rs(i), 0);
-    }
-    return;
-  }
-  // Skewed: iteration i loads tile i + 2, squares tile i + 1 and finishes tile i.
-  auto load = [&](int64_t i) { step.load(set(i), r0(i), rs(i), static_cast<int>(i % 7)); };
-  load(0);
-  if (tiles > 1) load(1);
-  step.squares(set(0), rs(0));
-  for (int64_t i = 0; i < tiles; ++i) {
-    if (i + 2 < tiles) load(i + 2);
-    if (i + 1 < tiles) step.squares(set(i + 1), rs(i + 1));
-    step.rest(set(i), r0(i), rs(i), 8 + static_cast<int>(i % 7));
-  }
+  auto set = [&](int64_t i) -> const Tiles& { return t[i % sets]; };  // naive: one set
+  run_row_tiles(
+      schedule, tiles,
+      [&](int64_t i, bool naive) { step.load(set(i), r0(i), rs(i), naive ? 0 : static_cast<int>(i % 7)); },
+      [&](int64_t i, bool) { step.squares(set(i), rs(i)); },
+      [&](int64_t i, bool naive) { step.rest(set(i), r0(i), rs(i), naive ? 0 : 8 + static_cast<int>(i % 7)); });
 }
 
 }  // namespace nanotrn::neuron
