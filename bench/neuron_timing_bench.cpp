@@ -1,8 +1,12 @@
-// Timing-only speed of the software NeuronCore: simulate_timing (neuron/timing.h) on v3 programs built once by the
-// shipped tile kernels (bf16 matmul naive / pipelined, softmax pipelined); program building is not timed.
-// items_per_second is simulated instructions per second on one thread (the target: >= 20 M/s). The same
-// programs through simulate_timing_reference (the straightforward model the fast one matches bit for bit) give a
-// ratio that survives a loaded machine: compare the two in one run.
+// Timing-only speed of the software NeuronCore on v3 programs built once by the shipped tile kernels (bf16 matmul
+// naive / pipelined, softmax pipelined); building a program is not timed. items_per_second is instructions per second
+// on one thread.
+//   SimulateTiming           simulate_timing on a program from KernelBuilder::take(), which carries its dependencies
+//                            (as a compiled Neuron program carries its semaphores): the ">= 20 M/s" figure.
+//   FindDependencies         the dependency search take() runs once per program (neuron/dependencies.h).
+//   SimulateTimingUnprepared simulate_timing on the same program without recorded dependencies: search + simulation.
+//   SimulateTimingReference  simulate_timing_reference, the straightforward model the fast one matches bit for bit; its
+//                            ratio to the others survives a loaded machine: compare them in one run.
 //
 //   ./neuron_timing_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
@@ -10,6 +14,7 @@
 #include <cstdint>
 
 #include "neuron/builder.h"
+#include "neuron/dependencies.h"
 #include "neuron/kernels/matmul.h"
 #include "neuron/kernels/softmax.h"
 #include "neuron/machine.h"
@@ -33,29 +38,48 @@ Program build(int64_t kind, int64_t m, int64_t k, int64_t n) {
   return b.take();
 }
 
-template <bool kReference>
+enum class Mode { prepared, unprepared, reference };
+
+template <Mode kMode>
 void BM_Timing(benchmark::State& state) {
-  const Program p = build(state.range(0), state.range(1), state.range(2), state.range(3));
+  Program p = build(state.range(0), state.range(1), state.range(2), state.range(3));
+  if (kMode != Mode::prepared) {
+    p.dep_list.clear();
+    p.dep_begin.clear();
+  }
   const NeuronCoreSpec& s = spec_for("v3");
   for (auto _ : state) {
-    TimingResult t = kReference ? simulate_timing_reference(p, s) : simulate_timing(p, s);
+    TimingResult t = kMode == Mode::reference ? simulate_timing_reference(p, s) : simulate_timing(p, s);
     benchmark::DoNotOptimize(t.total_ns);
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(p.instructions.size()));
   state.counters["instructions"] = static_cast<double>(p.instructions.size());
 }
 
+void BM_Dependencies(benchmark::State& state) {
+  const Program p = build(state.range(0), state.range(1), state.range(2), state.range(3));
+  std::vector<uint32_t> deps, begin;
+  for (auto _ : state) {
+    find_dependencies(p, deps, begin);
+    benchmark::DoNotOptimize(deps.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(p.instructions.size()));
+}
+
 // Args: kind (0 matmul naive, 1 matmul pipelined, 2 softmax pipelined), M, K, N.
-BENCHMARK(BM_Timing<false>)
-    ->Name("SimulateTiming")
-    ->ArgNames({"kind", "M", "K", "N"})
-    ->Args({0, 4096, 4096, 4096})
-    ->Args({1, 4096, 4096, 4096})
-    ->Args({0, 8192, 4096, 8192})
-    ->Args({1, 8192, 4096, 8192})
-    ->Args({2, 65536, 0, 1024})
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Timing<true>)
+void shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"kind", "M", "K", "N"})
+      ->Args({0, 4096, 4096, 4096})
+      ->Args({1, 4096, 4096, 4096})
+      ->Args({0, 8192, 4096, 8192})
+      ->Args({1, 8192, 4096, 8192})
+      ->Args({2, 65536, 0, 1024})
+      ->Unit(benchmark::kMillisecond);
+}
+BENCHMARK(BM_Timing<Mode::prepared>)->Name("SimulateTiming")->Apply(shapes);
+BENCHMARK(BM_Dependencies)->Name("FindDependencies")->Apply(shapes);
+BENCHMARK(BM_Timing<Mode::unprepared>)->Name("SimulateTimingUnprepared")->Apply(shapes);
+BENCHMARK(BM_Timing<Mode::reference>)
     ->Name("SimulateTimingReference")
     ->ArgNames({"kind", "M", "K", "N"})
     ->Args({0, 4096, 4096, 4096})

@@ -26,6 +26,10 @@ inline void check(bool condition, const std::string& message,
                   std::source_location where = std::source_location::current()) {
   if (!condition) throw Error(message, where);
 }
+// The same for a literal message: no std::string is built unless the check fails (for checks in hot loops).
+inline void check(bool condition, const char* message, std::source_location where = std::source_location::current()) {
+  if (!condition) throw Error(message, where);
+}
 
 }  // namespace nanotrn
 

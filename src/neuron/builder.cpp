@@ -3,6 +3,7 @@
 #include "neuron/builder.h"
 
 #include "base/error.h"
+#include "neuron/dependencies.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -164,6 +165,11 @@ void KernelBuilder::check_compute_operand(const View& v, Engine e, Loc loc) cons
          "operand of '" + b.name + "' spans " + std::to_string(v.np) + " partitions starting at partition " +
              std::to_string(v.p0) + " (65-128 partitions must start at 0, 33-64 at 0 or 64, 1-32 at a multiple of 32)",
          loc);
+}
+
+Program KernelBuilder::take() {
+  find_dependencies(program_, program_.dep_list, program_.dep_begin);
+  return std::move(program_);
 }
 
 Instruction& KernelBuilder::push(Opcode op, Engine e, const View& dst, std::vector<View> srcs, Loc loc) {

@@ -134,7 +134,8 @@ class KernelBuilder {
 
   const NeuronCoreSpec& spec() const { return spec_; }
   const Program& program() const { return program_; }
-  Program take() { return std::move(program_); }
+  // The recorded program with its dependencies found (Program::dep_list); the builder is empty afterwards.
+  Program take();
 
  private:
   View add_tile(const std::string& name, Memory m, int64_t partitions, int64_t free, DType dtype, int64_t offset,

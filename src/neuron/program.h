@@ -109,6 +109,12 @@ struct Program {
   std::string target;  // NeuronCoreSpec::name the program was built for ("v2", "v3", "v4")
   std::vector<Buffer> buffers;
   std::vector<Instruction> instructions;
+  // The synchronisation the program carries, as the Neuron compiler places semaphores: instruction i waits for
+  // dep_list[dep_begin[i] .. dep_begin[i + 1]), the earlier instructions whose read/write sets conflict with its own
+  // (timing.h). KernelBuilder::take() fills it; it is empty in a program assembled by hand, and the timing model then
+  // finds the dependencies itself. Whoever edits `instructions` after take() must clear it.
+  std::vector<uint32_t> dep_list, dep_begin;
+  bool has_dependencies() const { return dep_begin.size() == instructions.size() + 1; }
 };
 
 // "file:line" of a source location, used in every message and trace slice.

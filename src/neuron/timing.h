@@ -10,7 +10,9 @@
 //  * Dependencies: RAW, WAR and WAW between an instruction and every earlier one whose read/write regions
 //    overlap (same buffer, overlapping partition and element ranges; tiles never share bytes, so this is the
 //    byte-range overlap; a pattern view counts as its bounding box). A matmul with accumulate also reads its dst;
-//    an activation with a reduction also writes its reduce_dst.
+//    an activation with a reduction also writes its reduce_dst. They are the program's recorded ones
+//    (Program::dep_list, filled by KernelBuilder::take() as a compiler places semaphores), else found here by
+//    find_dependencies (dependencies.h).
 //  * A compute instruction that waits on another track's instruction pays sync_overhead_cycles of its own engine
 //    after that instruction ends (semaphore wait) [NKI-A2], assumed once per wait.
 //  * Compute cost in engine cycles at the engine clock, N = elements per partition:

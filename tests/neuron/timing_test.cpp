@@ -283,6 +283,32 @@ TEST(NeuronTiming, MatchesTheReferenceBitForBit) {
   }
 }
 
+// KernelBuilder::take() records the program's dependencies (as a compiler places semaphores); they are the reference's,
+// and timing a program with them equals timing it with the search done by simulate_timing itself.
+TEST(NeuronTiming, RecordedDependenciesAreTheReferenceOnes) {
+  const NeuronCoreSpec& s = spec_for("v3");
+  KernelBuilder b(s);
+  const View x = b.hbm("x", 300, 900, DType::bf16), y = b.hbm("y", 300, 900, DType::bf16);
+  softmax_kernel(b, x, y, Schedule::pipelined);
+  const View at = b.hbm("a_t", 256, 200, DType::bf16), bm = b.hbm("b", 256, 600, DType::bf16);
+  matmul_kernel(b, at, bm, b.hbm("c", 200, 600, DType::f32), DType::bf16, MatmulSchedule::pipelined);
+  const Program recorded = b.take();
+  ASSERT_TRUE(recorded.has_dependencies());
+  Program bare = recorded;
+  bare.dep_list.clear();
+  bare.dep_begin.clear();
+  ASSERT_FALSE(bare.has_dependencies());
+  const TimingResult ref = simulate_timing_reference(bare, s), with = simulate_timing(recorded, s);
+  for (size_t i = 0; i < recorded.instructions.size(); ++i) {
+    const std::vector<size_t> want = deps_of(ref, i);
+    const std::vector<size_t> got(recorded.dep_list.begin() + recorded.dep_begin[i],
+                                  recorded.dep_list.begin() + recorded.dep_begin[i + 1]);
+    ASSERT_EQ(got, want) << i;
+  }
+  expect_identical(with, ref);
+  expect_identical(simulate_timing(bare, s), ref);
+}
+
 TEST(NeuronTiming, KernelsAndSpmdPairsMatchTheReferenceBitForBit) {
   for (const char* gen : {"v2", "v3", "v4"}) {
     const NeuronCoreSpec& s = spec_for(gen);
