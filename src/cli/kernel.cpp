@@ -1,6 +1,6 @@
-// `nanotrn kernel list` / `nanotrn kernel run matmul|transpose|softmax|rmsnorm ...`: tile kernels on the software
-// NeuronCore (modelled time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional check). The work is
-// in neuron/kernel_run.h; this file only parses flags and prints.
+// `nanotrn kernel list` / `nanotrn kernel run matmul|transpose|softmax|rmsnorm|attention ...`: tile kernels on the
+// software NeuronCore (modelled time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional check). The
+// work is in neuron/kernel_run.h; this file only parses flags and prints.
 #include <iostream>
 #include <memory>
 
@@ -19,7 +19,7 @@ void add_kernel(CLI::App& app) {
   });
   struct Args {
     std::string kernel = "matmul", dtype = "bf16", core = "v3", schedule = "pipelined", trace;
-    int64_t m = 4096, k = 4096, n = 4096, rows = 4096, cols = 4096;
+    int64_t m = 4096, k = 4096, n = 4096, rows = 4096, cols = 4096, t = 1024, d = 128, heads = 1;
     float eps = 1e-6f;
     int lnc = 1;
     bool json = false, check = false;
@@ -33,6 +33,9 @@ void add_kernel(CLI::App& app) {
   run->add_option("--rows", args->rows, "rows of x (transpose, softmax, rmsnorm)")->capture_default_str();
   run->add_option("--cols", args->cols, "columns of x (transpose, softmax, rmsnorm)")->capture_default_str();
   run->add_option("--eps", args->eps, "rmsnorm epsilon")->capture_default_str();
+  run->add_option("--t", args->t, "attention: sequence length T (a multiple of 128)")->capture_default_str();
+  run->add_option("--d", args->d, "attention: head dim d (<= 128, or 256/384/512)")->capture_default_str();
+  run->add_option("--heads", args->heads, "attention: stacked (batch, head) pairs")->capture_default_str();
   run->add_option("--lnc", args->lnc, "physical cores: 1, or 2 (SPMD on a v3/v4 core pair)")->capture_default_str();
   run->add_option("--dtype", args->dtype, "bf16 | fp8e4m3 | f32 | f16")->capture_default_str();
   run->add_option("--core", args->core, "v2 | v3 | v4")->capture_default_str();
@@ -50,6 +53,9 @@ void add_kernel(CLI::App& app) {
     o.rows = args->rows;
     o.cols = args->cols;
     o.eps = args->eps;
+    o.seq = args->t;
+    o.head_dim = args->d;
+    o.heads = args->heads;
     o.physical_cores = args->lnc;
     o.dtype = neuron::kernel_dtype(args->dtype);
     o.core = args->core;

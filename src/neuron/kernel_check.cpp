@@ -35,6 +35,49 @@ void compare(CheckOutcome& c, double got, double ref, double bound) {
   if (!(err <= bound)) ++c.failures;
 }
 
+// Causal softmax attention of every stacked head in fp64 on the bf16-rounded inputs (see kernel_check.h).
+void check_attention(CheckOutcome& c, const KernelRunOptions& o, const std::vector<std::vector<float>>& in,
+                     const std::vector<float>& out) {
+  const int64_t t_len = o.seq, d = o.head_dim, cols = o.heads * t_len;
+  const double e = std::ldexp(1.0, -24), u = unit_roundoff(o.dtype), ub = std::ldexp(1.0, -8);
+  const auto scale = static_cast<double>(static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))));
+  auto b16 = [&](const std::vector<float>& v, int64_t i) {
+    return static_cast<double>(round_to(DType::bf16, v[static_cast<size_t>(i)]));
+  };
+  std::vector<double> s(static_cast<size_t>(t_len)), mag(static_cast<size_t>(t_len));
+  for (int64_t h = 0; h < o.heads; ++h)
+    for (int64_t t = 0; t < t_len; ++t) {
+      const int64_t qc = h * t_len + t;
+      double mx = -INFINITY, delta = 0;
+      for (int64_t j = 0; j <= t; ++j) {
+        const int64_t kc = h * t_len + j;
+        double dot = 0, m = 0;
+        for (int64_t i = 0; i < d; ++i) {
+          const double prod = b16(in[0], i * cols + qc) * b16(in[1], i * cols + kc);
+          dot += prod;
+          m += std::fabs(prod);
+        }
+        s[static_cast<size_t>(j)] = scale * dot;
+        mx = std::max(mx, scale * dot);
+        delta = std::max(delta, static_cast<double>(d + 10) * e * scale * m);
+      }
+      double l = 0;
+      for (int64_t j = 0; j <= t; ++j) l += (mag[static_cast<size_t>(j)] = std::exp(s[static_cast<size_t>(j)] - mx));
+      const double rel = ub + static_cast<double>(2 * t_len + d + 32) * e + 2 * delta;
+      for (int64_t i = 0; i < d; ++i) {
+        double ref = 0, a = 0;
+        for (int64_t j = 0; j <= t; ++j) {
+          const double vv = b16(in[2], (h * t_len + j) * d + i), p = mag[static_cast<size_t>(j)];
+          ref += p * vv;
+          a += p * std::fabs(vv);
+        }
+        ref /= l;
+        a /= l;
+        compare(c, static_cast<double>(out[static_cast<size_t>(qc * d + i)]), ref, u * std::fabs(ref) + rel * a);
+      }
+    }
+}
+
 }  // namespace
 
 std::vector<std::vector<float>> make_check_inputs(const KernelRunOptions& o) {
@@ -51,6 +94,10 @@ std::vector<std::vector<float>> make_check_inputs(const KernelRunOptions& o) {
   if (o.kernel == "transpose") return {fill(rc, -1, 1)};
   if (o.kernel == "softmax") return {fill(rc, -4, 4)};
   if (o.kernel == "rmsnorm") return {fill(rc, -1, 1), fill(static_cast<size_t>(o.cols), 0.5f, 1.5f)};
+  if (o.kernel == "attention") {
+    const auto n = static_cast<size_t>(o.heads * o.seq * o.head_dim);
+    return {fill(n, -2, 2), fill(n, -2, 2), fill(n, -1, 1)};
+  }
   throw Error("no host reference for kernel '" + o.kernel + "'");
 }
 
@@ -103,6 +150,9 @@ CheckOutcome check_against_host(const KernelRunOptions& o, const std::vector<std
         compare(c, at(out, i * cols + j), ref, std::fabs(ref) * rel);
       }
     }
+  } else if (o.kernel == "attention") {
+    c.rule = "|o - ref| <= u_out |ref| + (2^-8 + (2 T + d + 32) 2^-24 + 2 delta) A";
+    check_attention(c, o, in, out);
   } else {
     throw Error("no host reference for kernel '" + o.kernel + "'");
   }

@@ -10,7 +10,15 @@
 //   rmsnorm    |y - ref| <= |ref| ((D + 12) e + 2u + u^2): square, D-term sum, 1/D and eps, rsqrt (half the
 //              relative error of its argument plus 2 e), x * rstd rounded to the dtype (u), the gamma multiply in
 //              fp32, then the output rounding (u)
-// Inputs: uniform [-1, 1) (softmax: [-4, 4); rmsnorm gamma: [0.5, 1.5)) from std::mt19937(seed), rounded to the dtype.
+//   attention  |o - ref| <= u |ref| + (2^-8 + (2 T + d + 32) e + 2 delta) A, with A = sum_s p_s |v_s| / sum_s p_s
+//              (the probability-weighted mean |v|), delta = (d + 10) e max_s scale sum_i |q_i k_si| (the fp32 error
+//              of a score and of its exp argument): P is rounded to bf16 for the P V matmul (2^-8 relative each,
+//              while the row sum adds the unrounded fp32 values), the exp arguments carry delta each, the T-term sums
+//              and rescales carry fp32 rounding, then the output rounding u. The reference is causal softmax
+//              attention in fp64 on the inputs rounded to bf16 (the kernel's compute dtype), with the kernel's fp32
+//              scale 1/sqrt(d).
+// Inputs: uniform [-1, 1) (softmax: [-4, 4); rmsnorm gamma: [0.5, 1.5); attention q and k: [-2, 2)) from
+// std::mt19937(seed), rounded to the dtype.
 // Not here: the executor run (kernel_run.cpp), ULP tests of single instructions (tests/neuron/executor_test.cpp).
 #pragma once
 
@@ -22,7 +30,7 @@
 namespace nanotrn::neuron {
 
 // The kernel's input tensors in declaration order (matmul: a_t [K, M], b [K, N]; transpose / softmax: x; rmsnorm:
-// x, gamma), row-major, rounded to options.dtype.
+// x, gamma; attention: q_t, k_t [d, heads T], v [heads T, d]), row-major, rounded to options.dtype.
 std::vector<std::vector<float>> make_check_inputs(const KernelRunOptions& options);
 
 struct CheckOutcome {

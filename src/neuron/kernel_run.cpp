@@ -8,6 +8,7 @@
 #include "neuron/builder.h"
 #include "neuron/executor.h"
 #include "neuron/kernel_check.h"
+#include "neuron/kernels/attention.h"
 #include "neuron/kernels/matmul.h"
 #include "neuron/kernels/rmsnorm.h"
 #include "neuron/kernels/softmax.h"
@@ -19,7 +20,8 @@ namespace nanotrn::neuron {
 namespace {
 
 // One core's program of an SPMD launch: its HBM inputs (declaration order, whole tensors), the whole output
-// tensor, and the rows of it this core writes (matmul: rows of C; transpose: rows of y = columns of x).
+// tensor, and the rows of it this core writes (matmul: rows of C; transpose: rows of y = columns of x; attention:
+// the rows of o of this core's heads).
 struct Built {
   Program program;
   std::vector<View> inputs;
@@ -64,6 +66,16 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
       softmax_kernel(b, xs, out.written, o.schedule);
     else
       rmsnorm_kernel(b, xs, g, out.written, o.eps, o.schedule);
+  } else if (o.kernel == "attention") {
+    const int64_t t = o.seq, d = o.head_dim, rows = o.heads * t;
+    const View qt = b.hbm("q_t", d, rows, o.dtype), kt = b.hbm("k_t", d, rows, o.dtype);
+    const View v = b.hbm("v", rows, d, o.dtype), y = b.hbm("o", rows, d, o.dtype);
+    const auto [lo, hi] = share(o.heads, c, cores);  // whole heads per core
+    out.inputs = {qt, kt, v};
+    out.output = y;
+    out.written = b.slice(y, lo * t, (hi - lo) * t, 0, d);
+    attention_kernel(b, b.slice(qt, 0, d, lo * t, (hi - lo) * t), b.slice(kt, 0, d, lo * t, (hi - lo) * t),
+                     b.slice(v, lo * t, (hi - lo) * t, 0, d), out.written, hi - lo, o.schedule);
   } else {
     throw Error("unknown kernel '" + o.kernel + "' (see `nanotrn kernel list`)");
   }
@@ -75,22 +87,29 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
 
 std::vector<KernelInfo> kernel_list() {
   const std::string common = " --dtype bf16|f32|fp8e4m3|f16 --core v2|v3|v4 --schedule naive|pipelined --lnc 1|2";
-  return {{"matmul",
-           "C[M,N] fp32 = A_T[K,M]^T @ B[K,N]; naive (no overlap, no reuse) and pipelined (blocked, operands resident "
-           "in SBUF, double-buffered DMAs over 16 queues; fp8 double-row on v3/v4)",
-           "--m --k --n" + common},
-          {"transpose",
-           "y[C,R] = x[R,C]^T on TensorE (nc_transpose); naive per 128x128 block, pipelined with 512-row groups "
-           "filling PSUM banks, double-buffered strips, Vector/Scalar eviction",
-           "--rows --cols" + common},
-          {"softmax",
-           "row softmax: VectorE -max, ScalarE exp with bias and fused row sum, VectorE reciprocal and scale; "
-           "pipelined: 4 tile sets, steps skewed across tiles, scale alternating Vector/Scalar",
-           "--rows --cols" + common},
-          {"rmsnorm",
-           "x * rsqrt(mean(x^2) + eps) * gamma (gamma broadcast by a stride-0 DMA): ScalarE square with fused sum, "
-           "rsqrt, scale; VectorE gamma; pipelined: 4 tile sets, steps skewed across tiles",
-           "--rows --cols --eps" + common}};
+  return {
+      {"matmul",
+       "C[M,N] fp32 = A_T[K,M]^T @ B[K,N]; naive (no overlap, no reuse) and pipelined (blocked, operands resident "
+       "in SBUF, double-buffered DMAs over 16 queues; fp8 double-row on v3/v4)",
+       "--m --k --n" + common},
+      {"transpose",
+       "y[C,R] = x[R,C]^T on TensorE (nc_transpose); naive per 128x128 block, pipelined with 512-row groups "
+       "filling PSUM banks, double-buffered strips, Vector/Scalar eviction",
+       "--rows --cols" + common},
+      {"softmax",
+       "row softmax: VectorE -max, ScalarE exp with bias and fused row sum, VectorE reciprocal and scale; "
+       "pipelined: 4 tile sets, steps skewed across tiles, scale alternating Vector/Scalar",
+       "--rows --cols" + common},
+      {"rmsnorm",
+       "x * rsqrt(mean(x^2) + eps) * gamma (gamma broadcast by a stride-0 DMA): ScalarE square with fused sum, "
+       "rsqrt, scale; VectorE gamma; pipelined: 4 tile sets, steps skewed across tiles",
+       "--rows --cols --eps" + common},
+      {"attention",
+       "fused causal attention o = softmax(q k^T / sqrt(d)) v of stacked heads (q_t, k_t [d, heads T], v, o "
+       "[heads T, d]; T % 128 == 0, d <= 128 or 256/384/512): online softmax over <= 512-key blocks in PSUM/SBUF, "
+       "masked blocks skipped, diagonal mask by affine_select, P^T on TensorE; pipelined: blocks software-pipelined "
+       "(scores 3 blocks ahead, accumulator 2 behind)",
+       "--t --d --heads" + common}};
 }
 
 DType kernel_dtype(const std::string& name) {
@@ -108,20 +127,31 @@ Schedule kernel_schedule(const std::string& name) {
 }
 
 KernelRunResult run_kernel(const KernelRunOptions& o) {
-  const bool mm = o.kernel == "matmul";
-  check(mm ? o.m > 0 && o.k > 0 && o.n > 0 : o.rows > 0 && o.cols > 0, "kernel sizes must be positive");
+  const bool mm = o.kernel == "matmul", attn = o.kernel == "attention";
+  check(mm     ? o.m > 0 && o.k > 0 && o.n > 0
+        : attn ? o.seq > 0 && o.head_dim > 0 && o.heads > 0
+               : o.rows > 0 && o.cols > 0,
+        "kernel sizes must be positive");
   const NeuronCoreSpec& s = spec_for(o.core);
   check(o.physical_cores >= 1 && static_cast<double>(o.physical_cores) <= s.max_physical_cores.value,
         "--lnc " + std::to_string(o.physical_cores) + ": NeuronCore-" + s.name + " launches on 1 to " +
             std::to_string(static_cast<int>(s.max_physical_cores.value)) + " physical cores [LNC]");
-  const double macs = static_cast<double>(o.m) * static_cast<double>(o.k) * static_cast<double>(o.n);
+  if (attn)
+    check(o.heads >= o.physical_cores,
+          "attention --lnc " + std::to_string(o.physical_cores) +
+              " splits whole heads over the cores: needs --heads >= " + std::to_string(o.physical_cores));
+  const double macs = attn ? static_cast<double>(o.heads) * static_cast<double>(o.seq) * static_cast<double>(o.seq) *
+                                 static_cast<double>(o.head_dim)
+                           : static_cast<double>(o.m) * static_cast<double>(o.k) * static_cast<double>(o.n);
   const double elements = static_cast<double>(o.rows) * static_cast<double>(o.cols);
-  if (o.check && mm)
+  if (o.check && (mm || attn))
     check(macs <= static_cast<double>(kMaxCheckMacs),
           "--check runs the functional executor, which is slow: refused above 256^3 = " +
-              std::to_string(kMaxCheckMacs) + " multiply-adds (got " + std::to_string(o.m) + "x" + std::to_string(o.k) +
-              "x" + std::to_string(o.n) + "); time larger sizes without --check");
-  if (o.check && !mm)
+              std::to_string(kMaxCheckMacs) + " multiply-adds (got " +
+              (attn ? "heads x T^2 x d = " + std::to_string(static_cast<int64_t>(macs))
+                    : std::to_string(o.m) + "x" + std::to_string(o.k) + "x" + std::to_string(o.n)) +
+              "); time larger sizes without --check");
+  if (o.check && !mm && !attn)
     check(elements <= static_cast<double>(kMaxCheckElements),
           "--check runs the functional executor, which is slow: refused above " + std::to_string(kMaxCheckElements) +
               " elements (got " + std::to_string(o.rows) + "x" + std::to_string(o.cols) + ")");
@@ -158,8 +188,10 @@ KernelRunResult run_kernel(const KernelRunOptions& o) {
 
 std::string kernel_run_text(const KernelRunResult& r) {
   const KernelRunOptions& o = r.options;
-  const std::string shape = o.kernel == "matmul"
-                                ? std::to_string(o.m) + "x" + std::to_string(o.k) + "x" + std::to_string(o.n)
+  const std::string shape =
+      o.kernel == "matmul"      ? std::to_string(o.m) + "x" + std::to_string(o.k) + "x" + std::to_string(o.n)
+      : o.kernel == "attention" ? std::to_string(o.heads) + " head(s), T " + std::to_string(o.seq) + ", d " +
+                                      std::to_string(o.head_dim) + ", causal"
                                 : std::to_string(o.rows) + "x" + std::to_string(o.cols);
   std::string s = o.kernel + " " + shape + " " + std::string(dtype_name(o.dtype)) + ", " + schedule_name(o.schedule) +
                   " schedule (modelled, not measured)\n";
@@ -187,6 +219,10 @@ nlohmann::json kernel_run_json(const KernelRunResult& r) {
     j["m"] = o.m;
     j["k"] = o.k;
     j["n"] = o.n;
+  } else if (o.kernel == "attention") {
+    j["seq"] = o.seq;
+    j["head_dim"] = o.head_dim;
+    j["heads"] = o.heads;
   } else {
     j["rows"] = o.rows;
     j["cols"] = o.cols;
@@ -214,6 +250,11 @@ Report time_kernel(const std::string& kernel, const std::vector<int64_t>& shape,
     o.m = shape[0];
     o.k = shape[1];
     o.n = shape[2];
+  } else if (kernel == "attention") {
+    check(shape.size() == 3, "time_kernel: attention takes the shape {heads, seq, head_dim}");
+    o.heads = shape[0];
+    o.seq = shape[1];
+    o.head_dim = shape[2];
   } else {
     check(shape.size() == 2, "time_kernel: " + kernel + " takes the shape {rows, cols}");
     o.rows = shape[0];

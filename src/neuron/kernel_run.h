@@ -8,12 +8,14 @@
 //   Report t = time_kernel("matmul", {4096, 4096, 4096}, DType::bf16, "v3");   // the predictor's one-liner
 //
 // Kernels (kernel_list()): matmul (C[M,N] = A_T[K,M]^T B[K,N], fp32 out; shape m, k, n), transpose (y = x^T;
-// rows, cols of x), softmax (row softmax; rows, cols), rmsnorm (rows x cols, gamma [1, cols]; eps). Each has a
-// naive and a pipelined schedule. physical_cores = 2 launches the kernel SPMD on a v3/v4 core pair (LNC=2), the
-// rows (matmul: M) split in two halves, the cores sharing HBM bandwidth.
+// rows, cols of x), softmax (row softmax; rows, cols), rmsnorm (rows x cols, gamma [1, cols]; eps), attention (fused
+// causal attention of `heads` stacked heads; seq, head_dim, heads; kernels/attention.h). Each has a naive and a
+// pipelined schedule. physical_cores = 2 launches the kernel SPMD on a v3/v4 core pair (LNC=2), the rows (matmul: M;
+// attention: whole heads) split in two halves, the cores sharing HBM bandwidth.
 // --check (options.check): seeded inputs (kernel_check.h), the functional executor on every core, each output
 // element compared with the host reference against its stated bound. Refused (Error) above kMaxCheckMacs
-// multiply-adds (matmul) / kMaxCheckElements elements (the others), since the executor is scalar C++.
+// multiply-adds (matmul; attention: heads T^2 d) / kMaxCheckElements elements (the others), since the executor is
+// scalar C++.
 // Not here: flag parsing (src/cli/kernel.cpp), the host references themselves (kernel_check.h).
 #pragma once
 
@@ -38,10 +40,11 @@ inline constexpr int64_t kMaxCheckElements = int64_t{1} << 22;
 
 struct KernelRunOptions {
   std::string kernel = "matmul";
-  int64_t m = 512, k = 512, n = 512;  // matmul
-  int64_t rows = 512, cols = 512;     // transpose, softmax, rmsnorm
-  float eps = 1e-6f;                  // rmsnorm
-  DType dtype = DType::bf16;          // HBM tensors and on-chip compute dtype (matmul output: fp32)
+  int64_t m = 512, k = 512, n = 512;              // matmul
+  int64_t rows = 512, cols = 512;                 // transpose, softmax, rmsnorm
+  float eps = 1e-6f;                              // rmsnorm
+  int64_t seq = 1024, head_dim = 128, heads = 1;  // attention: T, d, stacked (batch, head) pairs
+  DType dtype = DType::bf16;                      // HBM tensors and on-chip compute dtype (matmul output: fp32)
   std::string core = "v3";
   int physical_cores = 1;  // 2: SPMD on a core pair (LNC=2), v3/v4
   Schedule schedule = Schedule::pipelined;
@@ -71,7 +74,7 @@ std::string kernel_run_text(const KernelRunResult& r);
 nlohmann::json kernel_run_json(const KernelRunResult& r);
 
 // For the predictor: the modelled time (report.total_ns) and per-engine busy times (report.tracks) of one kernel.
-// shape: matmul {m, k, n}; the others {rows, cols}.
+// shape: matmul {m, k, n}; attention {heads, seq, head_dim}; the others {rows, cols}.
 Report time_kernel(const std::string& kernel, const std::vector<int64_t>& shape, DType dtype, const std::string& core,
                    Schedule schedule = Schedule::pipelined, int physical_cores = 1);
 

@@ -7,7 +7,8 @@
 // NeuronCore timing: neuron::time_kernel(kernel, shape, dtype, device.neuron_core, pipelined, lnc) on one logical
 // core (lnc physical cores as an SPMD pair). Cached per (kernel, shape, dtype). To keep a whole-step prediction fast:
 //  * batched invocations (count > 1) are timed as a group of up to kGroup stacked along the first dimension and
-//    scaled (one fused kernel over several heads, amortising pipeline fill);
+//    scaled (one fused kernel over several heads, amortising pipeline fill; attention {heads, T, hd}: kGroup heads,
+//    split over the SPMD pair's cores);
 //  * a matmul whose pipelined schedule does not fit SBUF (deep K) is split along K, the partial sums' fp32
 //    accumulation priced by roofline;
 //  * a matmul with more than kMaxTimedTiles 128x512x128 tiles is timed on a block of M rows and scaled by M.

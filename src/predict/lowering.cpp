@@ -35,6 +35,28 @@ class Lower {
     const double el = static_cast<double>(rows) * static_cast<double>(cols);
     add({name, group, pass_, "rmsnorm", {rows, cols}, 1, 4 * el, 2 * el * e_});
   }
+  // Fused causal attention of `count` (row, head) pairs {1, T, hd}: q, k, v read, o written (activation dtype), the
+  // fp32 log-sum-exp written; FLOPs of the causal query-key pairs (key <= query), QK^T and PV.
+  void attention(const std::string& name, const std::string& group, int64_t count, int64_t T, int64_t hd) {
+    const double th = static_cast<double>(T * hd);
+    add({name,
+         group,
+         pass_,
+         "attention",
+         {1, T, hd},
+         count,
+         causal_flops(T, hd),
+         4 * th * e_ + 4.0 * static_cast<double>(T)});
+  }
+  // Its FlashAttention-2 backward (no tile kernel: roofline): reads q, k, v, o, dO and the log-sum-exp, writes dq,
+  // dk, dv; recomputes the scores and runs dV, dP, dQ, dK (2.5x the forward FLOPs).
+  void attention_backward(const std::string& name, const std::string& group, int64_t count, int64_t T, int64_t hd) {
+    const double th = static_cast<double>(T * hd);
+    add({name, group, pass_, "", {}, count, 2.5 * causal_flops(T, hd), 8 * th * e_ + 4.0 * static_cast<double>(T)});
+  }
+  static double causal_flops(int64_t T, int64_t hd) {
+    return 4.0 * static_cast<double>(hd) * static_cast<double>(T) * static_cast<double>(T + 1) / 2.0;
+  }
   // No tile kernel: roofline from element count, tensors read and written, FLOPs per element.
   void elementwise(const std::string& name, const std::string& group, double elements, double reads, double writes,
                    double flops_per_element, double elem_bytes = 0) {
@@ -92,6 +114,7 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   // Keys each query attends to: the sliding window when set (the FLOP count of recipe-spec §2.4 does the same).
   const int64_t S = c.window > 0 ? std::min(c.window, T) : T;
   const double scores = static_cast<double>(B * H) * static_cast<double>(T) * static_cast<double>(S);
+  const bool fused = S == T;  // full causal: the fused kernel (no windowed one yet)
   Lower L(Pass::forward, static_cast<double>(dtype_size(o.dtype)));
 
   L.elementwise("embedding gather", "embedding", td, 1, 1, 0);
@@ -117,12 +140,17 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
       L.rmsnorm(p + "k norm", "norms", t * K, hd);
       L.stage();
     }
-    L.matmul(p + "scores q k^T", "attention core", T, hd, S, B * H);
-    L.stage();
-    L.softmax(p + "attn softmax", "attention core", B * H * T, S);
-    L.stage();
-    L.matmul(p + "probs v", "attention core", T, S, hd, B * H);
-    L.stage();
+    if (fused) {
+      L.attention(p + "attention (fused, causal)", "attention core", B * H, T, hd);
+      L.stage();
+    } else {
+      L.matmul(p + "scores q k^T", "attention core", T, hd, S, B * H);
+      L.stage();
+      L.softmax(p + "attn softmax", "attention core", B * H * T, S);
+      L.stage();
+      L.matmul(p + "probs v", "attention core", T, S, hd, B * H);
+      L.stage();
+    }
     L.matmul(p + "attn proj", "attention matmul", t, qd, d);
     L.stage();
     L.elementwise(p + "residual", "element-wise", td, 2, 1, 1);
@@ -171,18 +199,23 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
     L.stage();
     L.matmul_backward(p + "attn proj", "attention matmul", t, qd, d);
     L.stage();
-    L.matmul(p + "recompute scores", "attention core", T, hd, S, B * H);
-    L.stage();
-    L.softmax(p + "recompute softmax", "attention core", B * H * T, S);
-    L.stage();
-    L.matmul(p + "dV = P^T dO", "attention core", S, T, hd, B * H);
-    L.matmul(p + "dP = dO V^T", "attention core", T, hd, S, B * H);
-    L.stage();
-    L.elementwise(p + "softmax bwd", "attention core", scores, 2, 1, 3);
-    L.stage();
-    L.matmul(p + "dQ = dS K", "attention core", T, S, hd, B * H);
-    L.matmul(p + "dK = dS^T Q", "attention core", S, T, hd, B * H);
-    L.stage();
+    if (fused && o.fused_attention_backward) {
+      L.attention_backward(p + "attention bwd (fused, causal)", "attention core", B * H, T, hd);
+      L.stage();
+    } else {
+      L.matmul(p + "recompute scores", "attention core", T, hd, S, B * H);
+      L.stage();
+      L.softmax(p + "recompute softmax", "attention core", B * H * T, S);
+      L.stage();
+      L.matmul(p + "dV = P^T dO", "attention core", S, T, hd, B * H);
+      L.matmul(p + "dP = dO V^T", "attention core", T, hd, S, B * H);
+      L.stage();
+      L.elementwise(p + "softmax bwd", "attention core", scores, 2, 1, 3);
+      L.stage();
+      L.matmul(p + "dQ = dS K", "attention core", T, S, hd, B * H);
+      L.matmul(p + "dK = dS^T Q", "attention core", S, T, hd, B * H);
+      L.stage();
+    }
     if (c.qk_norm) {
       L.elementwise(p + "q,k norm bwd", "norms", static_cast<double>(t * (qd + kvd)), 3, 1, 6);
       L.stage();

@@ -7,17 +7,24 @@
 //   double g = gradient_bytes(resolved_config, DType::bf16);                    // the all-reduce buffer
 //
 // What one micro-batch is (per rank, t = rows x T tokens, d model width, H query heads and K KV heads of hd):
-//   forward, per layer: resid lambdas; rmsnorm; q/k/v projections; rotary; q/k rmsnorm; scores = q k^T and
-//   probs = softmax (per row and head over min(window, T) keys: causal skipping is not modelled, like the
-//   12 H hd min(window, T) FLOP count); out = probs v; output projection; residual; rmsnorm; fc; activation;
-//   projection; residual. Head: rmsnorm, then per active MTP head the lm_head matmul [t, d] x [d, V] and a softmax over
-//   V (the fused cross-entropy's exp pass). Embedding gather. backward: every matmul [m,k] x [k,n] becomes dX = [m,n] x
-//   [n,k] and dW = [k,m] x [m,n] (independent, one stage); attention recomputes scores and softmax (flash style) and
-//   runs 4 matmuls; element-wise and norm backwards read about one more tensor than their forward.
+//   forward, per layer: resid lambdas; rmsnorm; q/k/v projections; rotary; q/k rmsnorm; attention; output
+//   projection; residual; rmsnorm; fc; activation; projection; residual. Head: rmsnorm, then per active MTP head the
+//   lm_head matmul [t, d] x [d, V] and a softmax over V (the fused cross-entropy's exp pass). Embedding gather.
+//   Attention (full causal, no window): one fused "attention" kernel per (row, head) {1, T, hd} (the flash-style
+//   tile kernel, neuron/kernels/attention.h): HBM traffic q, k, v, o and the fp32 log-sum-exp only, FLOPs those of
+//   the causal pairs actually computed, 4 hd T (T + 1) / 2. With a sliding window shorter than T (no windowed tile
+//   kernel yet): scores = q k^T, probs = softmax over min(window, T) keys, out = probs v, through HBM.
+//   backward: every matmul [m,k] x [k,n] becomes dX = [m,n] x [n,k] and dW = [k,m] x [m,n] (independent, one stage).
+//   Attention backward: with fused_attention_backward (GPUs: FlashAttention-2, priced by roofline) one "attention
+//   bwd" op per (row, head) reading q, k, v, o, dO, lse and writing dq, dk, dv, 2.5x the forward FLOPs (recomputed
+//   scores, dV, dP, dQ, dK); otherwise (Trainium: no backward tile kernel yet) scores and softmax are recomputed
+//   through HBM and 4 matmuls run (T x T probabilities and their gradients in HBM). Element-wise and norm backwards
+//   read about one more tensor than their forward.
 // Optimiser: Muon for the block matrices (momentum, Newton-Schulz: per iteration A = X X^T, B = bA + cA^2,
 //   X = aX + BX on the short side), AdamW for the rest, gradient clipping when enabled. With shard_optimizer the
 //   Newton-Schulz work is split over the ranks (ZeRO style), else every rank does all of it.
-// Kernels: "matmul" {m,k,n}, "softmax"/"rmsnorm" {rows, cols} have library tile kernels on the software NeuronCore;
+// Kernels: "matmul" {m,k,n}, "softmax"/"rmsnorm" {rows, cols}, "attention" {heads, T, hd} have library tile kernels
+// on the software NeuronCore;
 // "" means no tile kernel (element-wise, norm backward, gather/scatter): priced by roofline from flops/bytes.
 // Layout transposes between kernels are not lowered (assumed folded into DMA access patterns).
 #pragma once
@@ -39,8 +46,8 @@ struct KernelOp {
   std::string name;   // "L3 attn q", "head 0 lm_head"
   std::string group;  // breakdown bucket: "attention matmul", "mlp matmul", "lm_head + CE", "norms", ...
   Pass pass = Pass::forward;
-  std::string kernel;           // "matmul", "softmax", "rmsnorm", or "" (roofline only)
-  std::vector<int64_t> shape;   // matmul {m, k, n}; softmax / rmsnorm {rows, cols}
+  std::string kernel;           // "matmul", "softmax", "rmsnorm", "attention", or "" (roofline only)
+  std::vector<int64_t> shape;   // matmul {m, k, n}; softmax / rmsnorm {rows, cols}; attention {heads, T, hd}
   int64_t count = 1;            // identical invocations (batched over rows x heads)
   double flops = 0, bytes = 0;  // per invocation; bytes = HBM traffic
   int stage = 0;                // ops sharing a stage are independent and may overlap
@@ -52,6 +59,9 @@ struct LoweringOptions {
   DType dtype = DType::bf16;  // matmul inputs and activations in HBM
   int64_t ranks = 1;          // data-parallel ranks (for shard_optimizer)
   bool shard_optimizer = false;
+  // One fused attention backward per (row, head) instead of the recompute + softmax + 4 matmul chain through HBM.
+  // Set for devices priced by roofline (a GPU's FlashAttention backward); Trainium has no backward tile kernel yet.
+  bool fused_attention_backward = false;
 };
 
 std::vector<KernelOp> lower_micro_batch(const model::GptConfig& resolved, int64_t seq_len, const LoweringOptions& o);

@@ -88,7 +88,8 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
                      .mtp_heads = mtp_heads,
                      .dtype = dtype_,
                      .ranks = ranks_,
-                     .shard_optimizer = options_.shard_optimizer};
+                     .shard_optimizer = options_.shard_optimizer,
+                     .fused_attention_backward = device_.kind != hw::DeviceKind::trainium};
   for (KernelOp& op : lower_micro_batch(config_, recipe_.batch.seq_len, lo)) {
     OpCost c = coster_.cost(op, dtype_);
     s->micro_ops.push_back({std::move(op), std::move(c), 0.0});
@@ -127,8 +128,12 @@ std::vector<std::string> StepModel::notes() const {
                                        std::to_string(available_ranks_) + " logical cores idle: fewer rows than cores)"
                                  : std::string()));
   if (device_.kind == hw::DeviceKind::trainium) {
-    n.push_back("kernels with a library tile kernel (matmul, softmax, rmsnorm) are timed on the software NeuronCore " +
-                device_.neuron_core + " (pipelined schedule); the others by roofline (marked in the breakdown)");
+    n.push_back(
+        "kernels with a library tile kernel (matmul, softmax, rmsnorm, fused causal attention forward) are timed "
+        "on the software NeuronCore " +
+        device_.neuron_core +
+        " (pipelined schedule); the others by roofline (marked in the breakdown); the attention backward has "
+        "no tile kernel yet: recompute + softmax + 4 matmuls through HBM");
   } else {
     n.push_back("every kernel by roofline on " + device_.name + " (no software model of this device)" +
                 (dtype_ == DType::f32 && device_.kind == hw::DeviceKind::gpu
@@ -144,7 +149,9 @@ std::vector<std::string> StepModel::notes() const {
               " per micro-batch and per optimiser step; eager host dispatch between graphs is not modelled");
   n.push_back(std::string("optimiser: ") +
               (options_.shard_optimizer ? "Muon sharded over the ranks" : "every rank runs the whole optimiser") +
-              "; layout transposes, DMA contention and causal-attention skipping are not modelled");
+              "; layout transposes and DMA contention are not modelled; fused attention skips fully masked "
+              "(causal) key blocks" +
+              (device_.kind == hw::DeviceKind::trainium ? " in the forward only" : ", forward and backward"));
   return n;
 }
 

@@ -18,11 +18,12 @@ namespace {
 
 TEST(NeuronKernelRun, ListsTheKernels) {
   const auto list = kernel_list();
-  ASSERT_EQ(list.size(), 4u);
+  ASSERT_EQ(list.size(), 5u);
   EXPECT_EQ(list[0].name, "matmul");
   EXPECT_EQ(list[1].name, "transpose");
   EXPECT_EQ(list[2].name, "softmax");
   EXPECT_EQ(list[3].name, "rmsnorm");
+  EXPECT_EQ(list[4].name, "attention");
   EXPECT_THROW(time_kernel("conv", {1, 1}, DType::bf16, "v3"), Error);
 }
 

@@ -1,0 +1,347 @@
+// The fused causal attention tile kernel (see attention.h). Not here: execution or timing.
+#include "neuron/kernels/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+
+namespace nanotrn::neuron {
+namespace {
+
+constexpr int64_t kP = 128, kBlock = 512;
+constexpr float kMasked = -1e30f;  // exp(scale * (S + kMasked) - max) underflows to exactly 0
+// Pipelined buffer rotation (naive: one of each). A block's SBUF buffers live from its statistics to its accumulator
+// update, six pipeline steps; its scores in PSUM four, P V three, P^T one. Query tiles are loaded kQueryAhead tiles
+// ahead of their first scores. PSUM: 4 score banks + 2 P^T (one bank) + 3 P V (4 d bytes each): 8 banks at d = 512.
+constexpr int kHeadSets = 2, kQuerySets = 12, kBlockSets = 8, kScoreBanks = 4, kPvSets = 3, kPtPsumSets = 2;
+constexpr int64_t kQueryAhead = 2;
+// Pipelined step s: scores and statistics of block s + kScoresAhead, exponentials of s + kExpAhead, P^T of s, P V of
+// s - 1, the accumulator of s - kAccumulateBehind (3 / 1 / 2: 95 us for 8 x 1024 x 128 on v3; 2 / 1 / 2: 116 us,
+// 4 / 1 / 2: 101 us).
+constexpr int64_t kScoresAhead = 3, kExpAhead = 1, kAccumulateBehind = 2;
+
+struct Geometry {
+  int64_t heads = 1, seq = 0, d = 0, dkt = 1, qtiles = 0;
+  DType out = DType::bf16;
+  float scale = 1;
+  int64_t dk(int64_t kt) const { return std::min(kP, d - kt * kP); }  // rows of contraction tile kt
+};
+
+// One key block of one query tile: keys [k0, k0 + w) of query tile `qtile` (queries [128 qtile, 128 qtile + 128)) of
+// head `head`; `seq` counts query tiles over all heads.
+struct Item {
+  int64_t head, qtile, seq, k0, w;
+  int block;
+  bool first, last;
+};
+
+// Resident per head: K^T as dkt tiles [dk, T] side by side, V as T/128 tiles [128, d] side by side.
+struct HeadBufs {
+  View kt, v;
+};
+// Per query tile: Q^T tiles, the running -max (raw scores), the running exp bias (scale * that) of the last two
+// blocks, the running sum, the fp32 accumulator, 1 / sum and the output tile.
+struct QueryState {
+  View q, mr, bias[2], l, acc, rl, out;
+};
+// Per key block (SBUF): -max of the block, P, its row sum, alpha, P^T.
+struct BlockBufs {
+  View mx, p, rs, alpha, pt;
+};
+
+class Attention {
+ public:
+  Attention(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, const Geometry& g,
+            Schedule schedule)
+      : b_(b), qt_(q_t), kt_(k_t), v_(v), o_(o), g_(g), naive_(schedule == Schedule::naive) {}
+
+  void run() {
+    allocate();
+    b_.memset(mask_, 0.0f);
+    b_.affine_select(mask_, mask_, /*offset=*/0, /*channel_multiplier=*/1, /*step=*/-1, kMasked);  // query >= key
+    items_ = plan();
+    const auto count = static_cast<int64_t>(items_.size());
+    if (naive_) {
+      for (int64_t n = 0; n < count; ++n) {
+        scores(n);
+        statistics(n);
+        exponentials(n);
+        transpose_p(n);
+        p_times_v(n);
+        accumulate(n);
+      }
+      return;
+    }
+    // Step s issues, in this order: scores(s + 3) (TensorE), accumulate(s - 2) (VectorE), statistics(s + 3)
+    // (VectorE), exponentials(s + 1) (ScalarE), transpose_p(s) (TensorE, then the ScalarE copy), p_times_v(s - 1)
+    // (TensorE). Every instruction's inputs were produced a step earlier (statistics: right after its scores), so
+    // the in-order engine queues do not wait on work queued behind them on another engine.
+    load_head(0);
+    for (int64_t q = 0; q < kQueryAhead && q < g_.heads * g_.qtiles; ++q) load_query(q);
+    auto in = [&](int64_t n) { return n >= 0 && n < count; };
+    for (int64_t s = -kScoresAhead; s < count + kAccumulateBehind; ++s) {
+      if (in(s + kScoresAhead)) scores(s + kScoresAhead);
+      if (in(s - kAccumulateBehind)) accumulate(s - kAccumulateBehind);
+      if (in(s + kScoresAhead)) statistics(s + kScoresAhead);
+      if (in(s + kExpAhead)) exponentials(s + kExpAhead);
+      if (in(s)) transpose_p(s);
+      if (in(s - 1)) p_times_v(s - 1);
+    }
+  }
+
+ private:
+  std::vector<Item> plan() const {
+    std::vector<Item> items;
+    int64_t seq = 0;
+    for (int64_t h = 0; h < g_.heads; ++h)
+      for (int64_t i = 0; i < g_.qtiles; ++i, ++seq) {
+        const int64_t end = (i + 1) * kP;  // keys after the diagonal tile are fully masked: skipped
+        int block = 0;
+        for (int64_t k0 = 0; k0 < end; k0 += kBlock, ++block) {
+          const int64_t w = std::min(kBlock, end - k0);
+          items.push_back({h, i, seq, k0, w, block, k0 == 0, k0 + w == end});
+        }
+      }
+    return items;
+  }
+
+  int sets(int pipelined) const { return naive_ ? 1 : pipelined; }
+
+  void allocate() {
+    for (int i = 0; i < sets(kHeadSets); ++i) {
+      const std::string s = std::to_string(i);
+      heads_[i] = {b_.sbuf("k_t" + s, kP, g_.dkt * g_.seq, DType::bf16),
+                   b_.sbuf("v" + s, kP, g_.seq / kP * g_.d, DType::bf16)};
+    }
+    mask_ = b_.sbuf("mask", kP, kP, DType::f32);
+    for (int i = 0; i < sets(kQuerySets); ++i) {
+      const std::string s = std::to_string(i);
+      QueryState& q = query_[i];
+      q.q = b_.sbuf("q_t" + s, kP, g_.dkt * kP, DType::bf16);
+      q.mr = b_.sbuf("negmax" + s, kP, 1, DType::f32);
+      q.bias[0] = b_.sbuf("bias0_" + s, kP, 1, DType::f32);
+      q.bias[1] = b_.sbuf("bias1_" + s, kP, 1, DType::f32);
+      q.l = b_.sbuf("sum" + s, kP, 1, DType::f32);
+      q.rl = b_.sbuf("rsum" + s, kP, 1, DType::f32);
+      q.acc = b_.sbuf("acc" + s, kP, g_.d, DType::f32);
+      q.out = b_.sbuf("o" + s, kP, g_.d, g_.out);
+    }
+    for (int i = 0; i < sets(kBlockSets); ++i) {
+      const std::string s = std::to_string(i);
+      block_[i] = {b_.sbuf("blockmax" + s, kP, 1, DType::f32), b_.sbuf("p" + s, kP, kBlock, DType::bf16),
+                   b_.sbuf("rowsum" + s, kP, 1, DType::f32), b_.sbuf("alpha" + s, kP, 1, DType::f32),
+                   b_.sbuf("p_t" + s, kP, kBlock, DType::bf16)};
+    }
+    // PSUM: scores one bank each, the P^T tiles (bf16, 1 KiB: two per bank), then P V (4 d <= 2 KiB each).
+    for (int i = 0; i < sets(kScoreBanks); ++i) s_[i] = b_.psum("scores" + std::to_string(i), kP, kBlock, DType::f32);
+    for (int i = 0; i < sets(kPtPsumSets); ++i)
+      pt_psum_[i] = b_.psum("p_t_psum" + std::to_string(i), kP, kBlock, DType::bf16);
+    for (int i = 0; i < sets(kPvSets); ++i) pv_[i] = b_.psum("pv" + std::to_string(i), kP, g_.d, DType::f32);
+  }
+
+  View sl(const View& v, int64_t np, int64_t f0, int64_t nf) const { return b_.slice(v, 0, np, f0, nf); }
+  int queue(int base, int span, int& counter) const { return naive_ ? 0 : base + counter++ % span; }
+  const Item& item(int64_t n) const { return items_[static_cast<size_t>(n)]; }
+  const HeadBufs& head_bufs(int64_t h) const { return heads_[h % sets(kHeadSets)]; }
+  QueryState& query_state(int64_t seq) { return query_[seq % sets(kQuerySets)]; }
+  BlockBufs& block_bufs(int64_t n) { return block_[n % sets(kBlockSets)]; }
+  const View& scores_psum(int64_t n) const { return s_[n % sets(kScoreBanks)]; }
+  const View& pt_psum(int64_t n) const { return pt_psum_[n % sets(kPtPsumSets)]; }
+  const View& pv_psum(int64_t n) const { return pv_[n % sets(kPvSets)]; }
+
+  // K^T in 512-column chunks and V in 128-row tiles, so the first blocks can start before the whole head arrives.
+  void load_head(int64_t h) {
+    const HeadBufs& hb = head_bufs(h);
+    for (int64_t kt = 0; kt < g_.dkt; ++kt)
+      for (int64_t c0 = 0; c0 < g_.seq; c0 += kBlock) {
+        const int64_t w = std::min(kBlock, g_.seq - c0);
+        b_.dma_copy(sl(hb.kt, g_.dk(kt), kt * g_.seq + c0, w), b_.slice(kt_, kt * kP, g_.dk(kt), h * g_.seq + c0, w),
+                    queue(4, 4, k_queue_));
+      }
+    for (int64_t c = 0; c < g_.seq / kP; ++c)
+      b_.dma_copy(sl(hb.v, kP, c * g_.d, g_.d), b_.slice(v_, h * g_.seq + c * kP, kP, 0, g_.d), queue(8, 4, v_queue_));
+  }
+
+  void load_query(int64_t seq) {
+    const int64_t h = seq / g_.qtiles, q0 = seq % g_.qtiles * kP;
+    QueryState& qs = query_state(seq);
+    for (int64_t kt = 0; kt < g_.dkt; ++kt)
+      b_.dma_copy(sl(qs.q, g_.dk(kt), kt * kP, kP), b_.slice(qt_, kt * kP, g_.dk(kt), h * g_.seq + q0, kP),
+                  queue(0, 4, q_queue_));
+  }
+
+  // Loads (naive: on demand; pipelined: the next head and a later query tile), then S = Q^T K on TensorE.
+  void scores(int64_t n) {
+    const Item& it = item(n);
+    if (it.first) {
+      if (naive_) {
+        if (it.qtile == 0) load_head(it.head);
+        load_query(it.seq);
+      } else {
+        if (it.seq + kQueryAhead < g_.heads * g_.qtiles) load_query(it.seq + kQueryAhead);
+        if (it.qtile == 0 && it.head + 1 < g_.heads) load_head(it.head + 1);
+      }
+    }
+    const HeadBufs& hb = head_bufs(it.head);
+    const QueryState& qs = query_state(it.seq);
+    const View s = sl(scores_psum(n), kP, 0, it.w);
+    for (int64_t kt = 0; kt < g_.dkt; ++kt)
+      b_.matmul(s, sl(qs.q, g_.dk(kt), kt * kP, kP), sl(hb.kt, g_.dk(kt), kt * g_.seq + it.k0, it.w),
+                /*accumulate=*/kt > 0);
+  }
+
+  // VectorE: the diagonal mask, the block's -max and the running -max.
+  void statistics(int64_t n) {
+    const Item& it = item(n);
+    QueryState& qs = query_state(it.seq);
+    const View s = sl(scores_psum(n), kP, 0, it.w);
+    if (it.last) {
+      const View diag = sl(scores_psum(n), kP, it.w - kP, kP);
+      b_.tensor_tensor(diag, diag, mask_, AluOp::add);
+    }
+    if (it.first) {
+      b_.reduce(qs.mr, s, AluOp::max, /*negate=*/true);
+    } else {
+      const BlockBufs& bb = block_bufs(n);
+      b_.reduce(bb.mx, s, AluOp::max, /*negate=*/true);
+      b_.tensor_tensor(qs.mr, qs.mr, bb.mx, AluOp::min);
+    }
+  }
+
+  // ScalarE: the exp bias, alpha, P = exp(scale S + bias) with its row sum, the running sum.
+  void exponentials(int64_t n) {
+    const Item& it = item(n);
+    QueryState& qs = query_state(it.seq);
+    const BlockBufs& bb = block_bufs(n);
+    const View& bias = qs.bias[it.block % 2];
+    b_.activation(bias, qs.mr, Act::copy, g_.scale, 0.0f);
+    if (!it.first) {
+      ActArgs a;  // alpha = exp(bias - previous bias) = exp(scale (max_previous - max))
+      a.scale = -1.0f;
+      a.bias_vector = bias;
+      b_.activation(bb.alpha, qs.bias[(it.block + 1) % 2], Act::exp, a);
+    }
+    ActArgs e;
+    e.scale = g_.scale;
+    e.bias_vector = bias;
+    e.reduce_into = it.first ? qs.l : bb.rs;
+    b_.activation(sl(bb.p, kP, 0, it.w), sl(scores_psum(n), kP, 0, it.w), Act::exp, e);
+    if (!it.first) {
+      ActArgs u;  // l = l * alpha + rowsum
+      u.scale_vector = bb.alpha;
+      u.bias_vector = bb.rs;
+      b_.activation(qs.l, qs.l, Act::copy, u);
+    }
+  }
+
+  // P^T per 128-key chunk on TensorE into one PSUM bank, copied to SBUF (naive: VectorE; pipelined: ScalarE, which
+  // balances VectorE's max, mask and accumulator work).
+  void transpose_p(int64_t n) {
+    const Item& it = item(n);
+    const BlockBufs& bb = block_bufs(n);
+    for (int64_t c = 0; c < it.w / kP; ++c) b_.transpose(sl(pt_psum(n), kP, c * kP, kP), sl(bb.p, kP, c * kP, kP));
+    const View pt = sl(bb.pt, kP, 0, it.w), src = sl(pt_psum(n), kP, 0, it.w);
+    if (naive_)
+      b_.copy(pt, src);
+    else
+      b_.activation(pt, src, Act::copy, 1.0f, 0.0f);
+  }
+
+  // O = P V on TensorE, accumulating the block's 128-key chunks.
+  void p_times_v(int64_t n) {
+    const Item& it = item(n);
+    const HeadBufs& hb = head_bufs(it.head);
+    const BlockBufs& bb = block_bufs(n);
+    for (int64_t c = 0; c < it.w / kP; ++c)
+      b_.matmul(pv_psum(n), sl(bb.pt, kP, c * kP, kP), sl(hb.v, kP, (it.k0 / kP + c) * g_.d, g_.d),
+                /*accumulate=*/c > 0);
+  }
+
+  // VectorE: acc = acc * alpha + O (first block: a copy; a single-block query tile finishes from PSUM), and after
+  // the last block o = acc / l, stored.
+  void accumulate(int64_t n) {
+    const Item& it = item(n);
+    QueryState& qs = query_state(it.seq);
+    const View& pv = pv_psum(n);
+    if (it.first && it.last) {
+      finish(it, qs, pv);
+      return;
+    }
+    if (it.first) {
+      b_.copy(qs.acc, pv);
+    } else {
+      b_.tensor_scalar(qs.acc, qs.acc, AluOp::multiply, block_bufs(n).alpha);
+      b_.tensor_tensor(qs.acc, qs.acc, pv, AluOp::add);
+    }
+    if (it.last) finish(it, qs, qs.acc);
+  }
+
+  void finish(const Item& it, QueryState& qs, const View& acc) {
+    b_.reciprocal(qs.rl, qs.l);
+    b_.tensor_scalar(qs.out, acc, AluOp::multiply, qs.rl);
+    b_.dma_copy(b_.slice(o_, it.head * g_.seq + it.qtile * kP, kP, 0, g_.d), qs.out, queue(12, 4, o_queue_));
+  }
+
+  KernelBuilder& b_;
+  const View &qt_, &kt_, &v_, &o_;
+  Geometry g_;
+  bool naive_;
+  std::vector<Item> items_;
+  HeadBufs heads_[kHeadSets];
+  QueryState query_[kQuerySets];
+  BlockBufs block_[kBlockSets];
+  View s_[kScoreBanks], pt_psum_[kPtPsumSets], pv_[kPvSets], mask_;
+  int q_queue_ = 0, k_queue_ = 0, v_queue_ = 0, o_queue_ = 0;
+};
+
+}  // namespace
+
+void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, int64_t heads,
+                      Schedule schedule, float scale, std::source_location loc) {
+  const Program& p = b.program();
+  auto buffer = [&](const View& x) -> const Buffer& { return p.buffers.at(static_cast<size_t>(x.buffer)); };
+  check(buffer(q_t).memory == Memory::hbm && buffer(k_t).memory == Memory::hbm && buffer(v).memory == Memory::hbm &&
+            buffer(o).memory == Memory::hbm,
+        "[shape] attention_kernel operands must be HBM tensors", loc);
+  check(heads >= 1, "[shape] attention_kernel needs heads >= 1", loc);
+  Geometry g;
+  g.heads = heads;
+  g.d = q_t.np;
+  g.seq = q_t.nf / heads;
+  g.out = buffer(o).dtype;
+  check(g.out != DType::i32 && buffer(q_t).dtype != DType::i32 && buffer(k_t).dtype != DType::i32 &&
+            buffer(v).dtype != DType::i32,
+        "[shape] attention_kernel operands must be float tensors", loc);
+  const std::string shapes = "q_t [" + std::to_string(q_t.np) + ", " + std::to_string(q_t.nf) + "], k_t [" +
+                             std::to_string(k_t.np) + ", " + std::to_string(k_t.nf) + "], v [" + std::to_string(v.np) +
+                             ", " + std::to_string(v.nf) + "], o [" + std::to_string(o.np) + ", " +
+                             std::to_string(o.nf) + "], heads " + std::to_string(heads);
+  check(g.seq * heads == q_t.nf && k_t.np == g.d && k_t.nf == q_t.nf && v.np == q_t.nf && v.nf == g.d && o.np == v.np &&
+            o.nf == g.d,
+        "[shape] attention_kernel needs q_t, k_t [d, heads T], v, o [heads T, d]; got " + shapes, loc);
+  check(g.seq > 0 && g.seq % kP == 0,
+        "[shape] attention_kernel needs T a multiple of 128; got T = " + std::to_string(g.seq) + " (" + shapes + ")",
+        loc);
+  check(g.d >= 1 && (g.d <= kP || (g.d % kP == 0 && g.d <= kBlock)),
+        "[shape] attention_kernel needs d <= 128 or a multiple of 128 up to 512; got d = " + std::to_string(g.d), loc);
+  g.dkt = ceil_div(g.d, kP);
+  g.qtiles = g.seq / kP;
+  g.scale = scale > 0 ? scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(g.d)));
+  // K and V of a head stay resident (two heads in flight when pipelined), beside the block and query-tile sets.
+  const int head_sets = schedule == Schedule::naive ? 1 : 2, sets = schedule == Schedule::naive ? 1 : 3;
+  const int64_t need =
+      head_sets * (g.dkt * g.seq + g.seq / kP * g.d) * 2 + kP * 4 +
+      sets * (g.dkt * kP * 2 + 6 * 4 + g.d * (4 + static_cast<int64_t>(dtype_size(g.out))) + 2 * kBlock * 2 + 3 * 4) +
+      64 * (4 * sets + 4);
+  const auto cap = static_cast<int64_t>(b.spec().sbuf_bytes_per_partition.value);
+  check(need <= cap,
+        "[sbuf-capacity] attention_kernel keeps K and V of a head resident: T = " + std::to_string(g.seq) + ", d = " +
+            std::to_string(g.d) + " needs about " + std::to_string(need) + " B per partition of " + std::to_string(cap),
+        loc);
+  Attention(b, q_t, k_t, v, o, g, schedule).run();
+}
+
+}  // namespace nanotrn::neuron

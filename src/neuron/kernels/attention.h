@@ -1,0 +1,59 @@
+// A fused (flash-style) causal attention tile kernel: for each of `heads` stacked (batch, head) pairs,
+//   o[t, :] = sum_{s <= t} softmax_s(scale * q[t, :] . k[s, :]) v[s, :]
+// with online softmax over key blocks, so the T x T scores and probabilities live only in PSUM / SBUF (never HBM).
+//
+// Layout contract (HBM, any float dtype; cast to bf16 on the way into SBUF):
+//   q_t, k_t  [d, heads * T]   q and k transposed: head h is columns [h T, (h + 1) T) (TensorE contracts over the
+//                              partitions, so Q K^T wants d on partitions for both operands)
+//   v         [heads * T, d]   head h is rows [h T, (h + 1) T)
+//   o         [heads * T, d]   same layout as v, the output dtype (bf16 or fp32)
+// d <= 128, or a multiple of 128 up to 512 (split into 128-row contraction tiles); T a multiple of 128.
+//
+//   KernelBuilder b(spec_for("v3"));
+//   View qt = b.hbm("q_t", 128, 2 * 1024, DType::bf16), kt = b.hbm("k_t", 128, 2 * 1024, DType::bf16);
+//   View v = b.hbm("v", 2 * 1024, 128, DType::bf16), o = b.hbm("o", 2 * 1024, 128, DType::bf16);
+//   attention_kernel(b, qt, kt, v, o, /*heads=*/2, Schedule::pipelined);   // scale 0 -> 1 / sqrt(d)
+//
+// Per head, K^T [d, T] and V (T/128 tiles [128, d]) stay resident in SBUF; per 128-query tile (Q^T tile [d, 128]
+// resident) the keys [0, q0 + 128) are visited in blocks of up to 512 (the last block ends at the diagonal, so fully
+// masked blocks are skipped and only its last 128 columns need the mask). Per key block of w columns:
+//   TensorE  S[128, w] = Q_tile^T K_block            (PSUM fp32, one bank; d/128 accumulating matmuls)
+//   VectorE  diagonal block only: S[:, w-128:] += mask (a [128, 128] 0 / -1e30 tile built once by GpSimd
+//            affine_select: kept where query >= key)
+//   VectorE  mx = -max_f S (raw), running mr = min(mr, mx)      (fp32 [128, 1])
+//   ScalarE  b = scale * mr; alpha = exp(b - b_previous)        (the rescale of the running sum and accumulator)
+//   ScalarE  P = exp(scale * S + b) (bf16 SBUF), rs = sum_f P (fp32, fused free-axis reduction)
+//   ScalarE  l = l * alpha + rs                                   (scale and bias vectors; first block: l = rs)
+//   TensorE  P^T per 128-key chunk (transpose into one PSUM bank, bf16); copy to SBUF (pipelined: ScalarE)
+//   TensorE  O[128, d] = sum_chunks (P^T chunk)^T V_chunk          (PSUM fp32)
+//   VectorE  acc = acc * alpha + O (fp32 SBUF; the first block copies, a single-block query tile skips acc)
+// and per query tile: VectorE 1 / l, o = acc / l rounded to o's dtype, stored.
+//
+// Schedules:
+//   naive      one buffer set, every DMA on queue 0, blocks one after the other: each step waits for the previous.
+//   pipelined  the blocks of all (head, query tile) pairs form one software-pipelined sequence: step s issues the
+//              scores and statistics of block s + 3, the exponentials of s + 1, the transposes of s, P V of s - 1
+//              and the accumulator of s - 2, so each engine's in-order queue holds work whose inputs are already
+//              done; TensorE computes later scores while ScalarE exponentiates. Rotating buffers (8 block sets, 4
+//              score banks, 12 query-tile states), K/V double-buffered per head (the next head's loads issued a head
+//              ahead), query tiles loaded two tiles ahead, the P^T copy on ScalarE; loads on queues 0-11, stores on
+//              12-15.
+// Throws nanotrn::Error "[shape]" naming `loc` for non-HBM operands, mismatched shapes, T not a multiple of 128 or
+// an unsupported d; "[sbuf-capacity]" when K/V of a head do not fit SBUF.
+// Not here: the backward kernel (dq, dk, dv), sliding windows, GQA sharing of K/V across heads (each head loads
+// its own), dropout, and the log-sum-exp output a backward would need.
+#pragma once
+
+#include <source_location>
+
+#include "neuron/builder.h"
+#include "neuron/kernels/schedule.h"
+
+namespace nanotrn::neuron {
+
+// scale <= 0 means 1 / sqrt(d).
+void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, int64_t heads,
+                      Schedule schedule, float scale = 0.0f,
+                      std::source_location loc = std::source_location::current());
+
+}  // namespace nanotrn::neuron
