@@ -1,5 +1,6 @@
-// The fast timing simulator (see timing.h for the model; timing_costs.cpp for its formulas). It computes the same
-// events in the same order with the same arithmetic as simulate_timing_spmd_reference (timing_reference.cpp).
+// The fast timing simulator (see timing.h for the model; timing_costs.cpp for its formulas): compute instructions
+// timed by dataflow over the program's recorded dependencies, DMA transfers by an event loop over DMA events only.
+// It computes the same numbers with the same arithmetic as simulate_timing_spmd_reference (timing_reference.cpp).
 // Not here: functional results.
 #include "neuron/timing.h"
 
@@ -167,13 +168,13 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
     for (size_t g = 0; g < n; ++g) order[fill[track[g]]++] = static_cast<uint32_t>(g);
   }
 
-  // Event loop: the same events with the same arithmetic as the reference (DMA in virtual time: see there), with
-  // bookkeeping kept up to date instead of every track scanned at every event. Per track (structure of arrays): the
-  // running instruction, `due` (a compute instruction's end, a DMA's end of fixed latency; infinity otherwise) and
-  // `target` (an active transfer's service level at which it finishes). Kept: the earliest end of fixed latency, each
-  // core's lowest target, and a bound on the finishing tolerance, so an event that ends only compute instructions
-  // touches no DMA track. A start is tried only on a track whose running instruction just finished or whose head was
-  // waiting for an instruction that just finished (the order of starts within one event changes no number).
+  // Simulation. A compute instruction's start depends only on when its gates ended and when its track became free
+  // (the reference starts it at the event where the last of those ended, so its start is never earlier than that
+  // event), so compute instructions are timed by dataflow: as soon as its gates have ended, an instruction's start
+  // and end are known, whatever the time of other events. Only DMA transfers interact through time (they share
+  // bandwidth), so the event loop visits DMA events alone: a transfer's fixed latency ending, and a core's earliest
+  // transfer finishing. The DMA state changes at exactly the events where the reference changes it, with the same
+  // arithmetic (timing_reference.cpp: service levels committed at those events), so the results are bit-identical.
   constexpr double kInf = std::numeric_limits<double>::infinity();
   std::vector<uint32_t> head(track_begin.begin(), track_begin.end() - 1), core_of(ntracks), local_of(ntracks);
   for (size_t k = 0; k < ntracks; ++k) {
@@ -182,169 +183,169 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
   }
   // Tracks whose head waits for instruction g: wait_first[g], then wait_next[track] (a list through the tracks).
   std::vector<uint32_t> running(ntracks, kNone), wait_next(ntracks, kNone), wait_first(n, kNone);
-  std::vector<double> due(ntracks, kInf), target(ntracks, kInf), track_free(ntracks, 0.0);
-  std::vector<uint32_t> cursor(n, 0);
-  std::vector<double> end_ns(n, -1.0);  // an instruction has finished when its end is >= 0
-  TrackSet to_try(ntracks), latent(ntracks), active_set(ntracks);
-  for (size_t k = 0; k < ntracks; ++k) to_try.set(k);
+  std::vector<double> begin_at(ntracks, kInf), target(ntracks, kInf), track_free(ntracks, 0.0);
+  std::vector<uint32_t> cursor(n, 0), ready;  // ready: tracks to try
+  ready.reserve(ntracks * 2);
+  std::vector<double> end_ns(n, -1.0);  // an instruction has ended (its end is known) when >= 0
+  TrackSet latent(ntracks), active_set(ntracks);
   std::vector<detail::TensorState> tensor(cores);
   std::vector<int> active(cores, 0), rated(cores, -1);
-  std::vector<double> rate(cores, 0.0), service(cores, 0.0), min_target(cores, kInf);
+  std::vector<double> rate(cores, 0.0), service(cores, 0.0), min_target(cores, kInf), finish_at(cores, kInf);
   std::vector<double> rate_memo(static_cast<size_t>(queues) + 1, -1.0);  // one core: the rate per active count
   const double core_cap = spec.dma_engines.value * spec.dma_engine_bytes_per_ns.value;
   const double hbm = static_cast<double>(cores) * spec.hbm_share_bytes_per_ns.value;
   const double dma_latency = spec.dma_fixed_latency_ns.value;
-  // A transfer of b cost bytes finishes once its target is within 1e-9 max(1, b) of the service level (the
-  // reference's tolerance); no transfer finishes while every target is further than the largest such tolerance.
-  const double finish_bound = 1e-9 * max_bytes;
-  double t = 0, next_latent = kInf;
+  double committed = 0, next_latent = kInf;
   size_t done = 0;
-  int any_active = 0;  // transfers in their transfer phase, all cores
   // Raw views of the per-instruction and per-track arrays for the hot loop.
   const uint32_t *const gate = gates.data(), *const gate_at = gate_begin.data(), *const trk = track.data();
   const uint32_t *const ord = order.data(), *const tend = track_begin.data() + 1;
   const double *const cst = cost.data(), *const lsn = ls.data(), *const syn = sync.data();
   uint32_t *const cur_of = cursor.data(), *const hd = head.data(), *const run = running.data();
   uint32_t *const wfirst = wait_first.data(), *const wnext = wait_next.data();
-  double *const endv = end_ns.data(), *const duev = due.data(), *const tgt = target.data(),
-                *const tfree = track_free.data();
+  double *const endv = end_ns.data(), *const tfree = track_free.data();
 
-  auto try_start = [&](size_t k) {
-    if (run[k] != kNone || hd[k] == tend[k]) return;
-    const uint32_t g = ord[hd[k]];
-    const uint32_t* d = gate + gate_at[g];
-    const uint32_t nd = gate_at[g + 1] - gate_at[g];
-    uint32_t cur = cur_of[g];
-    while (cur < nd && endv[d[cur]] >= 0) ++cur;
-    if (cur < nd) {  // wait for that dependency
-      cur_of[g] = cur;
-      wnext[k] = wfirst[d[cur]];
-      wfirst[d[cur]] = static_cast<uint32_t>(k);
-      return;
-    }
-    const double free_at = tfree[k];
-    double start = free_at;
-    uint32_t blocked_by = kNone;
-    const double sync_ns = syn[g];
-    for (uint32_t x = 0; x < nd; ++x) {
-      const uint32_t j = d[x];
-      const double earliest = endv[j] + (trk[j] != k ? sync_ns : 0.0);
-      if (earliest > start || (earliest == start && blocked_by != kNone && j < blocked_by)) {
-        start = earliest;
-        blocked_by = j;
-      }
-    }
-    ++hd[k];
-    run[k] = g;
-    const size_t c = core_of[k], local = local_of[k];
-    InstructionTiming& ti = tim[c][g - base[c]];
-    const double st = std::max(start, t);
-    ti.start_ns = st;
-    ti.blocked_by = blocked_by == kNone ? -1 : static_cast<long>(blocked_by) - static_cast<long>(base[c]);
-    ti.stall_ns = st - free_at;
-    if (local >= static_cast<size_t>(kComputeTracks)) {
-      duev[k] = st + dma_latency;
-      next_latent = std::min(next_latent, duev[k]);
-      latent.set(k);
-      ti.end_ns = kInf;
-    } else if (local == 0) {
-      const detail::TensorStart ts = detail::tensor_start(cst[g], lsn[g], st, free_at, tensor[c], spec, o);
-      ti.end_ns = duev[k] = st + ts.duration;
-      ti.ls_ns = ts.ls_exposed;
-      ti.throttle = ts.level;
-    } else {
-      ti.end_ns = duev[k] = st + cst[g];
-    }
-  };
-  auto finish = [&](size_t k, double end) {
-    const uint32_t g = run[k];
+  // Instruction g on track k ended at `end`: record it and wake the tracks waiting for it.
+  auto ended = [&](size_t k, uint32_t g, double end) {
     const size_t c = core_of[k];
     InstructionTiming& ti = tim[c][g - base[c]];
     ti.end_ns = endv[g] = end;
     ++done;
-    run[k] = kNone;
-    duev[k] = kInf;
     tfree[k] = end;
     Track& tr = out[c].tracks[local_of[k]];
     tr.busy_ns += end - ti.start_ns;
     ++tr.instructions;
     out[c].total_ns = std::max(out[c].total_ns, end);
-    if (hd[k] != tend[k]) to_try.set(k);
-    for (uint32_t w = wfirst[g]; w != kNone; w = wnext[w]) to_try.set(w);
+    for (uint32_t w = wfirst[g]; w != kNone; w = wnext[w]) ready.push_back(w);
+  };
+  // Starts track k's instructions in order while their gates have ended: compute instructions end at once; a DMA
+  // holds its queue until the event loop finishes it.
+  auto advance = [&](size_t k) {
+    while (run[k] == kNone && hd[k] != tend[k]) {
+      const uint32_t g = ord[hd[k]];
+      const uint32_t* d = gate + gate_at[g];
+      const uint32_t nd = gate_at[g + 1] - gate_at[g];
+      uint32_t cur = cur_of[g];
+      while (cur < nd && endv[d[cur]] >= 0) ++cur;
+      if (cur < nd) {  // wait for that gate
+        cur_of[g] = cur;
+        wnext[k] = wfirst[d[cur]];
+        wfirst[d[cur]] = static_cast<uint32_t>(k);
+        return;
+      }
+      const double free_at = tfree[k];
+      double start = free_at;
+      uint32_t blocked_by = kNone;
+      const double sync_ns = syn[g];
+      for (uint32_t x = 0; x < nd; ++x) {
+        const uint32_t j = d[x];
+        const double earliest = endv[j] + (trk[j] != k ? sync_ns : 0.0);
+        if (earliest > start || (earliest == start && blocked_by != kNone && j < blocked_by)) {
+          start = earliest;
+          blocked_by = j;
+        }
+      }
+      ++hd[k];
+      const size_t c = core_of[k], local = local_of[k];
+      InstructionTiming& ti = tim[c][g - base[c]];
+      ti.start_ns = start;
+      ti.blocked_by = blocked_by == kNone ? -1 : static_cast<long>(blocked_by) - static_cast<long>(base[c]);
+      ti.stall_ns = start - free_at;
+      if (local >= static_cast<size_t>(kComputeTracks)) {
+        run[k] = g;
+        begin_at[k] = start + dma_latency;
+        next_latent = std::min(next_latent, begin_at[k]);
+        latent.set(k);
+        ti.end_ns = kInf;
+        return;
+      }
+      double end = 0;
+      if (local == 0) {
+        const detail::TensorStart ts = detail::tensor_start(cst[g], lsn[g], start, free_at, tensor[c], spec, o);
+        end = start + ts.duration;
+        ti.ls_ns = ts.ls_exposed;
+        ti.throttle = ts.level;
+      } else {
+        end = start + cst[g];
+      }
+      ended(k, g, end);
+    }
+  };
+  auto propagate = [&] {
+    while (!ready.empty()) {
+      const size_t k = ready.back();
+      ready.pop_back();
+      advance(k);
+    }
+  };
+  auto commit = [&](double now) {
+    for (size_t c = 0; c < cores; ++c)
+      if (active[c] > 0) service[c] += (now - committed) * rate[c];
+    committed = now;
   };
 
+  for (size_t k = 0; k < ntracks; ++k) ready.push_back(static_cast<uint32_t>(ntracks - 1 - k));
+  propagate();
   while (done < n) {
-    to_try.drain(try_start);
-    // Transfers whose fixed latency is over join the transfer phase at the current service level.
+    double t = next_latent;
+    for (size_t c = 0; c < cores; ++c) t = std::min(t, finish_at[c]);
+    if (!(t < kInf)) check(false, "timing model deadlock (an instruction waits on a later one)");
+    // A core's earliest finish is due: every transfer within tolerance of its target finishes.
+    bool dma_due = false;
+    for (size_t c = 0; c < cores; ++c) dma_due = dma_due || finish_at[c] <= t;
+    bool changed = false;
+    if (dma_due) {
+      commit(t);
+      active_set.for_each([&](size_t k) {
+        const size_t c = core_of[k];
+        const uint32_t g = run[k];
+        if (target[k] - service[c] > 1e-9 * std::max(1.0, cst[g])) return;
+        active_set.reset(k);
+        target[k] = kInf;
+        --active[c];
+        run[k] = kNone;
+        ended(k, g, t);
+        ready.push_back(static_cast<uint32_t>(k));
+      });
+      changed = true;
+      propagate();
+    }
+    // Transfers whose fixed latency is over join the transfer phase at the committed service level.
     if (next_latent <= t) {
+      commit(t);
       next_latent = kInf;
       latent.for_each([&](size_t k) {
-        if (duev[k] > t) {
-          next_latent = std::min(next_latent, duev[k]);
+        if (begin_at[k] > t) {
+          next_latent = std::min(next_latent, begin_at[k]);
           return;
         }
         const size_t c = core_of[k];
-        tgt[k] = service[c] + cst[run[k]];
-        min_target[c] = std::min(min_target[c], tgt[k]);
-        duev[k] = kInf;
+        target[k] = service[c] + cst[run[k]];
+        begin_at[k] = kInf;
         latent.reset(k);
         active_set.set(k);
         ++active[c];
-        ++any_active;
       });
+      changed = true;
     }
-    // Next event.
-    double next = next_latent;
-    for (size_t c = 0; c < cores; ++c) {
-      const double* d = duev + c * per_core;
-      next = std::min(next, std::min(std::min(d[0], d[1]), std::min(d[2], d[3])));
-    }
-    if (any_active > 0) {
-      bool changed = false;
-      for (size_t c = 0; c < cores; ++c) changed |= active[c] != rated[c];
-      if (changed) {  // rates depend only on the counts
-        if (cores == 1 && rate_memo[static_cast<size_t>(active[0])] >= 0) {
-          rate[0] = rate_memo[static_cast<size_t>(active[0])];
-        } else {
-          detail::dma_rates(active, core_cap, hbm, rate);
-          if (cores == 1) rate_memo[static_cast<size_t>(active[0])] = rate[0];
-        }
-        for (size_t c = 0; c < cores; ++c) rated[c] = active[c];
+    if (!changed) continue;
+    // Rates from the counts (they depend only on the counts; one core: remembered per count), each core's lowest
+    // target, and its earliest finish at the committed level.
+    bool recount = false;
+    for (size_t c = 0; c < cores; ++c) recount |= active[c] != rated[c];
+    if (recount) {
+      if (cores == 1 && rate_memo[static_cast<size_t>(active[0])] >= 0) {
+        rate[0] = rate_memo[static_cast<size_t>(active[0])];
+      } else {
+        detail::dma_rates(active, core_cap, hbm, rate);
+        if (cores == 1) rate_memo[static_cast<size_t>(active[0])] = rate[0];
       }
-      for (size_t c = 0; c < cores; ++c)
-        if (active[c] > 0) next = std::min(next, t + (min_target[c] - service[c]) / rate[c]);
+      for (size_t c = 0; c < cores; ++c) rated[c] = active[c];
     }
-    if (!(next < kInf)) check(false, "timing model deadlock (an instruction waits on a later one)");
-    // Advance, then finish what is due.
-    if (any_active > 0)
-      for (size_t c = 0; c < cores; ++c)
-        if (active[c] > 0) service[c] += (next - t) * rate[c];
-    t = next;
-    for (size_t c = 0; c < cores; ++c) {
-      const size_t k0 = c * per_core;
-      const double* d = duev + k0;
-      unsigned due_now = static_cast<unsigned>(d[0] <= t) | static_cast<unsigned>(d[1] <= t) << 1 |
-                         static_cast<unsigned>(d[2] <= t) << 2 | static_cast<unsigned>(d[3] <= t) << 3;
-      for (; due_now != 0; due_now &= due_now - 1) {
-        const size_t k = k0 + static_cast<size_t>(std::countr_zero(due_now));
-        finish(k, duev[k]);
-      }
-      if (active[c] == 0 || min_target[c] - service[c] > finish_bound) continue;
-      double lowest = kInf;
-      active_set.for_each([&](size_t k) {
-        if (core_of[k] != c) return;
-        if (tgt[k] - service[c] > 1e-9 * std::max(1.0, cst[run[k]])) {
-          lowest = std::min(lowest, tgt[k]);
-          return;
-        }
-        active_set.reset(k);
-        tgt[k] = kInf;
-        --active[c];
-        --any_active;
-        finish(k, t);
-      });
-      min_target[c] = lowest;
-    }
+    std::fill(min_target.begin(), min_target.end(), kInf);
+    active_set.for_each([&](size_t k) { min_target[core_of[k]] = std::min(min_target[core_of[k]], target[k]); });
+    for (size_t c = 0; c < cores; ++c)
+      finish_at[c] = active[c] > 0 ? committed + (min_target[c] - service[c]) / rate[c] : kInf;
   }
   return out;
 }

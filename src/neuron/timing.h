@@ -35,6 +35,8 @@
 //    for an element-strided pattern). Transfers in flight share bandwidth max-min fairly: each core's transfers
 //    together at most dma_engines x dma_engine_bytes_per_ns, all transfers of the launch together at most
 //    cores x hbm_share_bytes_per_ns (one core: min of the two, split equally). A queue runs one transfer at a time.
+//    Bandwidth is accounted at DMA events only (a transfer's latency ending, a core's earliest transfer finishing):
+//    a transfer finishes at the first such event where its remaining bytes are within 1e-9 of its size.
 //  * SPMD (LNC=2, v3/v4): the programs run on separate physical cores (own tracks) and share HBM bandwidth as
 //    above; no cross-core dependencies (an SPMD kernel writes disjoint outputs).
 //  * Stalls: blocked_by / stall_ns name the dependency that delayed an instruction past its track becoming free.

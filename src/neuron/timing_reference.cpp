@@ -113,7 +113,13 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
   std::vector<double> rate, service(cores, 0.0), min_target(cores);
   const double core_cap = spec.dma_engines.value * spec.dma_engine_bytes_per_ns.value;
   const double hbm = static_cast<double>(cores) * spec.hbm_share_bytes_per_ns.value;
-  double t = 0;
+  std::vector<double> finish_at(cores, kInf);
+  double t = 0, committed = 0;  // committed: when the service levels were last brought up to date
+  auto commit = [&](double now) {
+    for (size_t c = 0; c < cores; ++c)
+      if (active[c] > 0) service[c] += (now - committed) * rate[c];
+    committed = now;
+  };
   size_t done = 0;
   while (done < n) {
     // Start every track head whose dependencies are done.
@@ -166,9 +172,30 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
         ti.end_ns = ti.start_ns + detail::compute_cycles(ins, p, spec) / detail::engine_clock_ghz(ins.engine, spec);
       }
     }
-    // Next event. DMA transfers in flight on a core share its rate equally, so they all receive the same service:
-    // service[c] counts the bytes each active transfer of core c has received since t = 0, and a transfer that
-    // became active when it stood at S finishes when it reaches S + its bytes (processor sharing in virtual time).
+    // DMA in virtual time. Transfers in flight on a core share its rate equally, so they all receive the same
+    // service: service[c] counts the bytes each active transfer of core c has received, and a transfer that became
+    // active when it stood at S finishes when it reaches S + its bytes (processor sharing). The levels are brought up
+    // to date (committed) only when the DMA state changes: when a transfer's fixed latency ends (it joins at the
+    // committed level) and when a core's earliest finish comes due (every transfer within tolerance then finishes).
+    bool joining = false;
+    for (size_t gk = 0; gk < cores * per_core; ++gk) {
+      const long lg = running[gk];
+      if (lg >= 0 && ins_of(static_cast<size_t>(lg)).engine == Engine::dma && !activated[static_cast<size_t>(lg)] &&
+          transfer_begin[static_cast<size_t>(lg)] <= t)
+        joining = true;
+    }
+    if (joining) {
+      commit(t);
+      for (size_t gk = 0; gk < cores * per_core; ++gk) {
+        const long lg = running[gk];
+        if (lg < 0) continue;
+        const auto g = static_cast<size_t>(lg);
+        if (ins_of(g).engine != Engine::dma || activated[g] || transfer_begin[g] > t) continue;
+        activated[g] = 1;
+        target[g] = service[gk / per_core] + transfer_bytes[g];
+      }
+    }
+    // Rates from the counts; each core's earliest finish at its committed level.
     std::fill(active.begin(), active.end(), 0);
     std::fill(min_target.begin(), min_target.end(), kInf);
     double next = kInf;
@@ -179,13 +206,7 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
       const size_t c = gk / per_core;
       if (ins_of(g).engine != Engine::dma) {
         next = std::min(next, tim_of(g).end_ns);
-        continue;
-      }
-      if (!activated[g] && transfer_begin[g] <= t) {
-        activated[g] = 1;
-        target[g] = service[c] + transfer_bytes[g];
-      }
-      if (activated[g]) {
+      } else if (activated[g]) {
         ++active[c];
         min_target[c] = std::min(min_target[c], target[g]);
       } else {
@@ -193,19 +214,24 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
       }
     }
     detail::dma_rates(active, core_cap, hbm, rate);
-    for (size_t c = 0; c < cores; ++c)
-      if (active[c] > 0) next = std::min(next, t + (min_target[c] - service[c]) / rate[c]);
+    for (size_t c = 0; c < cores; ++c) {
+      finish_at[c] = active[c] > 0 ? committed + (min_target[c] - service[c]) / rate[c] : kInf;
+      next = std::min(next, finish_at[c]);
+    }
     check(next < kInf, "timing model deadlock (an instruction waits on a later one)");
-    // Advance.
-    for (size_t c = 0; c < cores; ++c)
-      if (active[c] > 0) service[c] += (next - t) * rate[c];
     t = next;
+    // Finish what is due: compute instructions that end by t; when a core's earliest finish is due, every transfer
+    // within tolerance of its target (1e-9 of its bytes, at least 1e-9 B).
+    bool dma_due = false;
+    for (size_t c = 0; c < cores; ++c) dma_due = dma_due || finish_at[c] <= t;
+    if (dma_due) commit(t);
     for (size_t gk = 0; gk < cores * per_core; ++gk) {
       const long lg = running[gk];
       if (lg < 0) continue;
       const auto g = static_cast<size_t>(lg);
       InstructionTiming& ti = tim_of(g);
-      if (activated[g] && target[g] - service[gk / per_core] <= 1e-9 * std::max(1.0, transfer_bytes[g])) ti.end_ns = t;
+      if (dma_due && activated[g] && target[g] - service[gk / per_core] <= 1e-9 * std::max(1.0, transfer_bytes[g]))
+        ti.end_ns = t;
       if (ti.end_ns <= t) {
         state[g] = 2;
         ++done;
