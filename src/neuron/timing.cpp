@@ -204,6 +204,8 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
   uint32_t *const cur_of = cursor.data(), *const hd = head.data(), *const run = running.data();
   uint32_t *const wfirst = wait_first.data(), *const wnext = wait_next.data();
   double *const endv = end_ns.data(), *const tfree = track_free.data();
+  std::vector<double> busy(ntracks, 0.0), total(cores, 0.0);  // per track / core, copied out at the end
+  std::vector<size_t> count(ntracks, 0);
 
   // Instruction g on track k ended at `end`: record it and wake the tracks waiting for it.
   auto ended = [&](size_t k, uint32_t g, double end) {
@@ -212,10 +214,9 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
     ti.end_ns = endv[g] = end;
     ++done;
     tfree[k] = end;
-    Track& tr = out[c].tracks[local_of[k]];
-    tr.busy_ns += end - ti.start_ns;
-    ++tr.instructions;
-    out[c].total_ns = std::max(out[c].total_ns, end);
+    busy[k] += end - ti.start_ns;
+    ++count[k];
+    total[c] = std::max(total[c], end);
     for (uint32_t w = wfirst[g]; w != kNone; w = wnext[w]) ready.push_back(w);
   };
   // Starts track k's instructions in order while their gates have ended: compute instructions end at once; a DMA
@@ -347,6 +348,12 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
     for (size_t c = 0; c < cores; ++c)
       finish_at[c] = active[c] > 0 ? committed + (min_target[c] - service[c]) / rate[c] : kInf;
   }
+  for (size_t k = 0; k < ntracks; ++k) {
+    Track& tr = out[core_of[k]].tracks[local_of[k]];
+    tr.busy_ns = busy[k];
+    tr.instructions = count[k];
+  }
+  for (size_t c = 0; c < cores; ++c) out[c].total_ns = total[c];
   return out;
 }
 
