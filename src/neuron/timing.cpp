@@ -47,44 +47,36 @@ namespace {
 // A set of tracks as a bit mask: at most kMaxTracks (8 cores x (4 compute + up to 28 DMA queues)).
 constexpr size_t kMaxTracks = 256;
 static_assert(kComputeTracks == 4, "the event loop reads the four compute tracks of a core as one group");
+// kWords 64-bit words (1 when a single core's tracks fit in one, so the loops fold away).
+template <size_t kWords>
 class TrackSet {
  public:
-  explicit TrackSet(size_t n) : words_((n + 63) / 64) {}
   void set(size_t k) { w_[k >> 6] |= uint64_t{1} << (k & 63); }
   void reset(size_t k) { w_[k >> 6] &= ~(uint64_t{1} << (k & 63)); }
   // Calls f(k) for every member in ascending order; f may change membership of k and of members already visited.
   template <class F>
   void for_each(F f) const {
-    for (size_t w = 0; w < words_; ++w)
+    for (size_t w = 0; w < kWords; ++w)
       for (uint64_t b = w_[w]; b != 0; b &= b - 1) f((w << 6) + static_cast<size_t>(std::countr_zero(b)));
-  }
-  // Like for_each, emptying the set first.
-  template <class F>
-  void drain(F f) {
-    for (size_t w = 0; w < words_; ++w) {
-      uint64_t b = w_[w];
-      w_[w] = 0;
-      for (; b != 0; b &= b - 1) f((w << 6) + static_cast<size_t>(std::countr_zero(b)));
-    }
   }
 
  private:
-  size_t words_;
-  uint64_t w_[kMaxTracks / 64] = {};
+  uint64_t w_[kWords] = {};
 };
 
-}  // namespace
-
-std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>& programs, const NeuronCoreSpec& spec,
-                                               const TimingOptions& o) {
-  const size_t cores = programs.size();
+// kOne: a single core, so the per-core loops and lookups fold away (the common case, and the benchmark's).
+template <bool kOne>
+std::vector<TimingResult> simulate(const std::vector<const Program*>& programs, const NeuronCoreSpec& spec,
+                                   const TimingOptions& o) {
+  const size_t cores = kOne ? 1 : programs.size();
   check(cores >= 1 && cores <= 8 && static_cast<double>(cores) <= spec.max_physical_cores.value,
         "SPMD launch of " + std::to_string(cores) + " physical cores; NeuronCore-" + spec.name + " allows 1 to " +
             std::to_string(static_cast<int>(spec.max_physical_cores.value)) + " [LNC]");
   const int queues = static_cast<int>(spec.dma_queues.value);
   const size_t per_core = static_cast<size_t>(kComputeTracks + queues);
   const size_t ntracks = cores * per_core;
-  check(ntracks <= kMaxTracks, "timing model: more than 256 tracks (cores x (4 + DMA queues))");
+  check(ntracks <= kMaxTracks && per_core <= 64,
+        "timing model: more than 256 tracks (cores x (4 + DMA queues)) or 60 DMA queues");
   std::vector<size_t> base(cores + 1, 0);
   for (size_t c = 0; c < cores; ++c) base[c + 1] = base[c] + programs[c]->instructions.size();
   const size_t n = base[cores];
@@ -95,18 +87,18 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
 
   // Static facts per instruction (global index g = base[core] + local index), structure of arrays: the global track,
   // the compute duration in ns (TensorE: the MultiplyMoving formula) or the DMA cost bytes, the LoadStationary ns
-  // (TensorE, 0 when the stationary is reused), the sync overhead in ns when waiting on another track (0 for DMA), and
-  // the gates: of its dependencies, the latest on each track, gates[gate_begin[g] .. gate_begin[g + 1]). A track runs
-  // its instructions in order and every duration is positive, so the gates finish last and end strictly latest on
-  // their tracks: readiness and the start (the first dependency, in index order, with the latest end + sync) are
-  // decided on the gates alone.
-  std::vector<double> cost(n), ls(n, 0.0), sync(n, 0.0);
+  // (TensorE, 0 when the stationary is reused), and the gates: of its dependencies, the latest on each other track,
+  // gates[gate_begin[g] .. gate_begin[g + 1]). Per track: the sync overhead in ns of waiting on another track (0 for
+  // DMA). A track runs its instructions in order and every duration is positive, so the gates finish last and end
+  // strictly latest on their tracks, and a dependency on the own track has ended by the time the track is free (it
+  // can neither delay the start nor tie with a later one): readiness and the start (the first dependency, in index
+  // order, with the latest end + sync) are decided on the gates alone.
+  std::vector<double> cost(n), ls(n, 0.0), sync(ntracks, 0.0);
   std::vector<uint32_t> track(n), gates, gate_begin(n + 1, 0);
   gates.reserve(2 * n);
   std::vector<uint32_t> track_begin(ntracks + 1, 0), order(n);
-  double max_bytes = 1.0;  // the largest DMA cost bytes (at least 1)
   {
-    std::vector<uint32_t> local_deps, local_begin, last(ntracks, kNone), touched;
+    std::vector<uint32_t> local_deps, local_begin;
     for (size_t c = 0; c < cores; ++c) {
       const Program& program = *programs[c];
       TimingResult& r = out[c];
@@ -122,6 +114,7 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
       const std::vector<uint32_t>& pbegin = program.has_dependencies() ? program.dep_begin : local_begin;
       r.dep_list.assign(pdeps.begin(), pdeps.end());
       const auto shift = static_cast<uint32_t>(base[c]);
+      const auto first_track = static_cast<uint32_t>(c * per_core);
       const Instruction* prev_tensor = nullptr;
       for (size_t i = 0; i < program.instructions.size(); ++i) {
         const size_t g = base[c] + i;
@@ -133,27 +126,24 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
         ++track_begin[gk + 1];
         if (ins.engine == Engine::dma) {
           cost[g] = detail::dma_cost_bytes(ins, program, spec, o);
-          max_bytes = std::max(max_bytes, cost[g]);
         } else {
           const double clock = detail::engine_clock_ghz(ins.engine, spec);
           cost[g] = detail::compute_cycles(ins, program, spec) / clock;
-          sync[g] = spec.sync_overhead_cycles.value / clock;
+          sync[gk] = spec.sync_overhead_cycles.value / clock;
           if (ins.engine == Engine::tensor) {
             const bool reuse = prev_tensor != nullptr && detail::same_stationary(*prev_tensor, ins);
             if (o.load_stationary && !reuse) ls[g] = detail::load_stationary_cycles(ins, program, spec) / clock;
             prev_tensor = &ins;
           }
         }
-        for (uint32_t x = pbegin[i]; x < pbegin[i + 1]; ++x) {
-          const uint32_t j = pdeps[x] + shift, k = track[j];
-          if (last[k] == kNone) touched.push_back(k);
-          last[k] = j;
+        // The gates: the last dependency (they are sorted) on each of this core's other tracks (at most 64 of them).
+        uint64_t seen = uint64_t{1} << (gk - first_track);
+        for (uint32_t x = pbegin[i + 1]; x-- > pbegin[i];) {
+          const uint32_t j = pdeps[x] + shift;
+          const uint64_t bit = uint64_t{1} << (track[j] - first_track);
+          if ((seen & bit) == 0) gates.push_back(j);
+          seen |= bit;
         }
-        for (uint32_t k : touched) {
-          gates.push_back(last[k]);
-          last[k] = kNone;
-        }
-        touched.clear();
         gate_begin[g + 1] = static_cast<uint32_t>(gates.size());
         InstructionTiming& ti = r.instructions[i];
         ti.track = tk;
@@ -176,18 +166,21 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
   // transfer finishing. The DMA state changes at exactly the events where the reference changes it, with the same
   // arithmetic (timing_reference.cpp: service levels committed at those events), so the results are bit-identical.
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  std::vector<uint32_t> head(track_begin.begin(), track_begin.end() - 1), core_of(ntracks), local_of(ntracks);
+  std::vector<uint32_t> head(track_begin.begin(), track_begin.end() - 1), core_index(ntracks), local_of(ntracks);
   for (size_t k = 0; k < ntracks; ++k) {
-    core_of[k] = static_cast<uint32_t>(k / per_core);
+    core_index[k] = static_cast<uint32_t>(k / per_core);
     local_of[k] = static_cast<uint32_t>(k % per_core);
   }
+  auto core_of = [&](size_t k) -> size_t { return kOne ? 0 : core_index[k]; };
+  auto local_track = [&](size_t k) -> size_t { return kOne ? k : local_of[k]; };
+  auto first = [&](size_t c) -> size_t { return kOne ? 0 : base[c]; };  // a core's first global index
   // Tracks whose head waits for instruction g: wait_first[g], then wait_next[track] (a list through the tracks).
   std::vector<uint32_t> running(ntracks, kNone), wait_next(ntracks, kNone), wait_first(n, kNone);
   std::vector<double> begin_at(ntracks, kInf), target(ntracks, kInf), track_free(ntracks, 0.0);
   std::vector<uint32_t> cursor(n, 0), ready;  // ready: tracks to try
   ready.reserve(ntracks * 2);
   std::vector<double> end_ns(n, -1.0);  // an instruction has ended (its end is known) when >= 0
-  TrackSet latent(ntracks), active_set(ntracks);
+  TrackSet<kOne ? 1 : kMaxTracks / 64> latent, active_set;
   std::vector<detail::TensorState> tensor(cores);
   std::vector<int> active(cores, 0), rated(cores, -1);
   std::vector<double> rate(cores, 0.0), service(cores, 0.0), min_target(cores, kInf), finish_at(cores, kInf);
@@ -198,7 +191,7 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
   double committed = 0, next_latent = kInf;
   size_t done = 0;
   // Raw views of the per-instruction and per-track arrays for the hot loop.
-  const uint32_t *const gate = gates.data(), *const gate_at = gate_begin.data(), *const trk = track.data();
+  const uint32_t *const gate = gates.data(), *const gate_at = gate_begin.data();
   const uint32_t *const ord = order.data(), *const tend = track_begin.data() + 1;
   const double *const cst = cost.data(), *const lsn = ls.data(), *const syn = sync.data();
   uint32_t *const cur_of = cursor.data(), *const hd = head.data(), *const run = running.data();
@@ -209,8 +202,8 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
 
   // Instruction g on track k ended at `end`: record it and wake the tracks waiting for it.
   auto ended = [&](size_t k, uint32_t g, double end) {
-    const size_t c = core_of[k];
-    InstructionTiming& ti = tim[c][g - base[c]];
+    const size_t c = core_of(k);
+    InstructionTiming& ti = tim[c][g - first(c)];
     ti.end_ns = endv[g] = end;
     ++done;
     tfree[k] = end;
@@ -237,20 +230,20 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
       const double free_at = tfree[k];
       double start = free_at;
       uint32_t blocked_by = kNone;
-      const double sync_ns = syn[g];
+      const double sync_ns = syn[k];
       for (uint32_t x = 0; x < nd; ++x) {
         const uint32_t j = d[x];
-        const double earliest = endv[j] + (trk[j] != k ? sync_ns : 0.0);
+        const double earliest = endv[j] + sync_ns;
         if (earliest > start || (earliest == start && blocked_by != kNone && j < blocked_by)) {
           start = earliest;
           blocked_by = j;
         }
       }
       ++hd[k];
-      const size_t c = core_of[k], local = local_of[k];
-      InstructionTiming& ti = tim[c][g - base[c]];
+      const size_t c = core_of(k), local = local_of[k];
+      InstructionTiming& ti = tim[c][g - first(c)];
       ti.start_ns = start;
-      ti.blocked_by = blocked_by == kNone ? -1 : static_cast<long>(blocked_by) - static_cast<long>(base[c]);
+      ti.blocked_by = blocked_by == kNone ? -1 : static_cast<long>(blocked_by) - static_cast<long>(first(c));
       ti.stall_ns = start - free_at;
       if (local >= static_cast<size_t>(kComputeTracks)) {
         run[k] = g;
@@ -298,7 +291,7 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
     if (dma_due) {
       commit(t);
       active_set.for_each([&](size_t k) {
-        const size_t c = core_of[k];
+        const size_t c = core_of(k);
         const uint32_t g = run[k];
         if (target[k] - service[c] > 1e-9 * std::max(1.0, cst[g])) return;
         active_set.reset(k);
@@ -320,7 +313,7 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
           next_latent = std::min(next_latent, begin_at[k]);
           return;
         }
-        const size_t c = core_of[k];
+        const size_t c = core_of(k);
         target[k] = service[c] + cst[run[k]];
         begin_at[k] = kInf;
         latent.reset(k);
@@ -344,17 +337,24 @@ std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>
       for (size_t c = 0; c < cores; ++c) rated[c] = active[c];
     }
     std::fill(min_target.begin(), min_target.end(), kInf);
-    active_set.for_each([&](size_t k) { min_target[core_of[k]] = std::min(min_target[core_of[k]], target[k]); });
+    active_set.for_each([&](size_t k) { min_target[core_of(k)] = std::min(min_target[core_of(k)], target[k]); });
     for (size_t c = 0; c < cores; ++c)
       finish_at[c] = active[c] > 0 ? committed + (min_target[c] - service[c]) / rate[c] : kInf;
   }
   for (size_t k = 0; k < ntracks; ++k) {
-    Track& tr = out[core_of[k]].tracks[local_of[k]];
+    Track& tr = out[core_of(k)].tracks[local_track(k)];
     tr.busy_ns = busy[k];
     tr.instructions = count[k];
   }
   for (size_t c = 0; c < cores; ++c) out[c].total_ns = total[c];
   return out;
+}
+
+}  // namespace
+
+std::vector<TimingResult> simulate_timing_spmd(const std::vector<const Program*>& programs, const NeuronCoreSpec& spec,
+                                               const TimingOptions& o) {
+  return programs.size() == 1 ? simulate<true>(programs, spec, o) : simulate<false>(programs, spec, o);
 }
 
 TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec, const TimingOptions& options) {

@@ -86,8 +86,8 @@ struct TimingResult {
   std::vector<InstructionTiming> instructions;
   std::vector<Track> tracks;  // indices 0..3: Tensor, Vector, Scalar, GpSimd; 4 + q: DMA queue q
   double total_ns = 0;
-  std::vector<size_t> dep_list;  // every instruction's dependencies, back to back (see deps)
-  std::span<const size_t> deps(size_t i) const {
+  std::vector<uint32_t> dep_list;  // every instruction's dependencies, back to back (see deps)
+  std::span<const uint32_t> deps(size_t i) const {
     const InstructionTiming& t = instructions.at(i);
     return {dep_list.data() + t.dep_begin, t.dep_count};
   }

@@ -130,7 +130,7 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
       const Program& p = *programs[c];
       InstructionTiming& ti = tim_of(g);
       const Instruction& ins = ins_of(g);
-      const std::span<const size_t> deps = out[c].deps(all[g].local);
+      const std::span<const uint32_t> deps = out[c].deps(all[g].local);
       bool ready = true;
       for (size_t j : deps) ready = ready && state[base[c] + j] == 2;
       if (!ready) continue;

@@ -50,7 +50,7 @@ TEST(NeuronTimingFeatures, DmaDescriptorsAndAccessPatterns) {
   b.memset(t2, 0.0f);
   b.dma_copy(b.slice(h, 5, 1, 0, 512), t2, 3);
   const TimingResult r = simulate_timing(b.program(), s);
-  const std::span<const size_t> deps = r.deps(4);
+  const std::span<const uint32_t> deps = r.deps(4);
   EXPECT_NE(std::find(deps.begin(), deps.end(), size_t{1}), deps.end());
   EXPECT_EQ(std::find(deps.begin(), deps.end(), size_t{2}), deps.end());  // `row` is another tensor
 }

@@ -23,7 +23,7 @@ namespace {
 const TimingOptions kFormulas = TimingOptions::formulas_only();
 
 std::vector<size_t> deps_of(const TimingResult& r, size_t i) {
-  const std::span<const size_t> d = r.deps(i);
+  const std::span<const uint32_t> d = r.deps(i);
   return {d.begin(), d.end()};
 }
 
