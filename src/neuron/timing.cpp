@@ -177,7 +177,7 @@ std::vector<TimingResult> simulate(const std::vector<const Program*>& programs, 
   // Tracks whose head waits for instruction g: wait_first[g], then wait_next[track] (a list through the tracks).
   std::vector<uint32_t> running(ntracks, kNone), wait_next(ntracks, kNone), wait_first(n, kNone);
   std::vector<double> begin_at(ntracks, kInf), target(ntracks, kInf), track_free(ntracks, 0.0);
-  std::vector<uint32_t> cursor(n, 0), ready;  // ready: tracks to try
+  std::vector<uint32_t> ready;  // tracks to try
   ready.reserve(ntracks * 2);
   std::vector<double> end_ns(n, -1.0);  // an instruction has ended (its end is known) when >= 0
   TrackSet<kOne ? 1 : kMaxTracks / 64> latent, active_set;
@@ -194,11 +194,10 @@ std::vector<TimingResult> simulate(const std::vector<const Program*>& programs, 
   const uint32_t *const gate = gates.data(), *const gate_at = gate_begin.data();
   const uint32_t *const ord = order.data(), *const tend = track_begin.data() + 1;
   const double *const cst = cost.data(), *const lsn = ls.data(), *const syn = sync.data();
-  uint32_t *const cur_of = cursor.data(), *const hd = head.data(), *const run = running.data();
+  uint32_t *const hd = head.data(), *const run = running.data();
   uint32_t *const wfirst = wait_first.data(), *const wnext = wait_next.data();
   double *const endv = end_ns.data(), *const tfree = track_free.data();
-  std::vector<double> busy(ntracks, 0.0), total(cores, 0.0);  // per track / core, copied out at the end
-  std::vector<size_t> count(ntracks, 0);
+  std::vector<double> busy(ntracks, 0.0);  // per track, copied out at the end
 
   // Instruction g on track k ended at `end`: record it and wake the tracks waiting for it.
   auto ended = [&](size_t k, uint32_t g, double end) {
@@ -208,44 +207,40 @@ std::vector<TimingResult> simulate(const std::vector<const Program*>& programs, 
     ++done;
     tfree[k] = end;
     busy[k] += end - ti.start_ns;
-    ++count[k];
-    total[c] = std::max(total[c], end);
     for (uint32_t w = wfirst[g]; w != kNone; w = wnext[w]) ready.push_back(w);
   };
   // Starts track k's instructions in order while their gates have ended: compute instructions end at once; a DMA
   // holds its queue until the event loop finishes it.
   auto advance = [&](size_t k) {
-    while (run[k] == kNone && hd[k] != tend[k]) {
-      const uint32_t g = ord[hd[k]];
-      const uint32_t* d = gate + gate_at[g];
-      const uint32_t nd = gate_at[g + 1] - gate_at[g];
-      uint32_t cur = cur_of[g];
-      while (cur < nd && endv[d[cur]] >= 0) ++cur;
-      if (cur < nd) {  // wait for that gate
-        cur_of[g] = cur;
-        wnext[k] = wfirst[d[cur]];
-        wfirst[d[cur]] = static_cast<uint32_t>(k);
-        return;
-      }
-      const double free_at = tfree[k];
+    if (run[k] != kNone) return;
+    const uint32_t last = tend[k];
+    for (uint32_t h = hd[k]; h != last; hd[k] = ++h) {
+      const uint32_t g = ord[h];
+      const uint32_t *d = gate + gate_at[g], *const d_end = gate + gate_at[g + 1];
+      const double free_at = tfree[k], sync_ns = syn[k];
       double start = free_at;
       uint32_t blocked_by = kNone;
-      const double sync_ns = syn[k];
-      for (uint32_t x = 0; x < nd; ++x) {
-        const uint32_t j = d[x];
-        const double earliest = endv[j] + sync_ns;
+      for (; d != d_end; ++d) {
+        const uint32_t j = *d;
+        const double e = endv[j];
+        if (e < 0) {  // not ended: wait for it (and rescan the gates when it has)
+          wnext[k] = wfirst[j];
+          wfirst[j] = static_cast<uint32_t>(k);
+          return;
+        }
+        const double earliest = e + sync_ns;
         if (earliest > start || (earliest == start && blocked_by != kNone && j < blocked_by)) {
           start = earliest;
           blocked_by = j;
         }
       }
-      ++hd[k];
-      const size_t c = core_of(k), local = local_of[k];
+      const size_t c = core_of(k), local = local_track(k);
       InstructionTiming& ti = tim[c][g - first(c)];
       ti.start_ns = start;
       ti.blocked_by = blocked_by == kNone ? -1 : static_cast<long>(blocked_by) - static_cast<long>(first(c));
       ti.stall_ns = start - free_at;
       if (local >= static_cast<size_t>(kComputeTracks)) {
+        hd[k] = h + 1;
         run[k] = g;
         begin_at[k] = start + dma_latency;
         next_latent = std::min(next_latent, begin_at[k]);
@@ -344,9 +339,10 @@ std::vector<TimingResult> simulate(const std::vector<const Program*>& programs, 
   for (size_t k = 0; k < ntracks; ++k) {
     Track& tr = out[core_of(k)].tracks[local_track(k)];
     tr.busy_ns = busy[k];
-    tr.instructions = count[k];
+    tr.instructions = tend[k] - track_begin[k];
+    // A track's ends increase along it: its last is its latest.
+    out[core_of(k)].total_ns = std::max(out[core_of(k)].total_ns, tfree[k]);
   }
-  for (size_t c = 0; c < cores; ++c) out[c].total_ns = total[c];
   return out;
 }
 
