@@ -46,6 +46,7 @@ void BM_Timing(benchmark::State& state) {
   if (kMode != Mode::prepared) {
     p.dep_list.clear();
     p.dep_begin.clear();
+    p.encoded.clear();
   }
   const NeuronCoreSpec& s = spec_for("v3");
   for (auto _ : state) {

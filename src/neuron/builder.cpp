@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "neuron/dependencies.h"
+#include "neuron/encoding.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -169,6 +170,7 @@ void KernelBuilder::check_compute_operand(const View& v, Engine e, Loc loc) cons
 
 Program KernelBuilder::take() {
   find_dependencies(program_, program_.dep_list, program_.dep_begin);
+  encode_program(program_, program_.encoded);
   return std::move(program_);
 }
 

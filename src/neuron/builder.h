@@ -134,7 +134,8 @@ class KernelBuilder {
 
   const NeuronCoreSpec& spec() const { return spec_; }
   const Program& program() const { return program_; }
-  // The recorded program with its dependencies found (Program::dep_list); the builder is empty afterwards.
+  // The recorded program with its dependencies found (Program::dep_list) and its instructions encoded
+  // (Program::encoded); the builder is empty afterwards.
   Program take();
 
  private:

@@ -72,8 +72,10 @@ struct View {
 };
 
 struct Instruction {
+  // The fields the timing model reads come first, so a pass over the instructions touches few cache lines.
   Opcode op = Opcode::copy;
   Engine engine = Engine::vector;
+  int dma_queue = 0;
   View dst;
   std::vector<View> srcs;   // reads, in operand order (matmul: stationary, moving)
   bool accumulate = false;  // matmul: add onto PSUM instead of overwriting
@@ -101,8 +103,28 @@ struct Instruction {
   // affine_select: dst = (offset + p * multiplier + f * step >= 0) ? src : value.
   int64_t iota_offset = 0, channel_multiplier = 0, step = 0;
   Rounding rounding = Rounding::nearest_even;
-  int dma_queue = 0;
   std::source_location where;
+};
+
+// An instruction as the engines' queues hold it, packed (as a NEFF packs what the engines execute): its queue and the
+// operand sizes its cost formula reads (timing.h table), 24 bytes instead of the Instruction's 232 plus its operand
+// list. Spec-independent: the same encoding is priced on v2, v3 and v4. encoding.h makes it.
+struct EncodedInstruction {
+  enum Flag : uint8_t {
+    fp32 = 1,               // matmul: fp32 stationary (x matmul_fp32_factor, also for LoadStationary)
+    one_pass = 2,           // tensor_tensor: an input in PSUM or all-bf16 SBUF add/sub/mul (N, not 2N cycles);
+                            // reduce: bf16 in and out with add or max (N/2); memset: 0 into bf16/fp16 (N/2)
+    with_reduce = 4,        // activation with a free-axis reduction (+ MIN_II)
+    reuses_stationary = 8,  // matmul: the previous TensorE instruction left the same stationary in the array
+  };
+  Opcode op = Opcode::copy;
+  Engine engine = Engine::vector;
+  uint8_t flags = 0;
+  int32_t dma_queue = 0;
+  // dma_copy: a = bytes moved (max of source and destination), b = descriptors; matmul: a = stationary free size M,
+  // b = moving free size N; transpose: a = source partitions, b = source free size; reduce: a = source free size;
+  // every other op: a = destination free size.
+  int64_t a = 0, b = 0;
 };
 
 struct Program {
@@ -115,6 +137,10 @@ struct Program {
   // finds the dependencies itself. Whoever edits `instructions` after take() must clear it.
   std::vector<uint32_t> dep_list, dep_begin;
   bool has_dependencies() const { return dep_begin.size() == instructions.size() + 1; }
+  // The instructions encoded (EncodedInstruction), filled by take() as well; the timing model encodes them itself
+  // when it is empty. Whoever edits `instructions` after take() must clear it too.
+  std::vector<EncodedInstruction> encoded;
+  bool has_encoding() const { return encoded.size() == instructions.size(); }
 };
 
 // "file:line" of a source location, used in every message and trace slice.

@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "neuron/dependencies.h"
+#include "neuron/encoding.h"
 #include "neuron/timing_detail.h"
 
 namespace nanotrn::neuron {
@@ -81,6 +82,7 @@ std::vector<TimingResult> simulate(const std::vector<const Program*>& programs, 
   for (size_t c = 0; c < cores; ++c) base[c + 1] = base[c] + programs[c]->instructions.size();
   const size_t n = base[cores];
   check(n < std::numeric_limits<uint32_t>::max() / 2, "timing model: too many instructions in one launch");
+  auto first = [&](size_t c) -> size_t { return kOne ? 0 : base[c]; };  // a core's first global index
   std::vector<TimingResult> out(cores);
   std::vector<InstructionTiming*> tim(cores);
   constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
@@ -95,62 +97,84 @@ std::vector<TimingResult> simulate(const std::vector<const Program*>& programs, 
   // order, with the latest end + sync) are decided on the gates alone.
   std::vector<double> cost(n), ls(n, 0.0), sync(ntracks, 0.0);
   std::vector<uint32_t> track(n), gates, gate_begin(n + 1, 0);
-  gates.reserve(2 * n);
   std::vector<uint32_t> track_begin(ntracks + 1, 0), order(n);
   {
+    size_t all_deps = 0;  // the gates are a subset of the dependencies
+    for (const Program* p : programs) all_deps += p->has_dependencies() ? p->dep_list.size() : 0;
+    gates.resize(all_deps);
+  }
+  static_assert(static_cast<int>(Engine::tensor) == 0 && static_cast<int>(Engine::vector) == 1 &&
+                    static_cast<int>(Engine::scalar) == 2 && static_cast<int>(Engine::gpsimd) == 3,
+                "a compute engine's track is its Engine value (track_of)");
+  double clock[kComputeTracks];
+  for (int k = 0; k < kComputeTracks; ++k) clock[k] = detail::engine_clock_ghz(static_cast<Engine>(k), spec);
+  {
     std::vector<uint32_t> local_deps, local_begin;
+    std::vector<EncodedInstruction> local_encoding;
+    uint32_t* const trk = track.data();
+    uint32_t* const tcount = track_begin.data() + 1;
+    double *const cst = cost.data(), *const lsn = ls.data();
+    uint32_t* const gbegin = gate_begin.data() + 1;
+    uint32_t ngates = 0;
     for (size_t c = 0; c < cores; ++c) {
       const Program& program = *programs[c];
+      const size_t count = program.instructions.size();
       TimingResult& r = out[c];
-      r.instructions.resize(program.instructions.size());
+      r.instructions.resize(count);
       tim[c] = r.instructions.data();
       r.tracks.resize(per_core);
       const char* names[kComputeTracks] = {"Tensor", "Vector", "Scalar", "GpSimd"};
       for (int k = 0; k < kComputeTracks; ++k) r.tracks[static_cast<size_t>(k)].name = names[k];
       for (int q = 0; q < queues; ++q)
         r.tracks[static_cast<size_t>(kComputeTracks + q)].name = "DMA q" + std::to_string(q);
-      if (!program.has_dependencies()) find_dependencies(program, local_deps, local_begin);  // else: recorded
+      if (!program.has_dependencies()) {  // else: recorded
+        find_dependencies(program, local_deps, local_begin);
+        gates.resize(gates.size() + local_deps.size());
+      }
       const std::vector<uint32_t>& pdeps = program.has_dependencies() ? program.dep_list : local_deps;
       const std::vector<uint32_t>& pbegin = program.has_dependencies() ? program.dep_begin : local_begin;
       r.dep_list.assign(pdeps.begin(), pdeps.end());
-      const auto shift = static_cast<uint32_t>(base[c]);
+      const uint32_t *const pd = pdeps.data(), *const pb = pbegin.data();
+      uint32_t* const gw = gates.data();
+      const auto shift = static_cast<uint32_t>(first(c));
       const auto first_track = static_cast<uint32_t>(c * per_core);
-      const Instruction* prev_tensor = nullptr;
-      for (size_t i = 0; i < program.instructions.size(); ++i) {
-        const size_t g = base[c] + i;
-        const Instruction& ins = program.instructions[i];
-        const int tk = track_of(ins);
-        if (tk >= static_cast<int>(per_core)) check(false, "DMA queue out of range for this spec", ins.where);
-        const auto gk = static_cast<uint32_t>(c * per_core + static_cast<size_t>(tk));
-        track[g] = gk;
-        ++track_begin[gk + 1];
-        if (ins.engine == Engine::dma) {
-          cost[g] = detail::dma_cost_bytes(ins, program, spec, o);
+      for (int k = 0; k < kComputeTracks; ++k) sync[first_track + k] = spec.sync_overhead_cycles.value / clock[k];
+      if (!program.has_encoding()) encode_program(program, local_encoding);  // else: recorded
+      const EncodedInstruction* const e0 = program.has_encoding() ? program.encoded.data() : local_encoding.data();
+      InstructionTiming* const ti = r.instructions.data();
+      for (size_t i = 0; i < count; ++i) {
+        const size_t g = shift + i;
+        const EncodedInstruction& e = e0[i];
+        uint32_t tk = static_cast<uint32_t>(e.engine);
+        if (e.engine == Engine::dma) {
+          tk = static_cast<uint32_t>(kComputeTracks + e.dma_queue);
+          if (e.dma_queue < 0 || tk >= per_core)
+            check(false, "DMA queue out of range for this spec", program.instructions[i].where);
+          cst[g] = detail::dma_cost_bytes(e, spec, o);
         } else {
-          const double clock = detail::engine_clock_ghz(ins.engine, spec);
-          cost[g] = detail::compute_cycles(ins, program, spec) / clock;
-          sync[gk] = spec.sync_overhead_cycles.value / clock;
-          if (ins.engine == Engine::tensor) {
-            const bool reuse = prev_tensor != nullptr && detail::same_stationary(*prev_tensor, ins);
-            if (o.load_stationary && !reuse) ls[g] = detail::load_stationary_cycles(ins, program, spec) / clock;
-            prev_tensor = &ins;
-          }
+          cst[g] = detail::compute_cycles(e, spec) / clock[tk];
+          if (tk == 0 && o.load_stationary && (e.flags & EncodedInstruction::reuses_stationary) == 0)
+            lsn[g] = detail::load_stationary_cycles(e, spec) / clock[0];
         }
+        const uint32_t gk = first_track + tk;
+        trk[g] = gk;
+        ++tcount[gk];
         // The gates: the last dependency (they are sorted) on each of this core's other tracks (at most 64 of them).
-        uint64_t seen = uint64_t{1} << (gk - first_track);
-        for (uint32_t x = pbegin[i + 1]; x-- > pbegin[i];) {
-          const uint32_t j = pdeps[x] + shift;
-          const uint64_t bit = uint64_t{1} << (track[j] - first_track);
-          if ((seen & bit) == 0) gates.push_back(j);
+        uint64_t seen = uint64_t{1} << tk;
+        const uint32_t d0 = pb[i], d1 = pb[i + 1];
+        for (uint32_t x = d1; x-- > d0;) {
+          const uint32_t j = pd[x] + shift;
+          const uint64_t bit = uint64_t{1} << (trk[j] - first_track);
+          if ((seen & bit) == 0) gw[ngates++] = j;
           seen |= bit;
         }
-        gate_begin[g + 1] = static_cast<uint32_t>(gates.size());
-        InstructionTiming& ti = r.instructions[i];
-        ti.track = tk;
-        ti.dep_begin = pbegin[i];
-        ti.dep_count = pbegin[i + 1] - pbegin[i];
+        gbegin[g] = ngates;
+        ti[i].track = static_cast<int>(tk);
+        ti[i].dep_begin = d0;
+        ti[i].dep_count = d1 - d0;
       }
     }
+    gates.resize(ngates);
   }
   for (size_t k = 0; k < ntracks; ++k) track_begin[k + 1] += track_begin[k];
   {
@@ -173,7 +197,6 @@ std::vector<TimingResult> simulate(const std::vector<const Program*>& programs, 
   }
   auto core_of = [&](size_t k) -> size_t { return kOne ? 0 : core_index[k]; };
   auto local_track = [&](size_t k) -> size_t { return kOne ? k : local_of[k]; };
-  auto first = [&](size_t c) -> size_t { return kOne ? 0 : base[c]; };  // a core's first global index
   // Tracks whose head waits for instruction g: wait_first[g], then wait_next[track] (a list through the tracks).
   std::vector<uint32_t> running(ntracks, kNone), wait_next(ntracks, kNone), wait_first(n, kNone);
   std::vector<double> begin_at(ntracks, kInf), target(ntracks, kInf), track_free(ntracks, 0.0);

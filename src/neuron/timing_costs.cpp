@@ -43,46 +43,33 @@ double engine_clock_ghz(Engine e, const NeuronCoreSpec& s) {
   return 0;
 }
 
-double compute_cycles(const Instruction& ins, const Program& p, const NeuronCoreSpec& s) {
+double compute_cycles(const EncodedInstruction& e, const NeuronCoreSpec& s) {
+  using F = EncodedInstruction::Flag;
   const double min_ii = s.min_ii_cycles.value;
-  const double n = static_cast<double>(ins.dst.nf);
-  auto dtype = [&](const View& v) { return p.buffers[static_cast<size_t>(v.buffer)].dtype; };
-  auto memory = [&](const View& v) { return p.buffers[static_cast<size_t>(v.buffer)].memory; };
-  switch (ins.op) {
+  const double n = static_cast<double>(e.a);
+  const bool one_pass = (e.flags & F::one_pass) != 0;
+  switch (e.op) {
     case Opcode::matmul: {
       // Double-row fp8 / MX: the same cycles for twice / four times the contraction [NKI-A3] [NKI-A4].
-      const double m = static_cast<double>(ins.srcs[0].nf), n_mov = static_cast<double>(ins.srcs[1].nf);
+      const double m = static_cast<double>(e.a), n_mov = static_cast<double>(e.b);
       const double c = std::max(std::min(s.matmul_min_ii_cycles.value, m), n_mov);
-      return dtype(ins.srcs[0]) == DType::f32 ? c * s.matmul_fp32_factor.value : c;
+      return (e.flags & F::fp32) != 0 ? c * s.matmul_fp32_factor.value : c;
     }
     case Opcode::transpose:
-      return std::max(static_cast<double>(ins.srcs[0].np), std::min(64.0, static_cast<double>(ins.srcs[0].nf)));
+      return std::max(static_cast<double>(e.a), std::min(64.0, static_cast<double>(e.b)));
     case Opcode::activation:  // activation_reduce adds MIN_II [ISA-2025-10]
-      return std::max(min_ii, n) + (ins.has_reduce_dst ? min_ii : 0.0);
+      return std::max(min_ii, n) + ((e.flags & F::with_reduce) != 0 ? min_ii : 0.0);
     case Opcode::tensor_scalar:
     case Opcode::copy:
       return std::max(min_ii, n);
     case Opcode::reciprocal:
       return std::max(min_ii, 8 * n);
-    case Opcode::tensor_tensor: {
-      const View &a = ins.srcs[0], &b = ins.srcs[1];
-      const bool one_psum = memory(a) == Memory::psum || memory(b) == Memory::psum;
-      const bool fast_bf16 = dtype(a) == DType::bf16 && dtype(b) == DType::bf16 && dtype(ins.dst) == DType::bf16 &&
-                             memory(a) == Memory::sbuf && memory(b) == Memory::sbuf &&
-                             (ins.alu0 == AluOp::add || ins.alu0 == AluOp::subtract || ins.alu0 == AluOp::multiply);
-      return one_psum || fast_bf16 ? std::max(min_ii, n) : std::max(min_ii, 2 * n);
-    }
-    case Opcode::reduce: {
-      const double n_in = static_cast<double>(ins.srcs[0].nf);
-      const bool half = dtype(ins.srcs[0]) == DType::bf16 && dtype(ins.dst) == DType::bf16 &&
-                        (ins.alu0 == AluOp::add || ins.alu0 == AluOp::max);
-      return half ? n_in / 2 : n_in;
-    }
-    case Opcode::memset: {
-      const DType t = dtype(ins.dst);
-      const bool half = ins.value == 0.0f && (t == DType::bf16 || t == DType::f16);
-      return half ? std::max(min_ii, n / 2) : std::max(min_ii, n);
-    }
+    case Opcode::tensor_tensor:
+      return one_pass ? std::max(min_ii, n) : std::max(min_ii, 2 * n);
+    case Opcode::reduce:
+      return one_pass ? n / 2 : n;
+    case Opcode::memset:
+      return one_pass ? std::max(min_ii, n / 2) : std::max(min_ii, n);
     case Opcode::iota:
     case Opcode::affine_select:
       return s.gpsimd_startup_cycles.value + n;
@@ -92,32 +79,15 @@ double compute_cycles(const Instruction& ins, const Program& p, const NeuronCore
   return 0;
 }
 
-double load_stationary_cycles(const Instruction& ins, const Program& p, const NeuronCoreSpec& s) {
-  if (ins.op != Opcode::matmul) return 0;
-  const double c = static_cast<double>(ins.srcs[0].nf) / s.load_stationary_speedup.value;
-  return p.buffers[static_cast<size_t>(ins.srcs[0].buffer)].dtype == DType::f32 ? c * s.matmul_fp32_factor.value : c;
+double load_stationary_cycles(const EncodedInstruction& e, const NeuronCoreSpec& s) {
+  if (e.op != Opcode::matmul) return 0;
+  const double c = static_cast<double>(e.a) / s.load_stationary_speedup.value;
+  return (e.flags & EncodedInstruction::fp32) != 0 ? c * s.matmul_fp32_factor.value : c;
 }
 
-bool same_stationary(const Instruction& a, const Instruction& b) {
-  if (a.op != Opcode::matmul || b.op != Opcode::matmul || a.double_row != b.double_row || a.mx != b.mx) return false;
-  auto same = [](const View& x, const View& y) {
-    return x.buffer == y.buffer && x.p0 == y.p0 && x.np == y.np && x.f0 == y.f0 && x.nf == y.nf;
-  };
-  if (a.mx)  // the four quarters and the stationary scales
-    return same(a.srcs[0], b.srcs[0]) && same(a.srcs[2], b.srcs[2]) && same(a.srcs[4], b.srcs[4]) &&
-           same(a.srcs[6], b.srcs[6]) && same(a.srcs[8], b.srcs[8]);
-  return same(a.srcs[0], b.srcs[0]) && (!a.double_row || same(a.srcs[2], b.srcs[2]));
-}
-
-double dma_descriptors(const Instruction& ins) {
-  const View &d = ins.dst, &s = ins.srcs[0];
-  const bool unit = (!d.pattern || d.fs == 1) && (!s.pattern || s.fs == 1);
-  return unit ? static_cast<double>(d.np) : static_cast<double>(d.np) * static_cast<double>(d.nf);
-}
-
-double dma_cost_bytes(const Instruction& ins, const Program& p, const NeuronCoreSpec& s, const TimingOptions& o) {
-  const double bytes = dma_bytes(ins, p);
-  return o.dma_descriptors ? bytes + dma_descriptors(ins) * s.dma_descriptor_overhead_bytes.value : bytes;
+double dma_cost_bytes(const EncodedInstruction& e, const NeuronCoreSpec& s, const TimingOptions& o) {
+  const double bytes = static_cast<double>(e.a);
+  return o.dma_descriptors ? bytes + static_cast<double>(e.b) * s.dma_descriptor_overhead_bytes.value : bytes;
 }
 
 TensorStart tensor_start(double mm_ns, double ls_ns, double start, double free_at, TensorState& st,

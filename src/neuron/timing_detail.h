@@ -32,16 +32,14 @@ void reads_of(const Instruction& ins, const Program& p, std::vector<Region>& out
 void writes_of(const Instruction& ins, const Program& p, std::vector<Region>& out);
 
 double engine_clock_ghz(Engine e, const NeuronCoreSpec& s);
-// Engine cycles of a compute instruction (timing.h table); 0 for dma_copy.
-double compute_cycles(const Instruction& ins, const Program& p, const NeuronCoreSpec& s);
+// Engine cycles of a compute instruction (timing.h table) from its encoding (encoding.h); 0 for dma_copy.
+double compute_cycles(const EncodedInstruction& e, const NeuronCoreSpec& s);
 // A matmul's LoadStationary cycles when its stationary has to be loaded: M / load_stationary_speedup, x4 for fp32.
-double load_stationary_cycles(const Instruction& ins, const Program& p, const NeuronCoreSpec& s);
-// Whether matmul `b` can reuse the stationary `a` (the previous TensorE instruction) left in the array.
-bool same_stationary(const Instruction& a, const Instruction& b);
-// Contiguous buffers (descriptors) of a dma_copy: np when both sides are unit-stride in the free axis, else np x nf.
-double dma_descriptors(const Instruction& ins);
-// The bytes-equivalent a DMA's transfer phase moves: bytes + descriptors x dma_descriptor_overhead_bytes.
-double dma_cost_bytes(const Instruction& ins, const Program& p, const NeuronCoreSpec& s, const TimingOptions& o);
+// Whether it has to be is the encoding's reuses_stationary flag.
+double load_stationary_cycles(const EncodedInstruction& e, const NeuronCoreSpec& s);
+// The bytes-equivalent a DMA's transfer phase moves: bytes + descriptors x dma_descriptor_overhead_bytes
+// (descriptors: np when both sides are unit-stride in the free axis, else np x nf).
+double dma_cost_bytes(const EncodedInstruction& e, const NeuronCoreSpec& s, const TimingOptions& o);
 
 // TensorE per-core state for the start rule.
 struct TensorState {

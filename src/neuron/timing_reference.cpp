@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "neuron/encoding.h"
 #include "neuron/timing_detail.h"
 
 namespace nanotrn::neuron {
@@ -76,7 +77,8 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
   };
   std::vector<Ref> all;  // global instruction index -> (core, local index)
   std::vector<size_t> base(cores);
-  std::vector<std::deque<size_t>> pending(cores * per_core);  // global track -> global instructions in order
+  std::vector<std::vector<EncodedInstruction>> encoded(cores);  // encoded here, whatever the program carries
+  std::vector<std::deque<size_t>> pending(cores * per_core);    // global track -> global instructions in order
   for (size_t c = 0; c < cores; ++c) {
     const Program& p = *programs[c];
     TimingResult& r = out[c];
@@ -87,6 +89,7 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
     for (int q = 0; q < queues; ++q)
       r.tracks[static_cast<size_t>(kComputeTracks + q)].name = "DMA q" + std::to_string(q);
     find_dependencies(p, r);
+    encode_program(p, encoded[c]);
     base[c] = all.size();
     for (size_t i = 0; i < p.instructions.size(); ++i) {
       const int tk = track_of(p.instructions[i]);
@@ -101,14 +104,12 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
   auto tim_of = [&](size_t g) -> InstructionTiming& { return out[all[g].core].instructions[all[g].local]; };
 
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  constexpr size_t kNone = std::numeric_limits<size_t>::max();
   std::vector<int> state(n, 0);  // 0 waiting, 1 running, 2 done
   std::vector<double> transfer_begin(n, 0), target(n, 0), transfer_bytes(n, 0);
   std::vector<unsigned char> activated(n, 0);
   std::vector<double> track_free(cores * per_core, 0);
   std::vector<long> running(cores * per_core, -1);
   std::vector<detail::TensorState> tensor(cores);
-  std::vector<size_t> last_tensor(cores, kNone);  // global index of the last started TensorE instruction per core
   std::vector<int> active(cores);
   std::vector<double> rate, service(cores, 0.0), min_target(cores);
   const double core_cap = spec.dma_engines.value * spec.dma_engine_bytes_per_ns.value;
@@ -127,7 +128,6 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
       if (running[gk] >= 0 || pending[gk].empty()) continue;
       const size_t g = pending[gk].front();
       const size_t c = all[g].core;
-      const Program& p = *programs[c];
       InstructionTiming& ti = tim_of(g);
       const Instruction& ins = ins_of(g);
       const std::span<const uint32_t> deps = out[c].deps(all[g].local);
@@ -156,20 +156,21 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
       ti.stall_ns = ti.start_ns - free_at;
       if (ins.engine == Engine::dma) {
         transfer_begin[g] = ti.start_ns + spec.dma_fixed_latency_ns.value;
-        transfer_bytes[g] = detail::dma_cost_bytes(ins, p, spec, o);
+        transfer_bytes[g] = detail::dma_cost_bytes(encoded[c][all[g].local], spec, o);
         ti.end_ns = kInf;
       } else if (ins.engine == Engine::tensor) {
         const double clock = detail::engine_clock_ghz(ins.engine, spec);
-        const bool reuse = last_tensor[c] != kNone && detail::same_stationary(ins_of(last_tensor[c]), ins);
-        const double ls = o.load_stationary && !reuse ? detail::load_stationary_cycles(ins, p, spec) / clock : 0.0;
-        const double mm = detail::compute_cycles(ins, p, spec) / clock;
+        const EncodedInstruction& e = encoded[c][all[g].local];
+        const bool reuse = (e.flags & EncodedInstruction::reuses_stationary) != 0;
+        const double ls = o.load_stationary && !reuse ? detail::load_stationary_cycles(e, spec) / clock : 0.0;
+        const double mm = detail::compute_cycles(e, spec) / clock;
         const detail::TensorStart ts = detail::tensor_start(mm, ls, ti.start_ns, free_at, tensor[c], spec, o);
-        last_tensor[c] = g;
         ti.end_ns = ti.start_ns + ts.duration;
         ti.ls_ns = ts.ls_exposed;
         ti.throttle = ts.level;
       } else {
-        ti.end_ns = ti.start_ns + detail::compute_cycles(ins, p, spec) / detail::engine_clock_ghz(ins.engine, spec);
+        ti.end_ns = ti.start_ns +
+                    detail::compute_cycles(encoded[c][all[g].local], spec) / detail::engine_clock_ghz(ins.engine, spec);
       }
     }
     // DMA in virtual time. Transfers in flight on a core share its rate equally, so they all receive the same

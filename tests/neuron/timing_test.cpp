@@ -283,8 +283,9 @@ TEST(NeuronTiming, MatchesTheReferenceBitForBit) {
   }
 }
 
-// KernelBuilder::take() records the program's dependencies (as a compiler places semaphores); they are the reference's,
-// and timing a program with them equals timing it with the search done by simulate_timing itself.
+// KernelBuilder::take() records the program's dependencies (as a compiler places semaphores) and its encoding; the
+// dependencies are the reference's, and timing a program with both equals timing it with the search and the encoding
+// done by simulate_timing itself.
 TEST(NeuronTiming, RecordedDependenciesAreTheReferenceOnes) {
   const NeuronCoreSpec& s = spec_for("v3");
   KernelBuilder b(s);
@@ -297,7 +298,10 @@ TEST(NeuronTiming, RecordedDependenciesAreTheReferenceOnes) {
   Program bare = recorded;
   bare.dep_list.clear();
   bare.dep_begin.clear();
+  bare.encoded.clear();
   ASSERT_FALSE(bare.has_dependencies());
+  ASSERT_TRUE(recorded.has_encoding());
+  ASSERT_FALSE(bare.has_encoding());
   const TimingResult ref = simulate_timing_reference(bare, s), with = simulate_timing(recorded, s);
   for (size_t i = 0; i < recorded.instructions.size(); ++i) {
     const std::vector<size_t> want = deps_of(ref, i);
