@@ -2,9 +2,11 @@
 // naive / pipelined, softmax pipelined); building a program is not timed. items_per_second is instructions per second
 // on one thread.
 //   SimulateTiming           simulate_timing on a program from KernelBuilder::take(), which carries its dependencies
-//                            (as a compiled Neuron program carries its semaphores): the ">= 20 M/s" figure.
+//                            (as a compiled Neuron program carries its semaphores) and its compact encoding (as a
+//                            NEFF carries packed instructions): the ">= 20 M/s" figure.
 //   FindDependencies         the dependency search take() runs once per program (neuron/dependencies.h).
-//   SimulateTimingUnprepared simulate_timing on the same program without recorded dependencies: search + simulation.
+//   EncodeProgram            the encoding take() makes once per program (neuron/encoding.h).
+//   SimulateTimingUnprepared simulate_timing on the same program without either: search + encoding + simulation.
 //   SimulateTimingReference  simulate_timing_reference, the straightforward model the fast one matches bit for bit; its
 //                            ratio to the others survives a loaded machine: compare them in one run.
 //
@@ -15,6 +17,7 @@
 
 #include "neuron/builder.h"
 #include "neuron/dependencies.h"
+#include "neuron/encoding.h"
 #include "neuron/kernels/matmul.h"
 #include "neuron/kernels/softmax.h"
 #include "neuron/machine.h"
@@ -67,6 +70,16 @@ void BM_Dependencies(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(p.instructions.size()));
 }
 
+void BM_Encode(benchmark::State& state) {
+  const Program p = build(state.range(0), state.range(1), state.range(2), state.range(3));
+  std::vector<EncodedInstruction> enc;
+  for (auto _ : state) {
+    encode_program(p, enc);
+    benchmark::DoNotOptimize(enc.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(p.instructions.size()));
+}
+
 // Args: kind (0 matmul naive, 1 matmul pipelined, 2 softmax pipelined), M, K, N.
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"kind", "M", "K", "N"})
@@ -79,6 +92,7 @@ void shapes(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_Timing<Mode::prepared>)->Name("SimulateTiming")->Apply(shapes);
 BENCHMARK(BM_Dependencies)->Name("FindDependencies")->Apply(shapes);
+BENCHMARK(BM_Encode)->Name("EncodeProgram")->Apply(shapes);
 BENCHMARK(BM_Timing<Mode::unprepared>)->Name("SimulateTimingUnprepared")->Apply(shapes);
 BENCHMARK(BM_Timing<Mode::reference>)
     ->Name("SimulateTimingReference")

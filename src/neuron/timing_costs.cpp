@@ -90,19 +90,6 @@ double dma_cost_bytes(const EncodedInstruction& e, const NeuronCoreSpec& s, cons
   return o.dma_descriptors ? bytes + static_cast<double>(e.b) * s.dma_descriptor_overhead_bytes.value : bytes;
 }
 
-TensorStart tensor_start(double mm_ns, double ls_ns, double start, double free_at, TensorState& st,
-                         const NeuronCoreSpec& s, const TimingOptions& o) {
-  const bool idle = !st.any || start > free_at;
-  if (!st.any || start - free_at >= s.tensor_throttle_idle_ns.value) st.ramp_start = start;
-  st.any = true;
-  double level = 1;
-  const double u0 = s.tensor_throttle_start.value;
-  if (o.tensor_throttle && u0 < 1)
-    level = std::min(1.0, u0 + (1 - u0) * (start - st.ramp_start) / s.tensor_throttle_ramp_ns.value);
-  const double base = idle ? ls_ns + mm_ns : std::max(mm_ns, ls_ns);
-  return {base / level, idle ? ls_ns / level : 0.0, level};
-}
-
 void dma_rates(const std::vector<int>& active, double core_cap, double hbm_total, std::vector<double>& rate) {
   const size_t n = active.size();
   rate.assign(n, 0.0);

@@ -4,6 +4,7 @@
 // Not here: the event loops.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "neuron/machine.h"
@@ -54,8 +55,18 @@ struct TensorStart {
 // exposed, duration ls + mm; else it ran in the background, duration max(mm, ls). Throttle (v3/v4): after an idle
 // gap >= tensor_throttle_idle_ns (or at the first instruction) a ramp starts; level = min(1, start_level +
 // (1 - start_level) (start - ramp_start) / ramp_ns) at the instruction's start divides its whole duration.
-TensorStart tensor_start(double mm_ns, double ls_ns, double start, double free_at, TensorState& st,
-                         const NeuronCoreSpec& s, const TimingOptions& o);
+inline TensorStart tensor_start(double mm_ns, double ls_ns, double start, double free_at, TensorState& st,
+                                const NeuronCoreSpec& s, const TimingOptions& o) {
+  const bool idle = !st.any || start > free_at;
+  if (!st.any || start - free_at >= s.tensor_throttle_idle_ns.value) st.ramp_start = start;
+  st.any = true;
+  double level = 1;
+  const double u0 = s.tensor_throttle_start.value;
+  if (o.tensor_throttle && u0 < 1)
+    level = std::min(1.0, u0 + (1 - u0) * (start - st.ramp_start) / s.tensor_throttle_ramp_ns.value);
+  const double base = idle ? ls_ns + mm_ns : std::max(mm_ns, ls_ns);
+  return {base / level, idle ? ls_ns / level : 0.0, level};
+}
 
 // Per-transfer DMA rate (B/ns) of each core's transfers, `active[c]` transfers in flight on core c: max-min fair
 // sharing of `hbm_total` over all transfers, each core's transfers together capped at `core_cap`.
