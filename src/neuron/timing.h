@@ -12,7 +12,8 @@
 //    byte-range overlap; a pattern view counts as its bounding box). A matmul with accumulate also reads its dst;
 //    an activation with a reduction also writes its reduce_dst. They are the program's recorded ones
 //    (Program::dep_list, filled by KernelBuilder::take() as a compiler places semaphores), else found here by
-//    find_dependencies (dependencies.h).
+//    find_dependencies (dependencies.h). The cost formulas read the program's compact encoding (Program::encoded,
+//    encoding.h), likewise recorded by take() or made here.
 //  * A compute instruction that waits on another track's instruction pays sync_overhead_cycles of its own engine
 //    after that instruction ends (semaphore wait) [NKI-A2], assumed once per wait.
 //  * Compute cost in engine cycles at the engine clock, N = elements per partition:
