@@ -301,11 +301,8 @@ class Attention {
 
 void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, int64_t heads,
                       Schedule schedule, float scale, std::source_location loc) {
-  const Program& p = b.program();
-  auto buffer = [&](const View& x) -> const Buffer& { return p.buffers.at(static_cast<size_t>(x.buffer)); };
-  check(buffer(q_t).memory == Memory::hbm && buffer(k_t).memory == Memory::hbm && buffer(v).memory == Memory::hbm &&
-            buffer(o).memory == Memory::hbm,
-        "[shape] attention_kernel operands must be HBM tensors", loc);
+  check_hbm_operands(b, "attention_kernel", {q_t, k_t, v, o}, loc);
+  auto buffer = [&](const View& x) -> const Buffer& { return b.program().buffers.at(static_cast<size_t>(x.buffer)); };
   check(heads >= 1, "[shape] attention_kernel needs heads >= 1", loc);
   Geometry g;
   g.heads = heads;

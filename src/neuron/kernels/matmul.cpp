@@ -379,11 +379,8 @@ void matmul_kernel_blocked(KernelBuilder& b, const View& a_t, const View& bm, co
 
 void matmul_kernel(KernelBuilder& b, const View& a_t, const View& bm, const View& c, DType compute,
                    MatmulSchedule schedule, std::source_location loc) {
-  const Program& p = b.program();
-  auto buffer = [&](const View& v) -> const Buffer& { return p.buffers.at(static_cast<size_t>(v.buffer)); };
-  check(buffer(a_t).memory == Memory::hbm && buffer(bm).memory == Memory::hbm && buffer(c).memory == Memory::hbm,
-        "[shape] matmul_kernel operands must be HBM tensors", loc);
-  check(buffer(c).dtype == DType::f32, "[shape] matmul_kernel output must be fp32", loc);
+  check_hbm_operands(b, "matmul_kernel", {a_t, bm, c}, loc);
+  check(dtype_of(b, c) == DType::f32, "[shape] matmul_kernel output must be fp32", loc);
   const int64_t k_size = a_t.np, m_size = a_t.nf, n_size = bm.nf;
   check(bm.np == k_size && c.np == m_size && c.nf == n_size,
         "[shape] matmul_kernel needs a_t [K,M], b [K,N], c [M,N]; got K = " + std::to_string(k_size) + " / " +
@@ -393,7 +390,8 @@ void matmul_kernel(KernelBuilder& b, const View& a_t, const View& bm, const View
     naive_kernel(b, a_t, bm, c, compute);
     return;
   }
-  const DType in = size_of(buffer(a_t).dtype) >= size_of(buffer(bm).dtype) ? buffer(a_t).dtype : buffer(bm).dtype;
+  const DType da = dtype_of(b, a_t), db = dtype_of(b, bm);
+  const DType in = size_of(da) >= size_of(db) ? da : db;
   const int64_t free = static_cast<int64_t>(b.spec().sbuf_bytes_per_partition.value) - sbuf_used(b);
   matmul_kernel_blocked(b, a_t, bm, c, compute, plan_matmul(b.spec(), m_size, k_size, n_size, in, compute, free), loc);
 }

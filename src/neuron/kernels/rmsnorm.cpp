@@ -55,18 +55,12 @@ struct Step {
 
 void rmsnorm_kernel(KernelBuilder& b, const View& x, const View& gamma, const View& y, float eps, Schedule schedule,
                     std::source_location loc) {
-  const Program& p = b.program();
-  const Buffer& bx = p.buffers.at(static_cast<size_t>(x.buffer));
-  const Buffer& by = p.buffers.at(static_cast<size_t>(y.buffer));
-  const Buffer& bg = p.buffers.at(static_cast<size_t>(gamma.buffer));
-  check(bx.memory == Memory::hbm && by.memory == Memory::hbm && bg.memory == Memory::hbm,
-        "[shape] rmsnorm_kernel operands must be HBM tensors", loc);
-  check(y.np == x.np && y.nf == x.nf && gamma.np == 1 && gamma.nf == x.nf && bx.dtype == by.dtype &&
-            bx.dtype != DType::i32,
+  check_hbm_operands(b, "rmsnorm_kernel", {x, y, gamma}, loc);
+  const DType dt = dtype_of(b, x);
+  check(y.np == x.np && y.nf == x.nf && gamma.np == 1 && gamma.nf == x.nf && dtype_of(b, y) == dt && dt != DType::i32,
         "[shape] rmsnorm_kernel needs x, y [R, D] of one float dtype and gamma [1, D]", loc);
-  const DType dt = bx.dtype;  // bx dangles once the kernel allocates tiles (the buffer list grows)
   const auto esize = static_cast<int64_t>(dtype_size(dt));
-  const int64_t fixed = x.nf * (esize + static_cast<int64_t>(dtype_size(bg.dtype)));
+  const int64_t fixed = x.nf * (esize + static_cast<int64_t>(dtype_size(dtype_of(b, gamma))));
   const int64_t per_set = x.nf * (3 * esize + 4) + 64;
   const auto cap = static_cast<int64_t>(b.spec().sbuf_bytes_per_partition.value);
   // Pipelined: four rotating tile sets when they fit, else three (the skew below keeps three tiles in flight).
@@ -81,15 +75,12 @@ void rmsnorm_kernel(KernelBuilder& b, const View& x, const View& gamma, const Vi
   Tiles t[4];
   for (int i = 0; i < sets; ++i) t[i] = make_tiles(b, i, x.nf, dt);
   const Step step{b, g, x, y, eps};
-  const int64_t tiles = ceil_div(x.np, kP);
-  auto r0 = [&](int64_t i) { return i * kP; };
-  auto rs = [&](int64_t i) { return std::min(kP, x.np - i * kP); };
-  auto set = [&](int64_t i) -> const Tiles& { return t[i % sets]; };  // naive: one set
+  auto set = [&](const RowTile& r) -> const Tiles& { return t[r.index % sets]; };  // naive: one set
+  auto queue = [](const RowTile& r, int first) { return r.naive ? 0 : first + static_cast<int>(r.index % 7); };
   run_row_tiles(
-      schedule, tiles,
-      [&](int64_t i, bool naive) { step.load(set(i), r0(i), rs(i), naive ? 0 : static_cast<int>(i % 7)); },
-      [&](int64_t i, bool) { step.squares(set(i), rs(i)); },
-      [&](int64_t i, bool naive) { step.rest(set(i), r0(i), rs(i), naive ? 0 : 8 + static_cast<int>(i % 7)); });
+      schedule, x.np, kP, [&](const RowTile& r) { step.load(set(r), r.row0, r.rows, queue(r, 0)); },
+      [&](const RowTile& r) { step.squares(set(r), r.rows); },
+      [&](const RowTile& r) { step.rest(set(r), r.row0, r.rows, queue(r, 8)); });
 }
 
 }  // namespace nanotrn::neuron

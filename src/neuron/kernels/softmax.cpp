@@ -56,14 +56,10 @@ struct Step {
 }  // namespace
 
 void softmax_kernel(KernelBuilder& b, const View& x, const View& y, Schedule schedule, std::source_location loc) {
-  const Program& p = b.program();
-  const Buffer& bx = p.buffers.at(static_cast<size_t>(x.buffer));
-  const Buffer& by = p.buffers.at(static_cast<size_t>(y.buffer));
-  check(bx.memory == Memory::hbm && by.memory == Memory::hbm, "[shape] softmax_kernel operands must be HBM tensors",
-        loc);
-  check(y.np == x.np && y.nf == x.nf && bx.dtype == by.dtype && bx.dtype != DType::i32,
+  check_hbm_operands(b, "softmax_kernel", {x, y}, loc);
+  const DType dt = dtype_of(b, x);
+  check(y.np == x.np && y.nf == x.nf && dtype_of(b, y) == dt && dt != DType::i32,
         "[shape] softmax_kernel needs x and y [R, C] of one float dtype", loc);
-  const DType dt = bx.dtype;  // bx dangles once the kernel allocates tiles (the buffer list grows)
   const auto row_bytes = x.nf * static_cast<int64_t>(2 * dtype_size(dt) + 4) + 64;
   const auto cap = static_cast<int64_t>(b.spec().sbuf_bytes_per_partition.value);
   // Pipelined: four rotating tile sets when they fit, else three (the skew below keeps three tiles in flight).
@@ -75,19 +71,14 @@ void softmax_kernel(KernelBuilder& b, const View& x, const View& y, Schedule sch
   Tiles t[4];
   for (int i = 0; i < sets; ++i) t[i] = make_tiles(b, i, x.nf, dt);
   const Step step{b, x, y};
-  const int64_t tiles = ceil_div(x.np, kP);
-  auto r0 = [&](int64_t i) { return i * kP; };
-  auto rs = [&](int64_t i) { return std::min(kP, x.np - i * kP); };
-  auto set = [&](int64_t i) -> const Tiles& { return t[i % sets]; };  // naive: one set
+  auto set = [&](const RowTile& r) -> const Tiles& { return t[r.index % sets]; };  // naive: one set
+  auto queue = [](const RowTile& r, int first) { return r.naive ? 0 : first + static_cast<int>(r.index % 8); };
   // Pipelined: VectorE's max of the next tile runs while ScalarE exponentiates this one (in-order engine queues would
   // otherwise ping-pong).
   run_row_tiles(
-      schedule, tiles,
-      [&](int64_t i, bool naive) { step.load(set(i), r0(i), rs(i), naive ? 0 : static_cast<int>(i % 8)); },
-      [&](int64_t i, bool) { step.max(set(i), rs(i)); },
-      [&](int64_t i, bool naive) {
-        step.rest(set(i), r0(i), rs(i), naive ? 0 : 8 + static_cast<int>(i % 8), !naive && i % 2 == 1);
-      });
+      schedule, x.np, kP, [&](const RowTile& r) { step.load(set(r), r.row0, r.rows, queue(r, 0)); },
+      [&](const RowTile& r) { step.max(set(r), r.rows); },
+      [&](const RowTile& r) { step.rest(set(r), r.row0, r.rows, queue(r, 8), !r.naive && r.index % 2 == 1); });
 }
 
 }  // namespace nanotrn::neuron

@@ -73,14 +73,10 @@ void pipelined(KernelBuilder& b, const View& x, const View& y, DType t) {
 }  // namespace
 
 void transpose_kernel(KernelBuilder& b, const View& x, const View& y, Schedule schedule, std::source_location loc) {
-  const Program& p = b.program();
-  const Buffer& bx = p.buffers.at(static_cast<size_t>(x.buffer));
-  const Buffer& by = p.buffers.at(static_cast<size_t>(y.buffer));
-  check(bx.memory == Memory::hbm && by.memory == Memory::hbm, "[shape] transpose_kernel operands must be HBM tensors",
-        loc);
-  check(y.np == x.nf && y.nf == x.np && bx.dtype == by.dtype && bx.dtype != DType::i32,
+  check_hbm_operands(b, "transpose_kernel", {x, y}, loc);
+  const DType dt = dtype_of(b, x);
+  check(y.np == x.nf && y.nf == x.np && dtype_of(b, y) == dt && dt != DType::i32,
         "[shape] transpose_kernel needs x [R, C] and y [C, R] of one float dtype", loc);
-  const DType dt = bx.dtype;  // bx dangles once the kernel allocates tiles (the buffer list grows)
   if (schedule == Schedule::naive)
     naive(b, x, y, dt);
   else
