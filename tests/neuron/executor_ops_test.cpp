@@ -15,17 +15,10 @@
 #include "dtype/convert.h"
 #include "neuron/builder.h"
 #include "neuron/executor.h"
+#include "neuron/random_values.h"
 
 namespace nanotrn::neuron {
 namespace {
-
-std::vector<float> randoms(size_t n, float lo, float hi, unsigned seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(g);
-  return v;
-}
 
 TEST(NeuronExecutorOps, ActivationScaleVectorAndFusedReduction) {
   const int64_t p = 64, f = 300;

@@ -12,17 +12,10 @@
 #include "base/rng.h"
 #include "dtype/convert.h"
 #include "neuron/builder.h"
+#include "neuron/random_values.h"
 
 namespace nanotrn::neuron {
 namespace {
-
-std::vector<float> randoms(size_t n, float lo, float hi, unsigned seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(g);
-  return v;
-}
 
 // Distance in units in the last place of fp32 between a and the double reference r.
 double ulps(float a, double r) {
