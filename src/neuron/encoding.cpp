@@ -75,7 +75,18 @@ EncodedInstruction encode(const Instruction& ins, const Program& p, const Instru
       break;
     }
     case Opcode::tensor_scalar:
-    case Opcode::copy:
+    case Opcode::copy: {
+      const View &d = ins.dst, &s = ins.srcs[0];
+      auto fp8 = [](DType t) { return t == DType::f8e4m3 || t == DType::f8e5m2; };
+      auto narrow = [&](DType t) { return t == DType::bf16 || t == DType::f16 || fp8(t); };
+      if (narrow(dtype(d)) && narrow(dtype(s))) {
+        flags |= F::perf_mode;
+        if (fp8(dtype(d)) || fp8(dtype(s))) flags |= F::perf_fp8;
+        // (The other half-rate case, a non-contiguous tile side, cannot be written: tile views are rectangles.)
+        if (memory(d) == Memory::psum || memory(s) == Memory::psum) flags |= F::perf_half;
+      }
+      break;
+    }
     case Opcode::reciprocal:
     case Opcode::iota:
     case Opcode::affine_select:

@@ -63,6 +63,8 @@ std::vector<NeuronCoreSpec> make_specs() {
     s.vector_clock_ghz = {1.12, "[NKI-A2]"};
     s.scalar_clock_ghz = {1.4, "[NKI-A2]"};
     s.gpsimd_clock_ghz = {1.4, "[NKI-A2]"};
+    s.vector_perf_mode_speedup = {1, "[NKI-A2] Vector data path 128 elements/cycle: no performance mode"};
+    s.vector_perf_mode_fp8_speedup = {1, "[NKI-A2] no performance mode"};
     s.dma_engine_bytes_per_ns = {17, "[DMAOV] [DMABW] table: 17 B/ns per engine (text says 27.2 GB/s; see sec. 10)"};
     s.hbm_share_bytes_per_ns = {820 * kGiB / 1e9 / 2, "[TRN1] 820 GiB/s per chip / 2 cores [derived]"};
     s.hbm_bytes = {16 * kGiB, "[TRN1] 32 GiB / 2 cores [derived]"};
@@ -79,6 +81,11 @@ std::vector<NeuronCoreSpec> make_specs() {
     s.vector_clock_ghz = {0.96, "[NKI-A3]"};
     s.scalar_clock_ghz = {1.2, "[NKI-A3]"};
     s.gpsimd_clock_ghz = {1.2, "[NKI-A3]"};
+    s.vector_perf_mode_speedup = {4,
+                                  "[NKI-A3] performance mode: tensor_copy / tensor_scalar 4x for BF16/FP16 SBUF in and "
+                                  "out at unit stride, 2x non-contiguous or one side in PSUM (Vector data path 512 "
+                                  "elements/cycle for BF16/FP16)"};
+    s.vector_perf_mode_fp8_speedup = {1, "[NKI-A3] the performance mode names BF16/FP16 only"};
     s.dma_engine_bytes_per_ns = {23, "[DMAOV] [DMABW] table: 23 B/ns per engine (matches 32 KiB in 1,416 ns)"};
     s.hbm_share_bytes_per_ns = {2900.0 / 8, "[TRN2] 2.9 TB/s per chip / 8 cores [derived]"};
     s.hbm_bytes = {12 * kGiB, "[LNC] 24 GB bank per core pair [derived]"};
@@ -95,6 +102,10 @@ std::vector<NeuronCoreSpec> make_specs() {
     s.vector_clock_ghz = {1.2, "[NKI-A4]"};
     s.scalar_clock_ghz = {1.2, "[NKI-A4]"};
     s.gpsimd_clock_ghz = {1.2, "[NKI-A4]"};
+    s.vector_perf_mode_speedup = {4,
+                                  "[NKI-A4] Vector data path 512 elements/cycle for BF16/FP16/FP8 (as v3's performance "
+                                  "mode [NKI-A3]; assumed: the same 4x / 2x rules)"};
+    s.vector_perf_mode_fp8_speedup = {4, "[NKI-A4] the 512 elements/cycle data path includes FP8"};
     s.dma_engine_bytes_per_ns = {33, "[DMAOV] [DMABW] table: 33 B/ns per engine"};
     s.hbm_share_bytes_per_ns = {4900.0 / 8, "[TRN3] 4.9 TB/s per chip / 8 cores [derived]"};
     s.hbm_bytes = {18 * kGiB, "[TRN3] 144 GiB / 8 cores [derived]"};
@@ -134,6 +145,8 @@ std::vector<std::pair<std::string, const Param*>> NeuronCoreSpec::params() const
           {"min_ii_cycles", &min_ii_cycles},
           {"gpsimd_startup_cycles", &gpsimd_startup_cycles},
           {"sync_overhead_cycles", &sync_overhead_cycles},
+          {"vector_perf_mode_speedup", &vector_perf_mode_speedup},
+          {"vector_perf_mode_fp8_speedup", &vector_perf_mode_fp8_speedup},
           {"dma_engines", &dma_engines},
           {"dma_engine_bytes_per_ns", &dma_engine_bytes_per_ns},
           {"dma_fixed_latency_ns", &dma_fixed_latency_ns},

@@ -54,6 +54,10 @@ struct NeuronCoreSpec {
   Param min_ii_cycles;          // MIN_II of the ISA cost table (64)
   Param gpsimd_startup_cycles;  // the 150 of iota / affine_select
   Param sync_overhead_cycles;   // cost of a cross-engine semaphore wait, consumer-engine cycles
+  // VectorE performance mode (v3/v4): tensor_copy / tensor_scalar with 16-bit float input and output run this many
+  // times faster SBUF -> SBUF at unit stride, half that with a side in PSUM; 1 on v2 (none).
+  Param vector_perf_mode_speedup;
+  Param vector_perf_mode_fp8_speedup;  // the same for fp8 input or output (v4: as 16-bit; 1 before: no mode)
 
   // DMA.
   Param dma_engines;              // 16 per core

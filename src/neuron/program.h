@@ -116,6 +116,11 @@ struct EncodedInstruction {
                             // reduce: bf16 in and out with add or max (N/2); memset: 0 into bf16/fp16 (N/2)
     with_reduce = 4,        // activation with a free-axis reduction (+ MIN_II)
     reuses_stationary = 8,  // matmul: the previous TensorE instruction left the same stationary in the array
+    // copy / tensor_scalar, for the VectorE performance mode: input and output are 16-bit floats (bf16 / fp16) or
+    // fp8 (perf_fp8 set when one of them is fp8), and perf_half when a side is in PSUM (half the speedup).
+    perf_mode = 16,
+    perf_fp8 = 32,
+    perf_half = 64,
   };
   Opcode op = Opcode::copy;
   Engine engine = Engine::vector;

@@ -24,7 +24,9 @@
 //      transpose   max(P, min(64, F)) of the source [P, F]                                        TensorE clock
 //      activation  max(MIN_II, N), + MIN_II with a free-axis reduction                            ScalarE clock
 //      tensor_tensor  max(MIN_II, N) if an input is in PSUM or (all bf16, SBUF, add/sub/mul), else max(MIN_II, 2N)
-//      tensor_scalar, copy  max(MIN_II, N);  reduce  N/2 if bf16 in and out with add or max, else N
+//      tensor_scalar, copy  max(MIN_II, N / p): p = vector_perf_mode_speedup (v3/v4: 4) for bf16/fp16 (v4: also
+//                  fp8) in and out, both in SBUF; half that with a side in PSUM; else 1 [NKI-A3] [NKI-A4]
+//      reduce      N/2 if bf16 in and out with add or max, else N
 //      reciprocal  max(MIN_II, 8N)
 //      memset      max(MIN_II, N/2) for 0 into bf16/fp16, else max(MIN_II, N)                     VectorE clock
 //      iota, affine_select  150 + N                                                               GpSimd clock
@@ -41,8 +43,8 @@
 //  * SPMD (LNC=2, v3/v4): the programs run on separate physical cores (own tracks) and share HBM bandwidth as
 //    above; no cross-core dependencies (an SPMD kernel writes disjoint outputs).
 //  * Stalls: blocked_by / stall_ns name the dependency that delayed an instruction past its track becoming free.
-// Not here: background transpose (v4), v3 VectorE perf modes, SBUF/PSUM port conflicts, the Sync engine's own
-// instruction stream, DMA priorities.
+// Not here: background transpose (v4), the VectorE performance mode's bus sharing with GpSimd, SBUF/PSUM port
+// conflicts, the Sync engine's own instruction stream, DMA priorities.
 #pragma once
 
 #include <cstdint>

@@ -60,8 +60,15 @@ double compute_cycles(const EncodedInstruction& e, const NeuronCoreSpec& s) {
     case Opcode::activation:  // activation_reduce adds MIN_II [ISA-2025-10]
       return std::max(min_ii, n) + ((e.flags & F::with_reduce) != 0 ? min_ii : 0.0);
     case Opcode::tensor_scalar:
-    case Opcode::copy:
-      return std::max(min_ii, n);
+    case Opcode::copy: {  // VectorE performance mode (v3/v4) [NKI-A3] [NKI-A4]
+      double speedup = 1;
+      if ((e.flags & F::perf_mode) != 0) {
+        speedup =
+            (e.flags & F::perf_fp8) != 0 ? s.vector_perf_mode_fp8_speedup.value : s.vector_perf_mode_speedup.value;
+        if ((e.flags & F::perf_half) != 0) speedup = std::max(1.0, speedup / 2);
+      }
+      return std::max(min_ii, n / speedup);
+    }
     case Opcode::reciprocal:
       return std::max(min_ii, 8 * n);
     case Opcode::tensor_tensor:

@@ -15,7 +15,7 @@ TEST(NeuronMachine, EveryParamHasASourceAndAPositiveValue) {
   for (const char* name : {"v2", "v3", "v4"}) {
     const NeuronCoreSpec& s = spec_for(name);
     const auto params = s.params();
-    EXPECT_EQ(params.size(), 32u);
+    EXPECT_EQ(params.size(), 34u);
     for (const auto& [key, p] : params) {
       EXPECT_GT(p->value, 0) << name << "." << key;
       const bool cited = !p->source.empty() && (p->source[0] == '[' || p->source.rfind("assumed", 0) == 0);
@@ -57,6 +57,11 @@ TEST(NeuronMachine, ValuesMatchTheFactSheet) {
     EXPECT_DOUBLE_EQ(s->fp8_double_row_speedup.value, 2);
   }
   EXPECT_DOUBLE_EQ(v2.max_physical_cores.value, 1);
+  // [NKI-A3] VectorE performance mode 4x (BF16/FP16); [NKI-A4] FP8 too; none on v2 (128 elements/cycle).
+  EXPECT_DOUBLE_EQ(v2.vector_perf_mode_speedup.value, 1);
+  EXPECT_DOUBLE_EQ(v3.vector_perf_mode_speedup.value, 4);
+  EXPECT_DOUBLE_EQ(v3.vector_perf_mode_fp8_speedup.value, 1);
+  EXPECT_DOUBLE_EQ(v4.vector_perf_mode_fp8_speedup.value, 4);
   EXPECT_DOUBLE_EQ(v4.mx_speedup.value, 4);               // [NC4] 315 TFLOPS MX per core
   EXPECT_DOUBLE_EQ(v3.load_stationary_speedup.value, 4);  // [NKI-A2] fast LS: 128 -> 32 cycles
 }

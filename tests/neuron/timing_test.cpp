@@ -145,9 +145,10 @@ TEST(NeuronTiming, DependenciesAndEngineOverlap) {
   EXPECT_EQ(I[2].blocked_by, -1);  // the memset started at once
   EXPECT_EQ(I[4].blocked_by, 1);   // the second load waited for the matmul to finish reading ta
   EXPECT_NEAR(I[4].start_ns, I[1].end_ns, 1e-9);
-  // copy of 128 bf16: max(MIN_II, 128) Vector cycles, after DMA 4 and the vector queue.
+  // copy of 128 bf16 SBUF -> SBUF: max(MIN_II, 128 / 4) Vector cycles (v3 performance mode), after DMA 4 and the
+  // vector queue.
   EXPECT_NEAR(I[5].start_ns, I[4].end_ns + s.sync_overhead_cycles.value / s.vector_clock_ghz.value, 1e-9);
-  EXPECT_NEAR(I[5].end_ns - I[5].start_ns, 128 / s.vector_clock_ghz.value, 1e-9);
+  EXPECT_NEAR(I[5].end_ns - I[5].start_ns, 64 / s.vector_clock_ghz.value, 1e-9);
   EXPECT_NEAR(r.total_ns, I[5].end_ns, 1e-9);
   EXPECT_NEAR(r.tracks[1].busy_ns, (I[2].end_ns - I[2].start_ns) + (I[5].end_ns - I[5].start_ns), 1e-9);
 }
@@ -172,6 +173,43 @@ TEST(NeuronTiming, VectorAndGpSimdFormulas) {
   EXPECT_NEAR(dur(3), 64 / vf, 1e-9);
   EXPECT_NEAR(dur(4), 450 / s.gpsimd_clock_ghz.value, 1e-9);
   EXPECT_DOUBLE_EQ(t.instructions[4].start_ns, 0.0);  // GpSimd runs alongside Vector
+}
+
+// VectorE performance mode [NKI-A3] [NKI-A4]: copy / tensor_scalar with bf16/fp16 (v4: also fp8) input and output run
+// max(MIN_II, N / 4) cycles SBUF -> SBUF (tile views are unit-stride) and max(MIN_II, N / 2) with a side in PSUM;
+// other dtypes, and v2, run max(MIN_II, N).
+TEST(NeuronTiming, VectorPerformanceMode) {
+  struct Case {
+    const char* gen;
+    DType in, out;
+    bool psum_in;
+    double divisor;
+  };
+  const Case cases[] = {
+      {"v2", DType::bf16, DType::bf16, false, 1},   {"v3", DType::bf16, DType::bf16, false, 4},
+      {"v3", DType::f16, DType::bf16, false, 4},    {"v3", DType::bf16, DType::bf16, true, 2},
+      {"v3", DType::f32, DType::bf16, false, 1},    {"v3", DType::bf16, DType::f32, false, 1},
+      {"v3", DType::f8e4m3, DType::bf16, false, 1}, {"v4", DType::f8e4m3, DType::bf16, false, 4},
+      {"v4", DType::bf16, DType::bf16, true, 2},    {"v4", DType::f32, DType::f32, true, 1},
+  };
+  const int64_t n = 2048;
+  for (const Case& c : cases) {
+    for (int op = 0; op < 2; ++op) {
+      const NeuronCoreSpec& s = spec_for(c.gen);
+      KernelBuilder b(s);
+      const View src = c.psum_in ? b.psum("x", 128, 512, c.in) : b.sbuf("x", 128, n, c.in);
+      const int64_t cols = c.psum_in ? 512 : n;
+      const View d = b.sbuf("y", 128, cols, c.out);
+      if (op == 0)
+        b.copy(d, src);
+      else
+        b.tensor_scalar(d, src, AluOp::multiply, 2.0f);
+      const TimingResult t = simulate_timing(b.program(), s, kFormulas);
+      const double want = std::max(64.0, static_cast<double>(cols) / c.divisor) / s.vector_clock_ghz.value;
+      EXPECT_NEAR(t.instructions[0].end_ns - t.instructions[0].start_ns, want, 1e-9)
+          << c.gen << " " << dtype_name(c.in) << " -> " << dtype_name(c.out) << " psum " << c.psum_in << " op " << op;
+    }
+  }
 }
 
 TEST(NeuronTiming, PerPartitionOperandsAreDependencies) {
