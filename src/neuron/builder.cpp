@@ -182,7 +182,7 @@ Instruction& KernelBuilder::push(Opcode op, Engine e, const View& dst, std::vect
   ins.srcs = std::move(srcs);
   ins.rounding = rounding_;
   ins.where = loc;
-  program_.instructions.push_back(ins);
+  program_.instructions.push_back(std::move(ins));
   return program_.instructions.back();
 }
 
