@@ -7,6 +7,8 @@
 //   FindDependencies         the dependency search take() runs once per program (neuron/dependencies.h).
 //   EncodeProgram            the encoding take() makes once per program (neuron/encoding.h).
 //   SimulateTimingUnprepared simulate_timing on the same program without either: search + encoding + simulation.
+//   BuildProgram             recording the kernel (KernelBuilder, every hardware rule checked) and take() (search +
+//                            encoding): what `nanotrn kernel run` pays before timing.
 //   SimulateTimingReference  simulate_timing_reference, the straightforward model the fast one matches bit for bit; its
 //                            ratio to the others survives a loaded machine: compare them in one run.
 //
@@ -80,6 +82,16 @@ void BM_Encode(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(p.instructions.size()));
 }
 
+void BM_Build(benchmark::State& state) {
+  size_t n = 0;
+  for (auto _ : state) {
+    const Program p = build(state.range(0), state.range(1), state.range(2), state.range(3));
+    n = p.instructions.size();
+    benchmark::DoNotOptimize(p.instructions.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+}
+
 // Args: kind (0 matmul naive, 1 matmul pipelined, 2 softmax pipelined), M, K, N.
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"kind", "M", "K", "N"})
@@ -93,6 +105,7 @@ void shapes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_Timing<Mode::prepared>)->Name("SimulateTiming")->Apply(shapes);
 BENCHMARK(BM_Dependencies)->Name("FindDependencies")->Apply(shapes);
 BENCHMARK(BM_Encode)->Name("EncodeProgram")->Apply(shapes);
+BENCHMARK(BM_Build)->Name("BuildProgram")->Apply(shapes);
 BENCHMARK(BM_Timing<Mode::unprepared>)->Name("SimulateTimingUnprepared")->Apply(shapes);
 BENCHMARK(BM_Timing<Mode::reference>)
     ->Name("SimulateTimingReference")
