@@ -20,11 +20,7 @@ namespace nanotrn::neuron {
 using detail::kComputeTracks;
 
 double dma_bytes(const Instruction& ins, const Program& p) {
-  auto bytes = [&](const View& v) {
-    return static_cast<double>(v.np * v.nf) *
-           static_cast<double>(dtype_size(p.buffers[static_cast<size_t>(v.buffer)].dtype));
-  };
-  return std::max(bytes(ins.dst), bytes(ins.srcs[0]));
+  return static_cast<double>(encode(ins, p, nullptr).a);  // the encoding's bytes, which the model charges
 }
 
 int track_of(const Instruction& ins) {

@@ -97,7 +97,8 @@ struct TimingResult {
 };
 
 int track_of(const Instruction& ins);
-// Bytes a dma_copy moves: max(source, destination bytes) (assumed for casting copies).
+// Bytes a dma_copy moves: max(source, destination bytes) (assumed for casting copies); the encoding's figure
+// (encoding.h). Only for dma_copy instructions.
 double dma_bytes(const Instruction& ins, const Program& program);
 TimingResult simulate_timing(const Program& program, const NeuronCoreSpec& spec, const TimingOptions& options = {});
 // SPMD launch of programs.size() (1 or up to spec.max_physical_cores) physical cores: one result per core (its own
