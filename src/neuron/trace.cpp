@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
+#include <span>
 
 #include "base/error.h"
 
@@ -64,28 +66,37 @@ void add_core(nlohmann::json& events, int pid, const Program& program, const Tim
       slice(name, t.start_ns, t.end_ns);
     }
   }
-  // A flow arrow from each stall's cause to the stalled instruction ("s" inside the cause's slice, "f" bound to
-  // the start of the stalled one).
+  // A flow arrow for each cross-engine wait, as a semaphore wait: from the latest dependency on each other track to
+  // the waiting instruction ("s" inside the dependency's slice, "f" bound to the start of the waiting one). The one
+  // that set the start (blocked_by) is a "stall", the others a "wait".
+  size_t id = static_cast<size_t>(pid) << 32;
   for (size_t i = 0; i < program.instructions.size(); ++i) {
     const InstructionTiming& t = timing.instructions[i];
-    if (t.blocked_by < 0) continue;
-    const InstructionTiming& c = timing.instructions.at(static_cast<size_t>(t.blocked_by));
-    const size_t id = (static_cast<size_t>(pid) << 32) + i;
-    events.push_back({{"ph", "s"},
-                      {"name", "dependency"},
-                      {"cat", "dependency"},
-                      {"id", id},
-                      {"pid", pid},
-                      {"tid", c.track},
-                      {"ts", (c.start_ns + c.end_ns) / 2000.0}});
-    events.push_back({{"ph", "f"},
-                      {"bp", "e"},
-                      {"name", "dependency"},
-                      {"cat", "dependency"},
-                      {"id", id},
-                      {"pid", pid},
-                      {"tid", t.track},
-                      {"ts", t.start_ns / 1000.0}});
+    const std::span<const uint32_t> deps = timing.deps(i);
+    std::set<int> seen = {t.track};
+    for (auto d = deps.rbegin(); d != deps.rend(); ++d) {  // sorted: the latest on each track first
+      const InstructionTiming& c = timing.instructions.at(*d);
+      if (!seen.insert(c.track).second) continue;
+      const bool stall = t.blocked_by == static_cast<long>(*d);
+      const nlohmann::json args = {{"from", *d}, {"to", i}};
+      events.push_back({{"ph", "s"},
+                        {"name", stall ? "stall" : "wait"},
+                        {"cat", "dependency"},
+                        {"id", ++id},
+                        {"pid", pid},
+                        {"tid", c.track},
+                        {"ts", (c.start_ns + c.end_ns) / 2000.0},
+                        {"args", args}});
+      events.push_back({{"ph", "f"},
+                        {"bp", "e"},
+                        {"name", stall ? "stall" : "wait"},
+                        {"cat", "dependency"},
+                        {"id", id},
+                        {"pid", pid},
+                        {"tid", t.track},
+                        {"ts", t.start_ns / 1000.0},
+                        {"args", args}});
+    }
   }
 }
 

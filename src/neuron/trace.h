@@ -2,12 +2,14 @@
 // <spec>" (SPMD: one per physical core, "NC<c> ..."), one thread (track) per engine and per DMA queue that ran
 // something, one complete ("X") slice per instruction with ts/dur in microseconds and args {source: "file:line",
 // index, deps, blocked_by, stall_ns, dst, throttle (TensorE)}; a matmul is drawn as the profiler's two
-// instructions, "LoadStationary" (when exposed, ls_ns) then "MultiplyMoving"; and a flow arrow ("s"/"f" pair,
-// id = core << 32 | the stalled instruction's index) from each stall's cause to the instruction it held up.
+// instructions, "LoadStationary" (when exposed, ls_ns) then "MultiplyMoving"; and a flow arrow ("s"/"f" pair, args
+// {from, to}) for each cross-engine wait: from the latest dependency on each other track to the waiting instruction,
+// named "stall" for the one that set its start (blocked_by) and "wait" for the others.
 //
 //   nlohmann::json j = trace_json(program, timing, spec);   write_trace_file("k.json", program, timing, spec);
 //
-// Not here: arrows for non-binding dependencies, counters (DMA bandwidth), the Neuron profiler's own NTFF format.
+// Not here: arrows for same-track dependencies (the track's order implies them), counters (DMA bandwidth), the
+// Neuron profiler's own NTFF format.
 #pragma once
 
 #include <nlohmann/json.hpp>

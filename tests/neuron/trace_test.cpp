@@ -56,17 +56,19 @@ TEST(NeuronTrace, ParsesBackWithTracksAndSourceLines) {
   EXPECT_EQ(slices, 5);
   EXPECT_NEAR(ls_end, mm_begin, 1e-9);
   EXPECT_GT(t.instructions[1].ls_ns, 0.0);
-  // Every instruction after the first waits for its predecessor (a chain): three flow arrows, each an s/f pair
-  // whose "f" lies on the stalled instruction's track at its start.
+  // Every instruction after the first waits for its predecessor on another engine (a chain): three "stall" arrows,
+  // each an s/f pair whose "f" lies on the stalled instruction's track at its start.
   int starts = 0, finishes = 0;
   for (const auto& e : j.at("traceEvents")) {
     if (e.at("ph") == "s") ++starts;
     if (e.at("ph") != "f") continue;
     ++finishes;
-    const auto& ti = t.instructions.at(e.at("id").get<size_t>());
+    const auto& ti = t.instructions.at(e.at("args").at("to").get<size_t>());
+    EXPECT_EQ(e.at("name"), "stall");
     EXPECT_EQ(e.at("tid").get<int>(), ti.track);
     EXPECT_NEAR(e.at("ts").get<double>(), ti.start_ns / 1000.0, 1e-9);
-    EXPECT_EQ(ti.blocked_by, static_cast<long>(e.at("id").get<size_t>()) - 1);
+    EXPECT_EQ(ti.blocked_by, e.at("args").at("from").get<long>());
+    EXPECT_EQ(ti.blocked_by, static_cast<long>(e.at("args").at("to").get<size_t>()) - 1);
     EXPECT_GT(ti.stall_ns, 0.0);
   }
   EXPECT_EQ(starts, 3);
@@ -78,6 +80,35 @@ TEST(NeuronTrace, ParsesBackWithTracksAndSourceLines) {
   }();
   EXPECT_EQ(names, (std::set<std::string>{"Tensor", "Scalar", "DMA q0", "DMA q2"}));
   EXPECT_NEAR(j.at("otherData").at("total_ns").get<double>(), t.total_ns, 1e-9);
+}
+
+// A tensor_tensor that reads two tiles loaded on two DMA queues waits on both (two semaphores): one arrow from each,
+// the later load's a "stall" (it set the start) and the earlier one's a "wait". The next copy depends on the
+// tensor_tensor (the same track: its order implies it, no arrow) and on load 0 (WAW on ts: a "wait").
+TEST(NeuronTrace, AnArrowForEveryCrossEngineWait) {
+  const NeuronCoreSpec& s = spec_for("v3");
+  KernelBuilder b(s);
+  View small = b.hbm("small", 128, 64, DType::bf16), big = b.hbm("big", 128, 4096, DType::bf16);
+  View ts = b.sbuf("ts", 128, 64, DType::bf16), tb = b.sbuf("tb", 128, 4096, DType::bf16);
+  View out = b.sbuf("out", 128, 64, DType::bf16);
+  b.dma_copy(ts, small, 0);                                          // 0
+  b.dma_copy(tb, big, 1);                                            // 1: ends later
+  b.tensor_tensor(out, ts, b.slice(tb, 0, 128, 0, 64), AluOp::add);  // 2: waits on 0 and 1
+  b.copy(ts, out);                                                   // 3: RAW/WAR on 2, WAW on 0
+  const Program p = b.take();
+  const TimingResult t = simulate_timing(p, s);
+  ASSERT_EQ(t.instructions[2].blocked_by, 1);
+  const nlohmann::json j = trace_json(p, t, s);
+  std::map<std::pair<size_t, size_t>, std::string> arrows;  // (from, to) -> name, from the "f" events
+  int starts = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.at("ph") == "s") ++starts;
+    if (e.at("ph") == "f")
+      arrows[{e.at("args").at("from").get<size_t>(), e.at("args").at("to").get<size_t>()}] = e.at("name");
+  }
+  const std::map<std::pair<size_t, size_t>, std::string> want = {{{0, 2}, "wait"}, {{1, 2}, "stall"}, {{0, 3}, "wait"}};
+  EXPECT_EQ(arrows, want);
+  EXPECT_EQ(starts, 3);
 }
 
 }  // namespace
