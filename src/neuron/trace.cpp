@@ -5,6 +5,8 @@
 #include <fstream>
 #include <set>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "base/error.h"
 
@@ -100,6 +102,39 @@ void add_core(nlohmann::json& events, int pid, const Program& program, const Tim
   }
 }
 
+// Counter tracks of one core: "DMA transfers" (how many are in their transfer phase, after the fixed latency: they
+// share the core's bandwidth) and "TensorE utilisation limit" (the throttle level each TensorE instruction ran at).
+void add_counters(nlohmann::json& events, int pid, const Program& program, const TimingResult& timing,
+                  const NeuronCoreSpec& spec) {
+  std::vector<std::pair<double, int>> changes;  // (time ns, +1 / -1)
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    const InstructionTiming& t = timing.instructions[i];
+    if (program.instructions[i].engine == Engine::tensor)
+      events.push_back({{"ph", "C"},
+                        {"name", "TensorE utilisation limit"},
+                        {"pid", pid},
+                        {"ts", t.start_ns / 1000.0},
+                        {"args", {{"limit", t.throttle}}}});
+    if (program.instructions[i].engine != Engine::dma) continue;
+    changes.emplace_back(t.start_ns + spec.dma_fixed_latency_ns.value, +1);
+    changes.emplace_back(t.end_ns, -1);
+  }
+  std::sort(changes.begin(), changes.end());
+  int in_flight = 0;
+  auto counter = [&](double ts) {
+    events.push_back({{"ph", "C"},
+                      {"name", "DMA transfers"},
+                      {"pid", pid},
+                      {"ts", ts / 1000.0},
+                      {"args", {{"in flight", in_flight}}}});
+  };
+  counter(0);
+  for (size_t x = 0; x < changes.size(); ++x) {
+    in_flight += changes[x].second;
+    if (x + 1 == changes.size() || changes[x + 1].first != changes[x].first) counter(changes[x].first);
+  }
+}
+
 }  // namespace
 
 nlohmann::json trace_json(const std::vector<const Program*>& programs, const std::vector<TimingResult>& timings,
@@ -109,6 +144,7 @@ nlohmann::json trace_json(const std::vector<const Program*>& programs, const std
   double total = 0;
   for (size_t c = 0; c < programs.size(); ++c) {
     add_core(events, static_cast<int>(c), *programs[c], timings[c], spec, programs.size() > 1);
+    add_counters(events, static_cast<int>(c), *programs[c], timings[c], spec);
     total = std::max(total, timings[c].total_ns);
   }
   return {{"traceEvents", events}, {"displayTimeUnit", "ns"}, {"otherData", {{"total_ns", total}}}};

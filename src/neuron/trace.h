@@ -4,12 +4,14 @@
 // index, deps, blocked_by, stall_ns, dst, throttle (TensorE)}; a matmul is drawn as the profiler's two
 // instructions, "LoadStationary" (when exposed, ls_ns) then "MultiplyMoving"; and a flow arrow ("s"/"f" pair, args
 // {from, to}) for each cross-engine wait: from the latest dependency on each other track to the waiting instruction,
-// named "stall" for the one that set its start (blocked_by) and "wait" for the others.
+// named "stall" for the one that set its start (blocked_by) and "wait" for the others. Counter tracks per core:
+// "DMA transfers" {in flight} (transfers past their fixed latency, sharing the bandwidth) and "TensorE utilisation
+// limit" {limit} (the throttle level each TensorE instruction ran at, from its start).
 //
 //   nlohmann::json j = trace_json(program, timing, spec);   write_trace_file("k.json", program, timing, spec);
 //
-// Not here: arrows for same-track dependencies (the track's order implies them), counters (DMA bandwidth), the
-// Neuron profiler's own NTFF format.
+// Not here: arrows for same-track dependencies (the track's order implies them), a bandwidth counter in bytes/s,
+// the Neuron profiler's own NTFF format.
 #pragma once
 
 #include <nlohmann/json.hpp>
