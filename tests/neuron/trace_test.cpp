@@ -84,19 +84,28 @@ TEST(NeuronTrace, ParsesBackWithTracksAndSourceLines) {
   EXPECT_NEAR(j.at("otherData").at("total_ns").get<double>(), t.total_ns, 1e-9);
 }
 
+// Two loads on v3 at t = 0 on DMA queues 0 and 1 (instructions 0 and 1): ts [128, 128] and the larger tb
+// [128, 4096], which ends later.
+struct TwoLoads {
+  const NeuronCoreSpec& s = spec_for("v3");
+  KernelBuilder b{s};
+  View ts = b.sbuf("ts", 128, 128, DType::bf16), tb = b.sbuf("tb", 128, 4096, DType::bf16);
+  TwoLoads() {
+    b.dma_copy(ts, b.hbm("small", 128, 128, DType::bf16), 0);
+    b.dma_copy(tb, b.hbm("big", 128, 4096, DType::bf16), 1);
+  }
+};
+
 // A tensor_tensor that reads two tiles loaded on two DMA queues waits on both (two semaphores): one arrow from each,
 // the later load's a "stall" (it set the start) and the earlier one's a "wait". The next copy depends on the
 // tensor_tensor (the same track: its order implies it, no arrow) and on load 0 (WAW on ts: a "wait").
 TEST(NeuronTrace, AnArrowForEveryCrossEngineWait) {
-  const NeuronCoreSpec& s = spec_for("v3");
-  KernelBuilder b(s);
-  View small = b.hbm("small", 128, 64, DType::bf16), big = b.hbm("big", 128, 4096, DType::bf16);
-  View ts = b.sbuf("ts", 128, 64, DType::bf16), tb = b.sbuf("tb", 128, 4096, DType::bf16);
-  View out = b.sbuf("out", 128, 64, DType::bf16);
-  b.dma_copy(ts, small, 0);                                          // 0
-  b.dma_copy(tb, big, 1);                                            // 1: ends later
-  b.tensor_tensor(out, ts, b.slice(tb, 0, 128, 0, 64), AluOp::add);  // 2: waits on 0 and 1
-  b.copy(ts, out);                                                   // 3: RAW/WAR on 2, WAW on 0
+  TwoLoads l;
+  KernelBuilder& b = l.b;
+  const NeuronCoreSpec& s = l.s;
+  const View out = b.sbuf("out", 128, 128, DType::bf16);
+  b.tensor_tensor(out, l.ts, b.slice(l.tb, 0, 128, 0, 128), AluOp::add);  // 2: waits on 0 and 1
+  b.copy(l.ts, out);                                                      // 3: RAW/WAR on 2, WAW on 0
   const Program p = b.take();
   const TimingResult t = simulate_timing(p, s);
   ASSERT_EQ(t.instructions[2].blocked_by, 1);
@@ -116,14 +125,10 @@ TEST(NeuronTrace, AnArrowForEveryCrossEngineWait) {
 // The counter tracks follow the timeline: two loads on two queues are both in their transfer phase after the fixed
 // latency (2), the smaller one ends first (1), then the larger (0); the matmul's utilisation limit is its throttle.
 TEST(NeuronTrace, CountersFollowTheTimeline) {
-  const NeuronCoreSpec& s = spec_for("v3");
-  KernelBuilder b(s);
-  View small = b.hbm("small", 128, 128, DType::bf16), big = b.hbm("big", 128, 4096, DType::bf16);
-  View ts = b.sbuf("ts", 128, 128, DType::bf16), tb = b.sbuf("tb", 128, 4096, DType::bf16);
-  View acc = b.psum("acc", 128, 128, DType::f32);
-  b.dma_copy(ts, small, 0);  // 0
-  b.dma_copy(tb, big, 1);    // 1
-  b.matmul(acc, ts, ts);     // 2
+  TwoLoads l;
+  KernelBuilder& b = l.b;
+  const NeuronCoreSpec& s = l.s;
+  b.matmul(b.psum("acc", 128, 128, DType::f32), l.ts, l.ts);  // 2
   const Program p = b.take();
   const TimingResult t = simulate_timing(p, s);
   const double lat = s.dma_fixed_latency_ns.value;
