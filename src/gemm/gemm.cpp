@@ -15,6 +15,7 @@
 #include <sstream>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "base/error.h"
 
@@ -145,12 +146,14 @@ const char* isa_name(dnnl_cpu_isa_t isa) {
 }  // namespace
 
 struct Gemm::Impl {
-  explicit Impl(GemmKernel k) : kernel(k) {}
+  Impl(GemmKernel k, Bf16Mode mode) : kernel(k), bf16(probe_bf16(*this, mode)) {}
   GemmKernel kernel;
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
+  Bf16Support bf16;
   mutable std::mutex mutex;
   std::unordered_map<Key, Entry, KeyHash> cache;
+  std::vector<float> a32, b32;  // the widened operands of an emulated bf16 call (reused)
 
   // Creates the primitive for `key`: 2D when key.batch == 1, else 3D with batch strides (stride 0 = broadcast).
   dnnl::matmul::primitive_desc make_pd(const Key& key, bool as_2d) const {
@@ -212,6 +215,40 @@ struct Gemm::Impl {
     return cache.emplace(key, std::move(e)).first->second;
   }
 
+  // The bf16 path, probed once: a bf16 primitive descriptor for a typical shape (nothing is executed). oneDNN's
+  // reference implementation (plain loops) does not count as native.
+  static Bf16Support probe_bf16(const Impl& impl, Bf16Mode mode) {
+    const std::string isa = isa_name(dnnl_get_effective_cpu_isa());
+    const std::string widened = "bf16 operands widened exactly to f32, then the f32 GEMM with f32 accumulation";
+    if (mode == Bf16Mode::kEmulated) return {Bf16Path::kEmulated, "emulation requested: " + widened};
+    std::string why;
+    try {
+      const Key probe{DType::kBf16, false, false, 1, std::bit_cast<uint32_t>(1.0f), 0, 64, 64, 64, 64, 64, 64, 1,
+                      0,            0,     0};
+      const std::string impl_name = impl.make_pd(probe, true).impl_info_str();
+      if (impl_name.rfind("ref", 0) != 0)
+        return {Bf16Path::kNative, "oneDNN " + impl_name + " bf16 matmul on ISA " + isa};
+      why = "oneDNN offers only its reference bf16 matmul (plain loops) on ISA " + isa;
+    } catch (const dnnl::error&) {
+      why = "oneDNN has no bf16 matmul on ISA " + isa + " (it needs avx512_core or better)";
+    }
+    check(mode != Bf16Mode::kNative, "gemm: native bf16 was required, but " + why);
+    return {Bf16Path::kEmulated, why + ": " + widened};
+  }
+
+  // Widens `count` bf16 blocks (`stride` elements apart) of rows x cols stored with leading dimension ld into dense
+  // f32 blocks, one after another. Exact: a bf16 value is the upper half of the f32 with the same value.
+  static void widen(const uint16_t* src, int64_t rows, int64_t cols, int64_t ld, int64_t count, int64_t stride,
+                    float* dst) {
+    const int64_t n_rows = count * rows;
+#pragma omp parallel for schedule(static) if (n_rows * cols >= (int64_t{1} << 16))
+    for (int64_t r = 0; r < n_rows; ++r) {
+      const uint16_t* s = src + (r / rows) * stride + (r % rows) * ld;
+      float* o = dst + r * cols;
+      for (int64_t c = 0; c < cols; ++c) o[c] = std::bit_cast<float>(uint32_t{s[c]} << 16);
+    }
+  }
+
   void run(DType dtype, const char* what, const GemmDims& d, int64_t batch, int64_t stride_a, int64_t stride_b,
            int64_t stride_c, float alpha, const void* a, const void* b, float beta, float* c) {
     validate(what, d, batch, stride_a, stride_b, stride_c, alpha, a, b, c);
@@ -221,6 +258,30 @@ struct Gemm::Impl {
       return;
     }
     const bool single = batch == 1;
+    if (single) stride_a = stride_b = stride_c = 0;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (dtype == DType::kF32 || bf16.path == Bf16Path::kNative) {
+      execute(dtype, what, d, batch, stride_a, stride_b, stride_c, alpha, a, b, beta, c);
+      return;
+    }
+    // Emulated bf16: dense f32 copies of op(A) and op(B) as stored (a broadcast operand, stride 0, once).
+    const int64_t a_rows = d.trans_a ? d.k : d.m, a_cols = d.trans_a ? d.m : d.k;
+    const int64_t b_rows = d.trans_b ? d.n : d.k, b_cols = d.trans_b ? d.k : d.n;
+    const int64_t a_count = stride_a == 0 ? 1 : batch, b_count = stride_b == 0 ? 1 : batch;
+    a32.resize(static_cast<size_t>(a_count * a_rows * a_cols));
+    b32.resize(static_cast<size_t>(b_count * b_rows * b_cols));
+    widen(static_cast<const uint16_t*>(a), a_rows, a_cols, d.lda, a_count, stride_a, a32.data());
+    widen(static_cast<const uint16_t*>(b), b_rows, b_cols, d.ldb, b_count, stride_b, b32.data());
+    GemmDims wide = d;
+    wide.lda = a_cols;
+    wide.ldb = b_cols;
+    execute(DType::kF32, what, wide, batch, stride_a == 0 ? 0 : a_rows * a_cols, stride_b == 0 ? 0 : b_rows * b_cols,
+            stride_c, alpha, a32.data(), b32.data(), beta, c);
+  }
+
+  // The primitive call itself (the mutex is held; arguments are validated and non-degenerate).
+  void execute(DType dtype, const char* what, const GemmDims& d, int64_t batch, int64_t stride_a, int64_t stride_b,
+               int64_t stride_c, float alpha, const void* a, const void* b, float beta, float* c) {
     const Key key{dtype,
                   d.trans_a,
                   d.trans_b,
@@ -234,11 +295,10 @@ struct Gemm::Impl {
                   d.ldb,
                   d.ldc,
                   batch,
-                  single ? 0 : stride_a,
-                  single ? 0 : stride_b,
-                  single ? 0 : stride_c};
+                  stride_a,
+                  stride_b,
+                  stride_c};
     const std::size_t elem = dtype == DType::kF32 ? sizeof(float) : sizeof(uint16_t);
-    std::lock_guard<std::mutex> lock(mutex);
     Entry& e = lookup(key);
     auto* pa = static_cast<const char*>(a);
     auto* pb = static_cast<const char*>(b);
@@ -258,7 +318,7 @@ struct Gemm::Impl {
   }
 };
 
-Gemm::Gemm(GemmKernel kernel) : impl_(std::make_unique<Impl>(kernel)) {}
+Gemm::Gemm(GemmKernel kernel, Bf16Mode bf16) : impl_(std::make_unique<Impl>(kernel, bf16)) {}
 Gemm::~Gemm() = default;
 Gemm::Gemm(Gemm&&) noexcept = default;
 Gemm& Gemm::operator=(Gemm&&) noexcept = default;
@@ -281,6 +341,8 @@ void Gemm::bf16_batched(const GemmDims& d, int64_t batch, int64_t stride_a, int6
   impl_->run(DType::kBf16, "bf16_batched", d, batch, stride_a, stride_b, stride_c, alpha, a, b, beta, c);
 }
 
+const Bf16Support& Gemm::bf16_support() const { return impl_->bf16; }
+
 std::size_t Gemm::cached_primitives() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->cache.size();
@@ -296,16 +358,10 @@ std::string Gemm::describe() const {
          : impl_->kernel == GemmKernel::kBrgemm ? "brgemm"
                                                 : "library default");
   // Which kernels a typical training shape dispatches to (primitive descriptors only: nothing is executed).
-  for (DType dt : {DType::kF32, DType::kBf16}) {
-    const Key probe{
-        dt, false, false, omp_get_max_threads(), std::bit_cast<uint32_t>(1.0f), 0, 512, 512, 512, 512, 512, 512, 1,
-        0,  0,     0};
-    try {
-      os << (dt == DType::kF32 ? ", f32: " : ", bf16->f32: ") << impl_->make_pd(probe, true).impl_info_str();
-    } catch (const dnnl::error&) {
-      os << (dt == DType::kF32 ? ", f32: " : ", bf16->f32: ") << "unavailable";
-    }
-  }
+  const Key probe{DType::kF32, false, false, omp_get_max_threads(), std::bit_cast<uint32_t>(1.0f), 0, 512, 512, 512,
+                  512,         512,   512,   1,                     0,                              0, 0};
+  os << ", f32: " << impl_->make_pd(probe, true).impl_info_str() << "; bf16->f32: "
+     << (impl_->bf16.path == Bf16Path::kNative ? "native, " : "emulated, ") << impl_->bf16.reason;
   return os.str();
 }
 

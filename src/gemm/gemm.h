@@ -1,6 +1,7 @@
 // Host GEMM backend: row-major C = alpha * op(A) * op(B) + beta * C in fp32 and bf16-in/fp32-out, single and strided
 // batched, dispatched to oneDNN's matmul primitive (chosen by measurement: docs/PERFORMANCE.md,
-// bench/gemm_bench_*.cpp). Deliberately NOT here: a hand-written GEMM kernel, a bf16 output path, fused epilogues
+// bench/gemm_bench_*.cpp). bf16 runs on every x86-64 CPU: oneDNN's own bf16 matmul where this CPU has one (AVX-512
+// and up), otherwise an exact emulation chosen at run time (Bf16Path below). Deliberately NOT here: a hand-written GEMM kernel, a bf16 output path, fused epilogues
 // (bias, activation), and thread-count control (the library uses the caller's OpenMP setting, omp_get_max_threads(), at
 // call time).
 #pragma once
@@ -29,6 +30,23 @@ enum class GemmKernel {
   kLibraryDefault,  // whatever oneDNN lists first
 };
 
+// How bf16 products run. Every bf16 value is exactly an f32 value, so widening the bf16 operands to f32 and running
+// the f32 GEMM (f32 accumulation) computes the same products and sums as a native bf16 kernel with f32 accumulation;
+// only the summation order (which differs between any two kernels) can differ.
+enum class Bf16Path {
+  kNative,    // oneDNN's bf16 matmul (needs avx512_core or better in oneDNN 2.6)
+  kEmulated,  // bf16 operands widened to f32 into scratch, then the f32 GEMM
+};
+enum class Bf16Mode {
+  kAuto,      // native when oneDNN offers a bf16 matmul on this CPU (probed once, at construction), else emulated
+  kNative,    // native or an error at construction saying why not
+  kEmulated,  // always emulated (tests and benchmarks of the emulation on any CPU)
+};
+struct Bf16Support {
+  Bf16Path path;
+  std::string reason;  // e.g. "oneDNN gemm:jit bf16 matmul on ISA avx512_core_bf16", or why not
+};
+
 // One GEMM context. Owned by the caller (the engine context); there is no global mutable state of ours. It keeps a
 // oneDNN CPU engine and stream and a cache of matmul primitives keyed by everything a primitive is specialised on
 // (dtype, transposes, sizes, leading dimensions, batch strides, alpha, beta, OpenMP thread count).
@@ -40,7 +58,8 @@ enum class GemmKernel {
 class Gemm {
  public:
   Gemm() : Gemm(GemmKernel::kJitGemm) {}
-  explicit Gemm(GemmKernel kernel);
+  // Throws nanotrn::Error when bf16 == Bf16Mode::kNative and this CPU's oneDNN has no bf16 matmul.
+  explicit Gemm(GemmKernel kernel, Bf16Mode bf16 = Bf16Mode::kAuto);
   ~Gemm();
   Gemm(Gemm&&) noexcept;
   Gemm& operator=(Gemm&&) noexcept;
@@ -61,6 +80,8 @@ class Gemm {
 
   // Library, version, threading runtime, ISA, and the matmul implementations it dispatches to (queried from oneDNN).
   std::string describe() const;
+  // Which bf16 path the bf16 calls take, and why.
+  const Bf16Support& bf16_support() const;
   // Number of cached primitives (for tests and diagnostics).
   std::size_t cached_primitives() const;
   // The cache is cleared when it would grow past this many entries (shapes in a training run are a small fixed set).

@@ -35,7 +35,7 @@ struct MuonOptions {
   int ns_steps = 5;
   MuonCoefficients coefficients = MuonCoefficients::polar_express;
   float norm_scale = 1.02f;  // denominator factor on ||u||_F (classic Muon used 1 and eps 1e-7)
-  float norm_eps = 1e-6f;
+  float norm_eps = 1e-6f;    // muon_norm_eps(coefficients) is the spec's value for each form
   bool normuon = true;
   float normuon_beta2 = 0.95f;
   float weight_decay = 0.0f;  // cautious: only where update and weight agree in sign
@@ -43,6 +43,11 @@ struct MuonOptions {
   // orthogonalisation in bf16; twice the GEMM throughput on bf16-capable CPUs).
   DType ns_dtype = DType::f32;
 };
+
+// The epsilon of the normalisation X = u / (norm_scale ||u||_F + eps) (recipe-spec §3.1): 1e-7 for classic
+// Newton-Schulz (nanochat before 2026-01, modded-nanogpt), 1e-6 for the Polar-Express form. With small gradients the
+// two give visibly different updates (||u|| ~ 1e-7 changes X by ~40%), so the trainer takes it from here.
+constexpr float muon_norm_eps(MuonCoefficients kind) { return kind == MuonCoefficients::classic ? 1e-7f : 1e-6f; }
 
 // (a, b, c) of iteration `step` (0-based). Classic: (3.4445, -4.7750, 2.0315) every step. Polar Express: the 5-step
 // table of recipe-spec §9.4 (safety 2e-2, cushion 2); steps past 5 reuse the last row.

@@ -9,6 +9,22 @@ namespace nanotrn::train {
 
 using model::ParamGroup;
 
+MuonOptions muon_options(const OptimConfig& config, DType precision) {
+  return MuonOptions{.lr = config.matrix_lr,
+                     .momentum = config.momentum,
+                     .nesterov = config.nesterov,
+                     .ns_steps = config.ns_steps,
+                     .coefficients = config.muon_coefficients,
+                     .norm_scale = config.norm_scale,
+                     .norm_eps = muon_norm_eps(config.muon_coefficients),
+                     .normuon = config.normuon,
+                     .normuon_beta2 = config.normuon_beta2,
+                     .weight_decay = config.muon_weight_decay,
+                     .ns_dtype = config.muon_dtype == "bf16" || (config.muon_dtype == "auto" && precision == DType::bf16)
+                                     ? DType::bf16
+                                     : DType::f32};
+}
+
 OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& config, DType precision) : config_(config) {
   const double d = static_cast<double>(gpt.config().model_dim);
   const float s_d = config.scale_lr_by_width ? static_cast<float>(std::pow(d / 768.0, -0.5)) : 1.0f;
@@ -34,21 +50,7 @@ OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& confi
       muon_names_.push_back(p.name);
     }
   }
-  muon_ = std::make_unique<Muon>(
-      gemm, matrices,
-      MuonOptions{.lr = config.matrix_lr,
-                  .momentum = config.momentum,
-                  .nesterov = config.nesterov,
-                  .ns_steps = config.ns_steps,
-                  .coefficients = config.muon_coefficients,
-                  .norm_scale = config.norm_scale,
-                  .norm_eps = 1e-6f,
-                  .normuon = config.normuon,
-                  .normuon_beta2 = config.normuon_beta2,
-                  .weight_decay = config.muon_weight_decay,
-                  .ns_dtype = config.muon_dtype == "bf16" || (config.muon_dtype == "auto" && precision == DType::bf16)
-                                  ? DType::bf16
-                                  : DType::f32});
+  muon_ = std::make_unique<Muon>(gemm, matrices, muon_options(config, precision));
   for (const Spec& s : specs) {
     std::vector<Tensor*> ps;
     Group g;

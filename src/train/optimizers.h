@@ -25,6 +25,11 @@
 
 namespace nanotrn::train {
 
+// The Muon options an optim section means for a run in matmul precision `precision` (initial lr and momentum; the
+// schedules move them per step): the normalisation epsilon is the spec's for the chosen coefficients
+// (muon_norm_eps), and optim.muon_dtype "auto" follows the run's precision.
+MuonOptions muon_options(const OptimConfig& config, DType precision);
+
 class OptimizerSet {
  public:
   // `precision` is the run's matmul dtype; optim.muon_dtype "auto" follows it.
