@@ -10,13 +10,17 @@
 //    the (b, kv head) items keep every thread busy (each item owns its queries' dq rows), else by a second pass per
 //    (b, h, query block) in key-major tiles that computes the same S, P and dS bits. No atomics; the result does not
 //    depend on the thread count.
-// Products go through one register-blocked micro-kernel written with GCC/Clang vector extensions (no intrinsics: the
-// compiler maps it to AVX-512, AVX2 or NEON). The elementwise work (exp, tanh, masks) is plain loops that -O3
-// vectorises, with a polynomial exp because libm's is not vectorised without -ffast-math.
-// Not here: tensors, autograd, other dtypes, dropout, an fp64 reference (src/ref/attention_ref.h).
+// Products go through one register-blocked micro-kernel written with GCC/Clang vector extensions (the compiler maps
+// it to AVX-512, AVX2, SSE or NEON; only the fused multiply-add is spelled out, see madd). The elementwise work (exp,
+// tanh, masks) is plain loops that -O3 vectorises, with a polynomial exp because libm's is not vectorised without
+// -ffast-math. Not here: tensors, autograd, other dtypes, dropout, an fp64 reference (src/ref/attention_ref.h).
 #include "ops/attention_kernels.h"
 
 #include <omp.h>
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <bit>
@@ -49,14 +53,31 @@ constexpr int kRows = 4;
 #endif
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-typedef float Vec __attribute__((vector_size(kLanes * sizeof(float)), aligned(alignof(float))));
+// Vec lives in registers (natural alignment); VecU is the same vector at float alignment for loads and stores
+// anywhere in a row. (Loading through memcpy into an under-aligned register type made GCC 12 split every 256-bit
+// access into two 128-bit halves bounced through the stack on AVX2: a 14x slower kernel, docs/PERFORMANCE.md.)
+typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
+typedef float VecU __attribute__((vector_size(kLanes * sizeof(float)), aligned(alignof(float)), may_alias));
 
-inline Vec load_vec(const float* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+inline Vec load_vec(const float* p) { return *reinterpret_cast<const VecU*>(p); }
+inline void store_vec(float* p, const Vec& v) { *reinterpret_cast<VecU*>(p) = v; }
+
+// acc + s * b with the rounding written out: one fused multiply-add where the ISA has one, else a multiply and an
+// add. This file is compiled with -ffp-contract=off (CMakeLists.txt), so no other expression is fused behind the
+// source's back: every rounding is the source's, and the query-major and key-major tile layouts, which compute the
+// same sums in the same order, give the same bits on every ISA (the backward's thread-count independence rests on
+// this).
+inline Vec madd(const Vec& acc, float s, const Vec& b) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<Vec>(
+      _mm512_fmadd_ps(_mm512_set1_ps(s), reinterpret_cast<__m512>(b), reinterpret_cast<__m512>(acc)));
+#elif defined(__FMA__) && defined(__AVX__)
+  return reinterpret_cast<Vec>(
+      _mm256_fmadd_ps(_mm256_set1_ps(s), reinterpret_cast<__m256>(b), reinterpret_cast<__m256>(acc)));
+#else
+  return acc + s * b;
+#endif
 }
-inline void store_vec(float* p, const Vec& v) { std::memcpy(p, &v, sizeof v); }
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
@@ -75,7 +96,7 @@ inline void micro_tile(float* c, int64_t ldc, const float* a, int64_t lai, int64
     for (int v = 0; v < NV; ++v) bv[v] = load_vec(b + k * ldb + v * kLanes);
     for (int r = 0; r < R; ++r) {
       const float s = a[r * lai + k * lak];
-      for (int v = 0; v < NV; ++v) acc[r][v] += s * bv[v];
+      for (int v = 0; v < NV; ++v) acc[r][v] = madd(acc[r][v], s, bv[v]);
     }
   }
   for (int r = 0; r < R; ++r)

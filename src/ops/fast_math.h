@@ -8,15 +8,20 @@
 // Accuracy is tested against libm over the whole range in tests/ops/fast_math_test.cpp.
 #pragma once
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 namespace nanotrn {
 
 // exp(x): Cody-Waite reduction x = n ln2 + r with n rounded to nearest by the 1.5 * 2^23 trick, then the Cephes
 // expf minimax polynomial on |r| <= ln2 / 2, scaled by 2^n built in the exponent bits. x is clamped to [-87, 88].
+// The clamp and the final zeroing are selects between values already computed (std::max/min, a bit mask), never a
+// branch around arithmetic. On AVX2 (no masked vector ops) GCC vectorises the calling loops only when it may assume
+// that arithmetic does not trap: the project compiles with -fno-trapping-math (CMakeLists.txt). NaN stays NaN.
 inline float fast_exp(float x) {
-  const float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+  const float xc = std::min(std::max(x, -87.0f), 88.0f);
   const float t = xc * 1.44269504088896341f + 12582912.0f;
   const float n = t - 12582912.0f;
   const int32_t ni = std::bit_cast<int32_t>(t) - 0x4B400000;
@@ -30,16 +35,17 @@ inline float fast_exp(float x) {
   y = y * r + 5.0000001201e-1f;
   y = y * r * r + r + 1.0f;
   const float res = y * std::bit_cast<float>((ni + 127) << 23);
-  return x < -87.0f ? 0.0f : res;
+  const uint32_t keep = 0u - static_cast<uint32_t>(!(x < -87.0f));  // all ones, or zero below the range
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(res) & keep);
 }
 
 // tanh(x) = sign(x) (1 - e) / (1 + e) with e = exp(-2|x|): absolute error ~1e-7 (relative error grows as |x| -> 0,
 // where the absolute error is what matters to a softcap).
 inline float fast_tanh(float x) {
-  const float a = x < 0.0f ? -x : x;
+  const float a = std::fabs(x);
   const float e = fast_exp(-2.0f * a);
   const float t = (1.0f - e) / (1.0f + e);
-  return x < 0.0f ? -t : t;
+  return std::copysign(t, x);  // tanh(-0) = -0
 }
 
 }  // namespace nanotrn
