@@ -30,6 +30,7 @@ class Engine {
   explicit Engine(EngineOptions options = {});
   const std::shared_ptr<CachingAllocator>& allocator() const { return allocator_; }
   Gemm& gemm() { return *gemm_; }
+  const Gemm& gemm() const { return *gemm_; }
   int num_threads() const;
 
  private:

@@ -223,8 +223,8 @@ struct Gemm::Impl {
     if (mode == Bf16Mode::kEmulated) return {Bf16Path::kEmulated, "emulation requested: " + widened};
     std::string why;
     try {
-      const Key probe{DType::kBf16, false, false, 1, std::bit_cast<uint32_t>(1.0f), 0, 64, 64, 64, 64, 64, 64, 1,
-                      0,            0,     0};
+      const Key probe{
+          DType::kBf16, false, false, 1, std::bit_cast<uint32_t>(1.0f), 0, 64, 64, 64, 64, 64, 64, 1, 0, 0, 0};
       const std::string impl_name = impl.make_pd(probe, true).impl_info_str();
       if (impl_name.rfind("ref", 0) != 0)
         return {Bf16Path::kNative, "oneDNN " + impl_name + " bf16 matmul on ISA " + isa};
@@ -358,10 +358,24 @@ std::string Gemm::describe() const {
          : impl_->kernel == GemmKernel::kBrgemm ? "brgemm"
                                                 : "library default");
   // Which kernels a typical training shape dispatches to (primitive descriptors only: nothing is executed).
-  const Key probe{DType::kF32, false, false, omp_get_max_threads(), std::bit_cast<uint32_t>(1.0f), 0, 512, 512, 512,
-                  512,         512,   512,   1,                     0,                              0, 0};
-  os << ", f32: " << impl_->make_pd(probe, true).impl_info_str() << "; bf16->f32: "
-     << (impl_->bf16.path == Bf16Path::kNative ? "native, " : "emulated, ") << impl_->bf16.reason;
+  const Key probe{DType::kF32,
+                  false,
+                  false,
+                  omp_get_max_threads(),
+                  std::bit_cast<uint32_t>(1.0f),
+                  0,
+                  512,
+                  512,
+                  512,
+                  512,
+                  512,
+                  512,
+                  1,
+                  0,
+                  0,
+                  0};
+  os << ", f32: " << impl_->make_pd(probe, true).impl_info_str()
+     << "; bf16->f32: " << (impl_->bf16.path == Bf16Path::kNative ? "native, " : "emulated, ") << impl_->bf16.reason;
   return os.str();
 }
 

@@ -1,9 +1,9 @@
 // Host GEMM backend: row-major C = alpha * op(A) * op(B) + beta * C in fp32 and bf16-in/fp32-out, single and strided
 // batched, dispatched to oneDNN's matmul primitive (chosen by measurement: docs/PERFORMANCE.md,
 // bench/gemm_bench_*.cpp). bf16 runs on every x86-64 CPU: oneDNN's own bf16 matmul where this CPU has one (AVX-512
-// and up), otherwise an exact emulation chosen at run time (Bf16Path below). Deliberately NOT here: a hand-written GEMM kernel, a bf16 output path, fused epilogues
-// (bias, activation), and thread-count control (the library uses the caller's OpenMP setting, omp_get_max_threads(), at
-// call time).
+// and up), otherwise an exact emulation chosen at run time (Bf16Path below). Deliberately NOT here: a hand-written GEMM
+// kernel, a bf16 output path, fused epilogues (bias, activation), and thread-count control (the library uses the
+// caller's OpenMP setting, omp_get_max_threads(), at call time).
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,11 @@
 
 namespace nanotrn {
 
+hw::ArithmeticPeak measure_matmul_peak(const Gemm& gemm, DType dtype, int threads, double seconds) {
+  const bool native = gemm.bf16_support().path == Bf16Path::kNative;
+  return hw::measure_arithmetic_peak(hw::peak_kernel_for(dtype, hw::cpu_features(), native), threads, seconds);
+}
+
 double measure_gemm_gflops(Gemm& gemm, DType dtype, double seconds) {
   check(dtype == DType::f32 || dtype == DType::bf16, "measure_gemm_gflops: dtype must be f32 or bf16");
   constexpr int64_t n = 1024;

@@ -1,0 +1,58 @@
+// The host CPU's arithmetic peak, measured: inline-assembly loops of independent multiply-add chains on each vector
+// ISA the CPU has, chosen at run time (never an illegal instruction, whatever the build's -march). This is the
+// denominator of every "% of peak" nanotrn prints (bench train, the trainer's progress line) and of
+// bench/peak_flops, which prints every kernel.
+//
+//   const CpuFeatures f = cpu_features();                 // what this CPU executes (cpuid)
+//   ArithmeticPeak p = measure_arithmetic_peak(peak_kernel_for(DType::f32, f, false), threads, 0.2);
+//   double pct = 100 * achieved_gflops / p.gflops;
+//
+// Kernels, widest first:
+//   fp32 FMA zmm   16 chains of vfmadd231ps zmm (AVX-512F)          32 FLOP per instruction
+//   fp32 FMA ymm   14 chains of vfmadd231ps ymm (AVX2 + FMA)         16 FLOP per instruction
+//   fp32 SSE       8 mulps + 8 addps chains on xmm (any x86-64)       4 FLOP per instruction
+//   bf16 dot zmm   16 chains of vdpbf16ps zmm (AVX512_BF16)          64 FLOP per instruction
+// Deliberately NOT here: memory bandwidth, GEMM efficiency (gemm/probe.h measures what a GEMM reaches), non-x86 CPUs
+// (there every kernel is unavailable and measure_arithmetic_peak throws).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dtype/dtype.h"
+
+namespace nanotrn::hw {
+
+struct CpuFeatures {
+  bool sse2 = false, avx2 = false, fma = false, avx512f = false, avx512_bf16 = false;
+  std::string summary() const;  // e.g. "avx2 fma" or "avx512f avx512_bf16 avx2 fma"
+};
+CpuFeatures cpu_features();
+
+enum class PeakKernel { kFmaZmm, kFmaYmm, kSseMulAdd, kBf16DotZmm };
+const char* peak_kernel_name(PeakKernel k);  // "fp32 vfmadd231ps zmm", ...
+bool peak_kernel_available(PeakKernel k, const CpuFeatures& f);
+std::vector<PeakKernel> available_peak_kernels(const CpuFeatures& f);
+
+// The kernel that bounds products of `dtype` on this CPU: for f32 the widest fp32 kernel; for bf16 vdpbf16ps when
+// the CPU has it and the GEMM runs bf16 natively (bf16_native), else the fp32 kernel (emulated bf16 multiplies in
+// f32). Throws when the CPU has none of them.
+PeakKernel peak_kernel_for(DType dtype, const CpuFeatures& f, bool bf16_native);
+
+// GFLOP/s of `k` on `threads` threads started together (all threads' work over the wall time of the slowest), for
+// `iters` loop iterations per thread. Throws when the CPU lacks the kernel's ISA.
+double run_peak_kernel(PeakKernel k, int threads, long iters);
+// The effective core clock in GHz: a chain of dependent 1-cycle integer adds (a guest's /proc/cpuinfo shows only
+// the TSC rate).
+double measure_clock_ghz(long iters);
+
+struct ArithmeticPeak {
+  double gflops = 0.0;  // all `threads` together
+  PeakKernel kernel = PeakKernel::kSseMulAdd;
+  int threads = 0;
+  std::string describe() const;  // "234.0 GFLOP/s (fp32 vfmadd231ps ymm, 2 threads, measured)"
+};
+// The best of short runs of `k` on `threads` threads, lasting about `seconds` in all.
+ArithmeticPeak measure_arithmetic_peak(PeakKernel k, int threads, double seconds);
+
+}  // namespace nanotrn::hw

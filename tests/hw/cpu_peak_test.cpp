@@ -1,0 +1,85 @@
+// The CPU peak kernels: the features they dispatch on against /proc/cpuinfo (the kernel's own reading of cpuid),
+// each available kernel running (no illegal instruction on any CPU), unavailable ones refused by name, and the choice
+// of the kernel that bounds a dtype. The GFLOP/s themselves are measured in bench/peak_flops, not asserted here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include "base/error.h"
+#include "hw/cpu_peak.h"
+
+namespace nanotrn::hw {
+namespace {
+
+std::string cpuinfo_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0) return line + " ";
+  return "";
+}
+
+TEST(CpuPeak, FeaturesAgreeWithProcCpuinfo) {
+  const std::string flags = cpuinfo_flags();
+  if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags line on this system";
+  const auto has = [&flags](const char* f) { return flags.find(std::string(" ") + f + " ") != std::string::npos; };
+  const CpuFeatures f = cpu_features();
+  EXPECT_EQ(f.sse2, has("sse2"));
+  EXPECT_EQ(f.avx2, has("avx2"));
+  EXPECT_EQ(f.fma, has("fma"));
+  EXPECT_EQ(f.avx512f, has("avx512f"));
+  EXPECT_EQ(f.avx512_bf16, has("avx512_bf16"));
+  RecordProperty("features", f.summary());
+}
+
+TEST(CpuPeak, EveryAvailableKernelRunsAndTheOthersAreRefused) {
+  const CpuFeatures f = cpu_features();
+  for (PeakKernel k : {PeakKernel::kFmaZmm, PeakKernel::kFmaYmm, PeakKernel::kSseMulAdd, PeakKernel::kBf16DotZmm}) {
+    SCOPED_TRACE(peak_kernel_name(k));
+    if (peak_kernel_available(k, f)) {
+      const double gflops = run_peak_kernel(k, 1, 10000);
+      EXPECT_TRUE(std::isfinite(gflops) && gflops > 0.0) << gflops;
+    } else {
+      try {
+        run_peak_kernel(k, 1, 10000);
+        ADD_FAILURE() << "ran a kernel the CPU lacks";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(peak_kernel_name(k)), std::string::npos) << e.what();
+      }
+    }
+  }
+  const std::vector<PeakKernel> ks = available_peak_kernels(f);
+  EXPECT_FALSE(ks.empty()) << "every x86-64 CPU has SSE2";
+}
+
+TEST(CpuPeak, TheBoundingKernelFollowsDtypeAndBf16Path) {
+  CpuFeatures zen3;
+  zen3.sse2 = zen3.avx2 = zen3.fma = true;
+  CpuFeatures zen4 = zen3;
+  zen4.avx512f = zen4.avx512_bf16 = true;
+  CpuFeatures old;
+  old.sse2 = true;
+  EXPECT_EQ(peak_kernel_for(DType::f32, zen3, false), PeakKernel::kFmaYmm);
+  EXPECT_EQ(peak_kernel_for(DType::bf16, zen3, false), PeakKernel::kFmaYmm);  // emulated bf16 multiplies in f32
+  EXPECT_EQ(peak_kernel_for(DType::f32, zen4, true), PeakKernel::kFmaZmm);
+  EXPECT_EQ(peak_kernel_for(DType::bf16, zen4, true), PeakKernel::kBf16DotZmm);
+  EXPECT_EQ(peak_kernel_for(DType::bf16, zen4, false), PeakKernel::kFmaZmm);  // oneDNN capped: bf16 emulated
+  EXPECT_EQ(peak_kernel_for(DType::f32, old, false), PeakKernel::kSseMulAdd);
+  EXPECT_THROW(peak_kernel_for(DType::f32, CpuFeatures{}, false), Error);
+  EXPECT_THROW(peak_kernel_for(DType::f16, zen4, true), Error);
+}
+
+TEST(CpuPeak, MeasuredPeakNamesItsKernelAndThreads) {
+  const PeakKernel k = peak_kernel_for(DType::f32, cpu_features(), false);
+  const ArithmeticPeak p = measure_arithmetic_peak(k, 2, 0.0);
+  EXPECT_EQ(p.kernel, k);
+  EXPECT_EQ(p.threads, 2);
+  EXPECT_GT(p.gflops, 0.0);
+  EXPECT_NE(p.describe().find(peak_kernel_name(k)), std::string::npos) << p.describe();
+  EXPECT_GT(measure_clock_ghz(100000), 0.0);
+}
+
+}  // namespace
+}  // namespace nanotrn::hw
