@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# The test command: set up, check formatting, build and run every test in the release build and again under
-# AddressSanitizer + UndefinedBehaviorSanitizer. .ci/run runs exactly this.
+# The test command: set up, check formatting, build and run every test twice: in the release build (-march=native:
+# the machine's own ISA, AVX-512 where it has it) and in the AddressSanitizer + UndefinedBehaviorSanitizer build,
+# which is compiled for x86-64-v3 (AVX2 + FMA, no AVX-512) and runs with oneDNN capped at AVX2
+# (ONEDNN_MAX_CPU_ISA, CMakePresets.json): so the AVX2 kernels and the emulated bf16 path are tested, under the
+# sanitizers, on any machine. Both builds also run the attention kernels compiled for baseline x86-64
+# (nanotrn_portable_tests). .ci/run runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

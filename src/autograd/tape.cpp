@@ -1,6 +1,8 @@
 // The tape: recording and the reverse walk. See tape.h.
 #include "autograd/tape.h"
 
+#include <chrono>
+
 #include "base/error.h"
 
 namespace nanotrn {
@@ -14,6 +16,7 @@ bool Tape::any_requires_grad(const std::vector<Tensor>& inputs) {
 
 void Tape::record(const char* op, const std::vector<Tensor>& inputs, std::vector<Tensor*> outputs,
                   BackwardFn backward) {
+  if (profile_) profile_->forward_mark(op);
   Node node;
   node.op = op;
   node.backward = std::move(backward);
@@ -79,7 +82,13 @@ void Tape::backward(const Tensor& root, const Tensor& seed, bool retain) {
                             : Tensor::zeros(node.output_shapes[i], DType::f32, node.allocator);
     }
     std::vector<Tensor> grad_inputs(node.inputs.size());
-    node.backward(grad_outputs, grad_inputs);
+    if (profile_) {
+      const auto t0 = std::chrono::steady_clock::now();
+      node.backward(grad_outputs, grad_inputs);
+      profile_->add_backward(node.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    } else {
+      node.backward(grad_outputs, grad_inputs);
+    }
     grad_outputs.clear();
     // Intermediate gradients are no longer needed once their producer has run (also with `retain`, so that a
     // second backward over the same nodes starts from clean intermediates).

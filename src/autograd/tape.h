@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/profile.h"
 #include "tensor/tensor.h"
 
 namespace nanotrn {
@@ -47,6 +48,8 @@ class Tape {
 
   void clear() { nodes_.clear(); }
   size_t size() const { return nodes_.size(); }
+  // Times every record() and backward closure into `profile` (null: off, the default). See autograd/profile.h.
+  void set_profile(OpProfile* profile) { profile_ = profile; }
 
  private:
   struct Node {
@@ -59,6 +62,7 @@ class Tape {
     BackwardFn backward;
   };
   std::vector<Node> nodes_;
+  OpProfile* profile_ = nullptr;
 };
 
 // Adds `grad` into meta->grad following the ownership rule above (in place only when the buffer is ours alone).

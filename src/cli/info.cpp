@@ -1,10 +1,12 @@
-// `nanotrn info`: what this build runs on (threads, GEMM library and the kernels it dispatches to).
+// `nanotrn info`: what this build runs on (threads, the CPU's vector ISAs, the GEMM library and the kernels it
+// dispatches to, and how bf16 matmuls run here: natively or emulated, and why).
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "engine/engine.h"
+#include "hw/cpu_peak.h"
 
 namespace nanotrn::cli {
 
@@ -14,11 +16,18 @@ void add_info(CLI::App& app) {
   cmd->add_flag("--json", *json, "Machine-readable output");
   cmd->callback([json] {
     Engine engine;
+    const std::string cpu = hw::cpu_features().summary();
+    const Bf16Support& bf16 = engine.gemm().bf16_support();
+    const std::string path = bf16.path == Bf16Path::kNative ? "native" : "emulated";
     if (*json) {
-      nlohmann::json j{{"threads", engine.num_threads()}, {"gemm", engine.gemm().describe()}};
+      nlohmann::json j{{"threads", engine.num_threads()},
+                       {"cpu_features", cpu},
+                       {"gemm", engine.gemm().describe()},
+                       {"bf16_matmul", {{"path", path}, {"reason", bf16.reason}}}};
       std::cout << j.dump() << "\n";
     } else {
-      std::cout << "threads: " << engine.num_threads() << "\ngemm: " << engine.gemm().describe() << "\n";
+      std::cout << "threads: " << engine.num_threads() << "\ncpu features: " << cpu << "\nbf16 matmul: " << path << " ("
+                << bf16.reason << ")\ngemm: " << engine.gemm().describe() << "\n";
     }
   });
 }

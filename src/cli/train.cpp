@@ -67,7 +67,9 @@ void add_train(CLI::App& app) {
     {
       Engine probe_engine(EngineOptions{.num_threads = recipe.train.threads});
       const DType dt = recipe.train.precision == "bf16" ? DType::bf16 : DType::f32;
-      o.host_peak_gflops = measure_gemm_gflops(probe_engine.gemm(), dt, 0.3);
+      const hw::ArithmeticPeak peak = measure_matmul_peak(probe_engine.gemm(), dt, probe_engine.num_threads(), 0.2);
+      o.host_peak_gflops = peak.gflops;
+      o.host_peak_basis = peak.describe();
     }
     train::Trainer run(recipe, train::open_training_data(recipe), *clock, o);
     const train::TrainResult r = run.run();
@@ -91,7 +93,7 @@ void add_bench(CLI::App& app) {
   struct Args {
     RecipeArgs recipe;
     int64_t steps = 10, warmup = 2;
-    bool json = false;
+    bool json = false, profile = false;
   };
   auto args = std::make_shared<Args>();
   args->recipe.recipe = "recipes/cpu-small.json";
@@ -100,6 +102,9 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--steps", args->steps, "Timed steps")->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "Untimed steps first")->capture_default_str();
   cmd->add_flag("--json", args->json, "Machine-readable output");
+  cmd->add_flag("--profile", args->profile,
+                "Per-op host time of the timed steps (forward, backward, calls; the optimiser as one row), as a table "
+                "or in --json under \"profile\"");
   cmd->callback([args] {
     const train::Recipe r = load(args->recipe);
     check(args->steps >= 1 && args->warmup >= 0, "bench train: --steps must be >= 1 and --warmup >= 0");
@@ -114,31 +119,39 @@ void add_bench(CLI::App& app) {
     std::vector<int32_t> in(static_cast<size_t>(B * T)), tg(in.size());
     std::vector<double> ms;
     double loss = 0.0;
+    OpProfile prof;
+    const auto since = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
     for (int64_t s = 0; s < args->warmup + args->steps; s++) {
+      const bool profiled = args->profile && s >= args->warmup;
+      tape.set_profile(profiled ? &prof : nullptr);
       const auto t0 = std::chrono::steady_clock::now();
       src->next(B, T, in.data(), tg.data());
+      if (profiled) prof.start_forward();
       const Tensor l = gpt.loss(ctx, Tensor::from_ints({B, T}, in), Tensor::from_ints({B, T}, tg));
       loss = l.item();
       tape.backward(l);
+      const auto t_opt = std::chrono::steady_clock::now();
       optim.schedule(s, 1.0, 0.0);
       optim.step();
       optim.zero_grad();
-      const double dt_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (profiled) prof.add("optimizer (Muon + AdamW)", since(t_opt));
+      const double dt_ms = 1e3 * since(t0);
       if (s >= args->warmup) ms.push_back(dt_ms);
     }
+    tape.set_profile(nullptr);
     std::vector<double> sorted = ms;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
     const double fpt = model::flops_per_token(gpt.config(), T);
     const double tps = static_cast<double>(B * T) / (median * 1e-3);
     const double gflops = tps * fpt * 1e-9;
-    // The denominator: the arithmetic peak per core when NANOTRN_PEAK_F32 / NANOTRN_PEAK_BF16 give it (measured by
-    // bench/peak_flops, docs/PERFORMANCE.md), else what a 1024^3 GEMM reaches right now.
-    const char* env = std::getenv(dt == DType::bf16 ? "NANOTRN_PEAK_BF16" : "NANOTRN_PEAK_F32");
-    const bool arithmetic = env != nullptr && std::atof(env) > 0.0;
-    const double peak =
-        arithmetic ? std::atof(env) * engine.num_threads() : measure_gemm_gflops(engine.gemm(), dt, 0.5);
-    const std::string peak_kind = arithmetic ? "arithmetic peak" : "measured GEMM peak";
+    // The denominator: the arithmetic peak of this run's matmul dtype, measured now on the same threads (the same
+    // kernels as bench/peak_flops, docs/PERFORMANCE.md).
+    const hw::ArithmeticPeak arithmetic = measure_matmul_peak(engine.gemm(), dt, engine.num_threads(), 0.3);
+    const double peak = arithmetic.gflops;
+    const std::string peak_kind = arithmetic.describe();
     const nlohmann::json j = {{"recipe", r.name},
                               {"precision", r.train.precision},
                               {"threads", engine.num_threads()},
@@ -154,17 +167,41 @@ void add_bench(CLI::App& app) {
                               {"peak_gflops", peak},
                               {"peak_kind", peak_kind},
                               {"percent_of_peak", 100.0 * gflops / peak},
+                              {"bf16_path", engine.gemm().bf16_support().reason},
                               {"last_loss", loss}};
+    const double n_steps = static_cast<double>(args->steps);
+    nlohmann::json profile = nlohmann::json::array();
+    for (const OpProfile::Row& row : prof.rows())
+      profile.push_back({{"op", row.op},
+                         {"calls_per_step", static_cast<double>(row.calls) / n_steps},
+                         {"forward_ms", 1e3 * row.forward_s / n_steps},
+                         {"backward_ms", 1e3 * row.backward_s / n_steps},
+                         {"share", row.total_s() / std::max(prof.total_s(), 1e-12)}});
     if (args->json) {
-      std::cout << j.dump(2) << "\n";
+      nlohmann::json out = j;
+      if (args->profile) out["profile"] = profile;
+      std::cout << out.dump(2) << "\n";
       return;
+    }
+    if (args->profile) {
+      std::cout << "per step, mean of " << args->steps << " timed steps (host wall time; an op's forward includes "
+                << "the glue before it):\n";
+      char line[160];
+      std::snprintf(line, sizeof line, "%-28s %7s %10s %10s %7s\n", "op", "calls", "fwd ms", "bwd ms", "share");
+      std::cout << line;
+      for (const nlohmann::json& row : profile) {
+        std::snprintf(line, sizeof line, "%-28s %7.1f %10.2f %10.2f %6.1f%%\n", row["op"].get<std::string>().c_str(),
+                      row["calls_per_step"].get<double>(), row["forward_ms"].get<double>(),
+                      row["backward_ms"].get<double>(), 100.0 * row["share"].get<double>());
+        std::cout << line;
+      }
     }
     std::cout << r.name << " (" << r.train.precision << ", " << engine.num_threads() << " threads, B " << B << ", T "
               << T << "): " << format_number("%.1f", median) << " ms/step median (min "
               << format_number("%.1f", sorted.front()) << ", max " << format_number("%.1f", sorted.back()) << "), "
               << format_number("%.0f", tps) << " tokens/s, " << format_number("%.1f", gflops)
-              << " GFLOP/s = " << format_number("%.0f", 100.0 * gflops / peak) << "% of the measured GEMM peak ("
-              << format_number("%.0f", peak) << " GFLOP/s)\n";
+              << " GFLOP/s = " << format_number("%.0f", 100.0 * gflops / peak) << "% of the arithmetic peak "
+              << peak_kind << "\n";
   });
 }
 

@@ -28,6 +28,8 @@ class DeviceClock final : public train::Clock {
   std::string name() const override;
   std::string rule() const override;
   double charge(const train::StepInfo& step, double wall_seconds) override;
+  // The device's bf16 peak: the denominator of the predictor's MFU (predictor.h).
+  double peak_flops() const override { return model_.device().peak_bf16_flops(); }
   // The predicted step time the clock charges for `accum` micro-batches with `mtp_heads` heads.
   double step_seconds(int64_t accum, int mtp_heads) { return model_.step(accum, mtp_heads).step_s; }
 

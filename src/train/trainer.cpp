@@ -197,6 +197,12 @@ std::string Trainer::header() const {
        std::to_string(s.recipe.batch.seq_len) + "\n";
   h += "params " + std::to_string(n.total()) + " total, " + std::to_string(n.scaling()) + " matmul; " +
        format_number("%.4g", s.flops_per_token) + " FLOPs/token; precision " + s.recipe.train.precision + "\n";
+  const Bf16Support& bf16 = s.engine.gemm().bf16_support();
+  h += "host: " + std::to_string(s.engine.num_threads()) + " threads; matmuls " + s.recipe.train.precision +
+       (s.ctx.matmul_dtype == DType::bf16
+            ? std::string(bf16.path == Bf16Path::kNative ? " (native: " : " (emulated: ") + bf16.reason + ")"
+            : std::string()) +
+       (s.opts.host_peak_basis.empty() ? "" : "; peak " + s.opts.host_peak_basis) + "\n";
   h += "data: " + s.data.description + "\n";
   h += "budget: " + (s.budget > 0 ? clock_text(s.budget) + " charged" : std::string("no time limit")) +
        (s.recipe.train.steps > 0 ? ", at most " + std::to_string(s.recipe.train.steps) + " steps" : "") + "; clock " +
@@ -220,8 +226,12 @@ TrainResult Trainer::run() {
   double next_eval = r.eval.every_seconds > 0 ? s.charged + r.eval.every_seconds : 0.0;
   const int64_t T = r.batch.seq_len, B = r.batch.rows, per_micro = B * T;
   std::vector<int32_t> in(static_cast<size_t>(per_micro)), tg(in.size());
-  double window_wall = 0.0;
-  int64_t window_tokens = 0;
+  // Progress over the steps since the last line: charged time is the clock's (the device's under a device clock),
+  // wall time the host's. The FLOP rate is judged against the clock's peak, else the host's measured one.
+  double window_wall = 0.0, window_charged = 0.0;
+  int64_t window_tokens = 0, window_steps = 0;
+  const double peak_flops = s.clock.peak_flops() > 0.0 ? s.clock.peak_flops() : s.opts.host_peak_gflops * 1e9;
+  const bool device_time = s.clock.peak_flops() > 0.0;
   while (true) {
     if (s.budget > 0.0 && s.charged >= s.budget) {
       res.stop_reason = "budget";
@@ -277,40 +287,56 @@ TrainResult Trainer::run() {
                         .rows = B,
                         .seq_len = T,
                         .tokens = ph.accum * per_micro};
-    s.charged += s.clock.charge(info, wall);
+    const double charged = s.clock.charge(info, wall);
+    s.charged += charged;
     s.wall += wall;
     s.tokens += info.tokens;
     window_wall += wall;
+    window_charged += charged;
     window_tokens += info.tokens;
+    window_steps += 1;
     res.last_loss = loss_sum / static_cast<double>(ph.accum);
     if (s.step % r.train.log_every == 0 || s.step == 1) {
-      const double tps = window_tokens / std::max(window_wall, 1e-9);
-      const double gflops = tps * s.flops_per_token * 1e-9;
+      const double tokens = static_cast<double>(window_tokens), steps = static_cast<double>(window_steps);
+      const double tps = tokens / std::max(window_charged, 1e-12);  // on the clock: the device's under --clock trn2
+      const double host_tps = tokens / std::max(window_wall, 1e-12);
+      const double ms = 1e3 * window_charged / steps, host_ms = 1e3 * window_wall / steps;
+      const double flops = tps * s.flops_per_token;
       res.loss_curve.emplace_back(s.step, res.last_loss);
-      s.emit({{"event", "step"},
-              {"step", s.step},
-              {"loss", res.last_loss},
-              {"lr_multiplier", lrm},
-              {"phase", phase},
-              {"grad_norm", grad_norm},
-              {"charged_seconds", s.charged},
-              {"wall_seconds", s.wall},
-              {"tokens", s.tokens},
-              {"tokens_per_second", tps},
-              {"gflops", gflops}});
+      nlohmann::json event = {{"event", "step"},
+                              {"step", s.step},
+                              {"loss", res.last_loss},
+                              {"lr_multiplier", lrm},
+                              {"phase", phase},
+                              {"grad_norm", grad_norm},
+                              {"charged_seconds", s.charged},
+                              {"wall_seconds", s.wall},
+                              {"tokens", s.tokens},
+                              {"ms_per_step", ms},
+                              {"tokens_per_second", tps},
+                              {"gflops", flops * 1e-9},
+                              {"host_ms_per_step", host_ms},
+                              {"host_tokens_per_second", host_tps}};
+      if (peak_flops > 0) event[device_time ? "mfu" : "fraction_of_peak"] = flops / peak_flops;
+      s.emit(event);
       std::string line = "step " + std::to_string(s.step) + " | " + clock_text(s.charged);
       if (s.budget > 0) {
         const double remaining = std::max(0.0, s.budget - s.charged) * (s.wall / std::max(s.charged, 1e-9));
         line += "/" + clock_text(s.budget) + " | eta " + clock_text(remaining);
       }
-      line += " | loss " + format_number("%.4f", res.last_loss) + " | " + format_number("%.0f", tps) + " tok/s | " +
-              format_number("%.1f", gflops) + " GFLOP/s";
-      if (s.opts.host_peak_gflops > 0)
-        line += format_number(" (%.0f%% of peak)", 100.0 * gflops / s.opts.host_peak_gflops);
+      line += " | loss " + format_number("%.4f", res.last_loss) + " | " + format_number("%.1f", ms) + " ms/step";
+      if (device_time) {
+        line += " " + s.clock.name() + " | " + format_number("%.0f", tps) + " tok/s | MFU " +
+                format_number("%.1f%%", 100.0 * flops / peak_flops) + " | host " + format_number("%.0f", host_ms) +
+                " ms/step, " + format_number("%.0f", host_tps) + " tok/s";
+      } else {
+        line += " | " + format_number("%.0f", tps) + " tok/s | " + format_number("%.1f", flops * 1e-9) + " GFLOP/s";
+        if (peak_flops > 0) line += format_number(" (%.0f%% of peak)", 100.0 * flops / peak_flops);
+      }
       line += " | lr x" + format_number("%.3f", lrm);
       s.say(line);
-      window_wall = 0.0;
-      window_tokens = 0;
+      window_wall = window_charged = 0.0;
+      window_tokens = window_steps = 0;
     }
     if (r.train.checkpoint_every > 0 && s.step % r.train.checkpoint_every == 0) s.save();
     if (next_eval > 0.0 && s.charged >= next_eval && s.data.val) {

@@ -41,7 +41,8 @@ struct TrainerOptions {
   std::string out_dir;                            // empty: no files (no metrics, no checkpoints)
   std::string resume;                             // a checkpoint to continue from
   int64_t stop_after_steps = 0;                   // stop this invocation after the step count reaches this (0 = off)
-  double host_peak_gflops = 0.0;                  // for "% of peak" (0 = not shown)
+  double host_peak_gflops = 0.0;                  // host arithmetic peak for "% of peak" under host-time clocks
+  std::string host_peak_basis;                    // how it was measured, for the run header (hw/cpu_peak.h)
   std::function<void(const std::string&)> print;  // progress lines; null = quiet
 };
 

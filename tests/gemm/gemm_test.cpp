@@ -5,9 +5,13 @@
 // conversion is done locally).
 #include <omp.h>
 
+#include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <random>
 #include <string>
@@ -129,9 +133,9 @@ void run_case(Gemm& gemm, Path path, const GemmDims& d, const AlphaBeta& ab, uin
 
 const char* kernel_name(GemmKernel k) { return k == GemmKernel::kJitGemm ? "gemm:jit" : "brgemm"; }
 
-void sweep(Path path, GemmKernel kernel) {
+void sweep(Path path, GemmKernel kernel, Bf16Mode bf16 = Bf16Mode::kAuto) {
   SCOPED_TRACE(kernel_name(kernel));
-  Gemm gemm(kernel);
+  Gemm gemm(kernel, bf16);
   const int64_t sizes[] = {1, 3, 17, 130};
   uint32_t seed = 1;
   for (bool ta : {false, true}) {
@@ -368,6 +372,63 @@ TEST(Gemm, BadArgumentsThrowNamingTheValue) {
   expect_error([&] { gemm.f32_batched(d, 2, -24, 0, 20, 1.0f, p, p, 0.0f, p); }, "stride_a=-24");
   expect_error([&] { gemm.f32_batched(d, 2, 24, 30, 19, 1.0f, p, p, 0.0f, p); }, "stride_c=19");
   expect_error([&] { gemm.bf16_batched(d, 2, 24, 30, 0, 1.0f, h.data(), h.data(), 0.0f, p); }, "stride_c=0");
+}
+
+// The emulated bf16 path (bf16 widened to f32, the f32 GEMM) on every layout, whatever the CPU: on an AVX-512 machine
+// the default path is native, so this is where the emulation is checked there.
+TEST(Gemm, EmulatedBf16AllLayouts) {
+  for (GemmKernel k : {GemmKernel::kJitGemm, GemmKernel::kBrgemm}) sweep(Path::kBf16, k, Bf16Mode::kEmulated);
+  Gemm gemm(GemmKernel::kJitGemm, Bf16Mode::kEmulated);
+  ASSERT_EQ(gemm.bf16_support().path, Bf16Path::kEmulated);
+  uint32_t seed = 700;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      const GemmDims d = dims(ta, tb, 17, 30, 13, 2);
+      run_batched(gemm, Path::kBf16, d, 3, a_size(d) + 11, b_size(d) + 7, d.m * d.ldc + 3, kAlphaBetas[seed % 4], seed);
+      ++seed;
+    }
+  const GemmDims d = dims(false, true, 9, 12, 20, 0);
+  run_batched(gemm, Path::kBf16, d, 4, 0, b_size(d), d.m * d.ldc, kAlphaBetas[2], seed++);  // broadcast A
+  run_batched(gemm, Path::kBf16, d, 4, a_size(d), 0, d.m * d.ldc, kAlphaBetas[1], seed++);  // broadcast B
+  GemmDims heads;  // attention heads interleaved in rows: [T, H, Dh]
+  heads.trans_b = true;
+  heads.m = 37, heads.n = 37, heads.k = 16, heads.lda = 64, heads.ldb = 64, heads.ldc = 37;
+  run_batched(gemm, Path::kBf16, heads, 4, 16, 16, 37 * 37, kAlphaBetas[0], seed++);
+}
+
+// Whether oneDNN's bf16 matmul exists, checked against /proc/cpuinfo: oneDNN 2.6 has one from avx512_core (AVX-512
+// F, BW, VL, DQ) up, unless ONEDNN_MAX_CPU_ISA / DNNL_MAX_CPU_ISA caps it below. Where it is absent, auto falls
+// back to the emulation and a required native path is an error that says why.
+TEST(Gemm, Bf16PathFollowsTheCpu) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, flags;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("flags", 0) == 0) {
+      flags = line + " ";
+      break;
+    }
+  if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags line on this system";
+  const auto has = [&flags](const char* f) { return flags.find(std::string(" ") + f + " ") != std::string::npos; };
+  const bool avx512_core = has("avx512f") && has("avx512bw") && has("avx512vl") && has("avx512dq");
+  std::string cap;
+  for (const char* var : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"})
+    if (const char* v = std::getenv(var)) cap = v;
+  std::transform(cap.begin(), cap.end(), cap.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  const bool capped = !cap.empty() && cap.find("avx512") == std::string::npos && cap != "all";
+  Gemm gemm;
+  const Bf16Support& s = gemm.bf16_support();
+  RecordProperty("bf16", s.reason);
+  if (avx512_core && !capped) {
+    EXPECT_EQ(s.path, Bf16Path::kNative) << s.reason;
+    EXPECT_NO_THROW(Gemm(GemmKernel::kJitGemm, Bf16Mode::kNative));
+  } else {
+    EXPECT_EQ(s.path, Bf16Path::kEmulated) << s.reason;
+    EXPECT_NE(s.reason.find("widened exactly to f32"), std::string::npos) << s.reason;
+    expect_error([] { Gemm g(GemmKernel::kJitGemm, Bf16Mode::kNative); }, "native bf16 was required");
+  }
+  EXPECT_NE(gemm.describe().find(s.path == Bf16Path::kNative ? "bf16->f32: native" : "bf16->f32: emulated"),
+            std::string::npos)
+      << gemm.describe();
 }
 
 TEST(Gemm, DescribeNamesTheLibraryAndKernels) {

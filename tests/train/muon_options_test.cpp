@@ -76,9 +76,7 @@ void expect_step_matches_spec(MuonCoefficients kind, float norm_scale, double sp
   }
 }
 
-TEST(MuonOptions, ClassicNormalisesByNormPlus1e7) {
-  expect_step_matches_spec(MuonCoefficients::classic, 1.0f, 1e-7);
-}
+TEST(MuonOptions, ClassicNormalisesByNormPlus1e7) { expect_step_matches_spec(MuonCoefficients::classic, 1.0f, 1e-7); }
 
 TEST(MuonOptions, PolarExpressNormalisesByScaledNormPlus1e6) {
   expect_step_matches_spec(MuonCoefficients::polar_express, 1.02f, 1e-6);
