@@ -1,4 +1,5 @@
-// `nanotrn devices`: the device catalog (src/hw/catalog.h), as a table or --json with every number's source.
+// `nanotrn devices`: the device catalog (src/hw/catalog.h), as a table or --json with every number's source, the
+// reference tags it cites and the catalog's sources table ({title, url} per tag).
 // This file parses flags and prints; the work is in the library.
 #include <iostream>
 
@@ -25,15 +26,15 @@ void add_devices(CLI::App& app) {
       for (hw::Device& x : d) {
         if (x.name == "host") x = hw::host_device(c, measure_gemm_gflops(engine.gemm(), DType::bf16, 0.3));
       }
-      c = hw::Catalog(std::move(d));
+      c = hw::Catalog(std::move(d), c.sources());
     }
     if (a->json) {
       std::cout << hw::catalog_json(c).dump(2) << "\n";
       return;
     }
     std::cout << hw::catalog_text(c)
-              << "sources: `nanotrn devices --json` (reference keys of shared/hardware-facts.md; 'assumed' where no "
-                 "public figure exists)\n";
+              << "sources: `nanotrn devices --json` (each number's tags resolve in its \"sources\" table, "
+                 "docs/SOURCES.md; 'assumed' where no public figure exists)\n";
   });
 }
 

@@ -1,6 +1,7 @@
 // Device catalog: strict loader, lookups, JSON/text listing. See catalog.h.
 #include "hw/catalog.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -50,6 +51,47 @@ Number parse_number(const nlohmann::json& j, const std::string& where) {
   return n;
 }
 
+bool is_tag_char(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'; }
+
+// True for "TRN2", "ISA-2025-10": an upper-case letter, then one or more tag characters.
+bool is_tag(std::string_view s) {
+  if (s.size() < 2 || s[0] < 'A' || s[0] > 'Z') return false;
+  for (char c : s) {
+    if (!is_tag_char(c)) return false;
+  }
+  return true;
+}
+
+Source parse_source(const nlohmann::json& j, const std::string& where) {
+  check(j.is_object(), where + ": expected {\"title\": text, \"url\": text}");
+  only_keys(j, {"title", "url"}, where);
+  Source s{string_field(j, "title", where), string_field(j, "url", where)};
+  check(!s.title.empty(), where + ".title: empty");
+  check(s.url.rfind("https://", 0) == 0, where + ".url: expected an https:// address, got '" + s.url + "'");
+  return s;
+}
+
+SourceTable parse_sources(const nlohmann::json& j, const std::string& origin) {
+  const std::string where = origin + ": sources";
+  check(j.is_object() && !j.empty(), where + ": expected a non-empty object {tag: {title, url}}");
+  SourceTable out;
+  for (const auto& [tag, v] : j.items()) {
+    check(is_tag(tag), where + ": '" + tag + "' is not a tag (upper-case letters, digits and '-', as in TRN2)");
+    out[tag] = parse_source(v, where + "." + tag);
+  }
+  return out;
+}
+
+// Every tag a number of `d` cites is a key of `sources`.
+void check_tags_resolve(const Device& d, const SourceTable& sources, const std::string& origin) {
+  for (const auto& [name, num] : d.numbers) {
+    for (const std::string& tag : source_tags(num.source)) {
+      check(sources.count(tag) > 0, origin + ": device '" + d.name + "'." + name + ": source tag [" + tag +
+                                        "] is not in the catalog's \"sources\" table");
+    }
+  }
+}
+
 Device parse_device(const nlohmann::json& j, const std::string& origin, size_t index) {
   std::string where = origin + ": devices[" + std::to_string(index) + "]";
   check(j.is_object(), where + ": expected an object");
@@ -88,6 +130,18 @@ std::string si(double v, const char* unit) {
 }
 
 }  // namespace
+
+std::vector<std::string> source_tags(std::string_view text) {
+  std::vector<std::string> tags;
+  for (size_t open = text.find('['); open != std::string_view::npos; open = text.find('[', open + 1)) {
+    const size_t close = text.find(']', open + 1);
+    if (close == std::string_view::npos) break;
+    const std::string_view inner = text.substr(open + 1, close - open - 1);
+    if (!is_tag(inner)) continue;
+    if (std::find(tags.begin(), tags.end(), inner) == tags.end()) tags.emplace_back(inner);
+  }
+  return tags;
+}
 
 std::string to_string(DeviceKind k) {
   switch (k) {
@@ -128,9 +182,19 @@ int64_t Device::lnc() const { return static_cast<int64_t>(value("lnc")); }
 int64_t Device::logical_cores_per_chip() const { return physical_cores_per_chip() / lnc(); }
 double Device::peak_bf16_flops() const { return static_cast<double>(chips()) * value("peak_bf16_flops_per_chip"); }
 
-Catalog::Catalog(std::vector<Device> devices) : devices_(std::move(devices)) {
+Catalog::Catalog(std::vector<Device> devices, SourceTable sources, const std::string& origin)
+    : devices_(std::move(devices)), sources_(std::move(sources)) {
   std::set<std::string> seen;
-  for (const Device& d : devices_) check(seen.insert(d.name).second, "device catalog: duplicate name '" + d.name + "'");
+  for (const Device& d : devices_) {
+    check(seen.insert(d.name).second, origin + ": duplicate device name '" + d.name + "'");
+    check_tags_resolve(d, sources_, origin);
+  }
+}
+
+const Source& Catalog::source(std::string_view tag) const {
+  auto it = sources_.find(tag);
+  check(it != sources_.end(), "unknown source tag [" + std::string(tag) + "] (not in the catalog's sources table)");
+  return it->second;
 }
 
 bool Catalog::contains(std::string_view name) const {
@@ -157,14 +221,15 @@ Catalog load_catalog(const std::string& json_text, const std::string& origin) {
     throw Error(origin + ": not valid JSON: " + e.what());
   }
   check(j.is_object(), origin + ": expected an object");
-  only_keys(j, {"schema", "note", "devices"}, origin);
+  only_keys(j, {"schema", "note", "sources", "devices"}, origin);
   const nlohmann::json& schema = field(j, "schema", origin);
-  check(schema.is_number_integer() && schema.get<int>() == 1, origin + ": unsupported schema (expected 1)");
+  check(schema.is_number_integer() && schema.get<int>() == 2, origin + ": unsupported schema (expected 2)");
+  SourceTable sources = parse_sources(field(j, "sources", origin), origin);
   const nlohmann::json& devs = field(j, "devices", origin);
   check(devs.is_array() && !devs.empty(), origin + ": 'devices' must be a non-empty array");
   std::vector<Device> out;
   for (size_t i = 0; i < devs.size(); i++) out.push_back(parse_device(devs[i], origin, i));
-  return Catalog(std::move(out));
+  return Catalog(std::move(out), std::move(sources), origin);
 }
 
 const std::string& builtin_catalog_text() {
@@ -189,7 +254,8 @@ Device host_device(const Catalog& catalog, double measured_gflops) {
 nlohmann::json device_json(const Device& d) {
   nlohmann::json n = nlohmann::json::object();
   for (const std::string& f : device_number_names()) {
-    n[f] = {{"value", d.value(f)}, {"source", d.number(f).source}};
+    const Number& num = d.number(f);
+    n[f] = {{"value", num.value}, {"source", num.source}, {"tags", source_tags(num.source)}};
   }
   return {{"name", d.name},
           {"kind", to_string(d.kind)},
@@ -201,7 +267,9 @@ nlohmann::json device_json(const Device& d) {
 nlohmann::json catalog_json(const Catalog& c) {
   nlohmann::json a = nlohmann::json::array();
   for (const Device& d : c.devices()) a.push_back(device_json(d));
-  return {{"schema", 1}, {"devices", a}};
+  nlohmann::json sources = nlohmann::json::object();
+  for (const auto& [tag, s] : c.sources()) sources[tag] = {{"title", s.title}, {"url", s.url}};
+  return {{"schema", 2}, {"devices", a}, {"sources", sources}};
 }
 
 std::string catalog_text(const Catalog& c) {

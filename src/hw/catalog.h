@@ -6,12 +6,19 @@
 //   double peak = d.peak_bf16_flops();                    // chips x per-chip peak, FLOP/s
 //   Device h = host_device(measured_gflops);              // the host entry with its peak filled in
 //
+//   const Source& s = c.source("TRN2");                  // {title, url}; throws naming an unknown tag
+//   source_tags("[TRN2] 2.9 TB/s (3 TB/s in [NKI-A3])")   // {"TRN2", "NKI-A3"}
+//
 // Strictness (load_catalog): an unknown key, a missing number, a number without a non-empty "source", a wrong type,
-// a duplicate name or an unknown kind is an Error naming the device and the field. Sources are the reference keys
-// of shared/hardware-facts.md, "[derived] ..." or "assumed: ..." (tests check every number has one).
+// a duplicate name or an unknown kind is an Error naming the device and the field. A number's source cites
+// reference tags ("[TRN2]"), "[derived] ...", "assumed: ..." or "measured at run time" (tests check every number
+// has one). Every tag a source cites must be a key of the catalog's "sources" table (tag -> {title, url}): the one
+// list of the project's hardware references, which the NeuronCore data (src/neuron/machine.cpp) and the docs cite
+// too; docs/SOURCES.md is its human view (tests/hw/sources_test.cpp keeps the two equal).
 // Not here: how a device runs a training step (src/predict/), the per-core engine model (src/neuron/machine.h).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,6 +32,18 @@ struct Number {
   double value = 0;
   std::string source;
 };
+
+// A public document that numbers cite by tag: "[NKI-A3]" names sources.at("NKI-A3").
+struct Source {
+  std::string title;
+  std::string url;
+};
+using SourceTable = std::map<std::string, Source, std::less<>>;  // tag (without brackets) -> source
+
+// The reference tags a source text cites, in order of first use, each once: the text between '[' and ']' when it is
+// an upper-case letter followed by one or more upper-case letters, digits or '-' ("[TRN2]" -> "TRN2",
+// "[ISA-2025-10]"; not "[derived]" or a one-letter "[N]").
+std::vector<std::string> source_tags(std::string_view text);
 
 enum class DeviceKind { trainium, gpu, cpu };
 std::string to_string(DeviceKind k);
@@ -52,13 +71,18 @@ const std::vector<std::string>& device_number_names();
 
 class Catalog {
  public:
-  explicit Catalog(std::vector<Device> devices);
+  // Throws an Error (prefixed by `origin`) for a duplicate device name, or for a number whose source cites a tag
+  // the table lacks, naming the device, the field and the tag.
+  Catalog(std::vector<Device> devices, SourceTable sources, const std::string& origin = "device catalog");
   const std::vector<Device>& devices() const { return devices_; }
   const Device& find(std::string_view name) const;  // throws naming the known devices
   bool contains(std::string_view name) const;
+  const SourceTable& sources() const { return sources_; }
+  const Source& source(std::string_view tag) const;  // throws naming the unknown tag
 
  private:
   std::vector<Device> devices_;
+  SourceTable sources_;
 };
 
 // Parses catalog JSON text strictly; `origin` names the text in errors.
@@ -70,7 +94,9 @@ Catalog builtin_catalog();
 // The "host" entry with its peak set from a measured GEMM rate (GFLOP/s, e.g. measure_gemm_gflops).
 Device host_device(const Catalog& catalog, double measured_gflops);
 
+// A device with every number as {value, source, tags}: `tags` lists the reference tags its source cites.
 nlohmann::json device_json(const Device& d);
+// {schema, devices, sources}: each tag of a number resolves in `sources` as {title, url}.
 nlohmann::json catalog_json(const Catalog& c);
 // One line per device: name, kind, chips, cores, peak, HBM, links.
 std::string catalog_text(const Catalog& c);

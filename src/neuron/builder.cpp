@@ -9,7 +9,7 @@
 namespace nanotrn::neuron {
 namespace {
 
-constexpr int64_t kAlign = 16;  // assumed: 16-byte tile alignment inside a partition (hardware-facts.md sec. 10)
+constexpr int64_t kAlign = 16;  // assumed: 16-byte tile alignment inside a partition (hardware-facts §10)
 
 int64_t align_up(int64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 

@@ -1,5 +1,6 @@
-// The per-generation NeuronCore parameter tables (see machine.h). Every number carries its source; the numbers
-// are copied from shared/hardware-facts.md (sections 3, 4, 5, 6.3, 9). Not here: any formula.
+// The per-generation NeuronCore parameter tables (see machine.h). Every number carries its source: the reference
+// tags of docs/SOURCES.md it is copied from (tests/hw/sources_test.cpp checks each resolves), or "assumed: ...".
+// Not here: any formula.
 #include "neuron/machine.h"
 
 #include <algorithm>
@@ -58,14 +59,15 @@ std::vector<NeuronCoreSpec> make_specs() {
     s.tensor_clock_ghz = {2.8, "[NKI-A2]"};
     s.fp8_double_row_speedup = {1, "[NKI-A2] cFP8 at BF16 rate on v2"};
     s.mx_speedup = {1, "[ISA] nc_matmul_mx is v4-only (1: no MX rate)"};
-    s.tensor_throttle_start = {1, "assumed: no throttling; none documented for Trn1 (fact sheet sec. 9)"};
+    s.tensor_throttle_start = {1, "assumed: no throttling; none documented for Trn1 (hardware-facts §9)"};
     s.max_physical_cores = {1, "[LNC] LNC applies to Trn2 and later"};
     s.vector_clock_ghz = {1.12, "[NKI-A2]"};
     s.scalar_clock_ghz = {1.4, "[NKI-A2]"};
     s.gpsimd_clock_ghz = {1.4, "[NKI-A2]"};
     s.vector_perf_mode_speedup = {1, "[NKI-A2] Vector data path 128 elements/cycle: no performance mode"};
     s.vector_perf_mode_fp8_speedup = {1, "[NKI-A2] no performance mode"};
-    s.dma_engine_bytes_per_ns = {17, "[DMAOV] [DMABW] table: 17 B/ns per engine (text says 27.2 GB/s; see sec. 10)"};
+    s.dma_engine_bytes_per_ns = {17,
+                                 "[DMAOV] [DMABW] table: 17 B/ns per engine (text says 27.2 GB/s; hardware-facts §10)"};
     s.hbm_share_bytes_per_ns = {820 * kGiB / 1e9 / 2, "[TRN1] 820 GiB/s per chip / 2 cores [derived]"};
     s.hbm_bytes = {16 * kGiB, "[TRN1] 32 GiB / 2 cores [derived]"};
     out.push_back(s);

@@ -1,6 +1,7 @@
 // The machine description of one NeuronCore generation (v2 = Trn1, v3 = Trn2, v4 = Trn3) as data: every number
-// the software NeuronCore uses, each with the reference key of shared/hardware-facts.md it comes from, or
-// "assumed: <why>" when no public document gives it.
+// the software NeuronCore uses, each with the reference tags of the documents it comes from ("[NKI-A3]": keys of the
+// device catalog's sources table, listed with their URLs in docs/SOURCES.md), or "assumed: <why>" when no public
+// document gives it.
 //
 //   const NeuronCoreSpec& s = spec_for("v3");        // also "trn2"; throws nanotrn::Error for unknown names
 //   double ns = s.tensor_clock_ghz.value;             // every field is a Param {value, source}
@@ -14,7 +15,7 @@
 
 namespace nanotrn::neuron {
 
-// One number with where it comes from: "[NKI-A3]" style reference keys, or "assumed: <reason>".
+// One number with where it comes from: "[NKI-A3]" style reference tags, or "assumed: <reason>".
 struct Param {
   double value = 0;
   std::string source;

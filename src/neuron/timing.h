@@ -4,7 +4,7 @@
 //   t.total_ns;  t.instructions[i].start_ns / end_ns / track / ls_ns / throttle;  t.tracks[k].name / busy_ns
 //   std::vector<TimingResult> pair = simulate_timing_spmd({&p0, &p1}, spec_for("v3"));   // LNC=2
 //
-// Model (every constant comes from the NeuronCoreSpec; formulas from hardware-facts.md sec. 6.3 [ISA-2025-10]):
+// Model (every constant comes from the NeuronCoreSpec; formulas from hardware-facts §6.3 [ISA-2025-10]):
 //  * Tracks: Tensor, Vector, Scalar, GpSimd (one in-order queue each) and DMA queues q0..q15 (in-order each).
 //    An instruction runs when its track is free and every instruction it depends on has finished.
 //  * Dependencies: RAW, WAR and WAW between an instruction and every earlier one whose read/write regions

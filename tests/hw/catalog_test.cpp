@@ -1,6 +1,7 @@
-// The device catalog: the embedded data parses, every number carries a source (a hardware-facts reference key, a
-// derivation or an explicit assumption), the loader rejects malformed entries by name, and the device-level
-// closed forms (roofline, ring all-reduce) equal their formulas.
+// The device catalog: the embedded data parses, every number carries a source (a reference tag of the catalog's
+// sources table, a derivation or an explicit assumption), the loader rejects malformed entries and unknown tags by
+// name, --json carries each number's tags and the table they resolve in, and the device-level closed forms
+// (roofline, ring all-reduce) equal their formulas. The repository-wide tag and citation checks: sources_test.cpp.
 #include <gtest/gtest.h>
 
 #include "base/error.h"
@@ -11,7 +12,7 @@ namespace nanotrn::hw {
 namespace {
 
 bool has_acceptable_source(const std::string& s) {
-  if (s.find('[') != std::string::npos) return true;  // [TRN2], [derived] ... (hardware-facts.md reference keys)
+  if (s.find('[') != std::string::npos) return true;  // a reference tag such as [TRN2], or [derived] ...
   for (const char* prefix :
        {"assumed:", "measured at run time", "not applicable", "not modelled", "one ", "roofline:", "this host"}) {
     if (s.rfind(prefix, 0) == 0) return true;
@@ -53,39 +54,121 @@ TEST(Catalog, HostPeakIsFilledFromTheMeasurement) {
   EXPECT_THROW(host_device(c, 0.0), Error);
 }
 
-std::string one_device(const std::string& numbers_extra, const std::string& source = "\"[X]\"") {
+// A one-device catalog whose numbers all cite `source`; its sources table knows the tag XX.
+std::string one_device(const std::string& numbers_extra, const std::string& source = "\"[XX] 1 unit\"") {
   std::string nums;
   for (const std::string& f : device_number_names()) {
-    nums += (nums.empty() ? "" : ",") + ("\"" + f + "\": {\"value\": 1, \"source\": " + source + "}");
+    if (!nums.empty()) nums += ",";
+    nums += "\"" + f + "\": {\"value\": 1, \"source\": " + source + "}";
   }
-  return R"({"schema": 1, "devices": [{"name": "x", "kind": "gpu", "neuron_core": "", "description": "d",)" +
-         std::string(R"( "numbers": {)") + nums + numbers_extra + "}}]}";
+  std::string text = R"({"schema": 2, "sources": {"XX": {"title": "a document", "url": "https://example.org/xx"}},)";
+  text += R"( "devices": [{"name": "x", "kind": "gpu", "neuron_core": "", "description": "d", "numbers": {)";
+  return text + nums + numbers_extra + "}}]}";
 }
+
+// The loader's error message for `text`, or "no error".
+std::string load_error(const std::string& text) {
+  try {
+    load_catalog(text, "t");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(Catalog, LoaderIsStrict) {
   EXPECT_NO_THROW(load_catalog(one_device(""), "t"));
-  auto message = [](const std::string& text) {
-    try {
-      load_catalog(text, "t");
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(message(one_device(R"(, "warp_speed": {"value": 1, "source": "[X]"})")).find("unknown key 'warp_speed'"),
-            std::string::npos);
-  EXPECT_NE(message(one_device("", "\"\"")).find("source"), std::string::npos);
+  EXPECT_TRUE(contains(load_error(one_device(R"(, "warp_speed": {"value": 1, "source": "[XX]"})")),
+                       "unknown key 'warp_speed'"));
+  EXPECT_TRUE(contains(load_error(one_device("", "\"\"")), "source"));
   std::string missing = one_device("");
   missing.replace(missing.find("\"chips\""), 7, "\"chipz\"");
-  EXPECT_NE(message(missing).find("chipz"), std::string::npos);
-  EXPECT_NE(message("{\"schema\": 2, \"devices\": []}").find("schema"), std::string::npos);
-  EXPECT_NE(message("not json").find("not valid JSON"), std::string::npos);
+  EXPECT_TRUE(contains(load_error(missing), "chipz"));
+  EXPECT_TRUE(contains(load_error("{\"schema\": 1, \"devices\": []}"), "schema"));
+  EXPECT_TRUE(contains(load_error("not json"), "not valid JSON"));
   try {
     builtin_catalog().find("trn9");
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("known: trn1"), std::string::npos);
   }
+}
+
+TEST(Catalog, LoaderRejectsASourceTagTheTableLacks) {
+  // Every field cites a tag the table lacks; the error names the first field in name order.
+  const std::string e = load_error(one_device("", "\"[XX], [YY] 2 units\""));
+  EXPECT_TRUE(contains(e, "t: device 'x'.chips")) << e;
+  EXPECT_TRUE(contains(e, "source tag [YY] is not in the catalog's \"sources\" table")) << e;
+  // [derived], single letters and lower case are not tags; a tag inside other text still counts.
+  EXPECT_EQ(load_error(one_device("", "\"[derived] [H] x [XX]y\"")), "no error");
+  EXPECT_TRUE(contains(load_error(one_device("", "\"half of [ZZ-2]\"")), "[ZZ-2]"));
+}
+
+TEST(Catalog, SourcesTableIsStrict) {
+  auto with_sources = [](const std::string& table) {
+    std::string text = one_device("");
+    const size_t at = text.find("{\"XX\"");
+    text.replace(at, text.find("}},", at) + 2 - at, table);
+    return load_error(text);
+  };
+  EXPECT_EQ(with_sources(R"({"XX": {"title": "t", "url": "https://a.b/c"}})"), "no error");
+  EXPECT_TRUE(contains(with_sources("{}"), "t: sources: expected a non-empty object"));
+  EXPECT_TRUE(contains(with_sources(R"({"xx": {"title": "t", "url": "https://a.b/c"}})"), "'xx' is not a tag"));
+  EXPECT_TRUE(contains(with_sources(R"({"XX": {"title": "t"}})"), "sources.XX: missing 'url'"));
+  EXPECT_TRUE(contains(with_sources(R"({"XX": {"title": "t", "url": "a.b/c"}})"), "sources.XX.url"));
+  EXPECT_TRUE(contains(with_sources(R"({"XX": {"title": "", "url": "https://a.b/c"}})"), "sources.XX.title"));
+  EXPECT_TRUE(
+      contains(with_sources(R"({"XX": {"title": "t", "url": "https://a.b/c", "year": 1}})"), "unknown key 'year'"));
+  std::string no_table = one_device("");
+  const size_t at = no_table.find(" \"sources\"");
+  no_table.erase(at, no_table.find("}},", at) + 3 - at);
+  EXPECT_TRUE(contains(load_error(no_table), "missing 'sources'")) << no_table;
+}
+
+TEST(Catalog, ConstructorChecksTagsToo) {
+  // The rebuilt catalog of `nanotrn devices --measure-host` goes through the same check.
+  const Catalog c = builtin_catalog();
+  EXPECT_NO_THROW(Catalog(c.devices(), c.sources()));
+  SourceTable fewer = c.sources();
+  fewer.erase("B300-GK");  // cited by gb300 alone
+  try {
+    const Catalog rebuilt(c.devices(), fewer, "rebuilt");
+    FAIL() << rebuilt.devices().size();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "rebuilt: device 'gb300'.peak_bf16_flops_per_chip: source tag [B300-GK]"))
+        << e.what();
+  }
+  EXPECT_EQ(c.source("LNC").url.rfind("https://", 0), 0u);
+  EXPECT_THROW(c.source("TRN9"), Error);
+}
+
+TEST(Catalog, SourceTagsAreTheBracketedUpperCaseKeys) {
+  EXPECT_EQ(source_tags("[TRN2] 2.9 TB/s (3 TB/s in [NKI-A3], [TRN2]; [derived] [H] [x1] [ISA-2025-10])"),
+            (std::vector<std::string>{"TRN2", "NKI-A3", "ISA-2025-10"}));
+  EXPECT_TRUE(source_tags("assumed: no public figure").empty());
+  EXPECT_TRUE(source_tags("[TRN2").empty());
+}
+
+TEST(Catalog, JsonCarriesEachNumbersTagsAndTheTableTheyResolveIn) {
+  const nlohmann::json j = catalog_json(builtin_catalog());
+  EXPECT_EQ(j.at("schema"), 2);
+  const nlohmann::json& sources = j.at("sources");
+  size_t tagged = 0;
+  for (const nlohmann::json& d : j.at("devices")) {
+    for (const auto& [field, num] : d.at("numbers").items()) {
+      EXPECT_EQ(num.at("tags"), nlohmann::json(source_tags(num.at("source").get<std::string>())));
+      for (const nlohmann::json& tag : num.at("tags")) {
+        ASSERT_TRUE(sources.contains(tag.get<std::string>())) << d.at("name") << "." << field << ": " << tag;
+        EXPECT_FALSE(sources.at(tag.get<std::string>()).at("url").get<std::string>().empty());
+        tagged++;
+      }
+    }
+  }
+  EXPECT_GT(tagged, 50u);
+  EXPECT_EQ(sources.at("TRN2").at("url"),
+            "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/trainium2.html");
 }
 
 TEST(Roofline, EqualsTheFormula) {

@@ -1,5 +1,6 @@
-// Tests of neuron/machine.h: every number has a source, the values match hardware-facts.md (copied here by hand,
-// not read from the table under test), and unknown generations are refused. Not here: how numbers are used.
+// Tests of neuron/machine.h: every number has a source, the values match the cited documents (docs/SOURCES.md; copied
+// here by hand, not read from the table under test), and unknown generations are refused. Not here: how numbers
+// are used, whether the tags resolve (tests/hw/sources_test.cpp).
 #include "neuron/machine.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Tests of neuron/timing.h: single-instruction times equal the documented formulas of hardware-facts.md sec. 6.3,
+// Tests of neuron/timing.h: single-instruction times equal the documented formulas of hardware-facts §6.3,
 // written out here from the spec fields (never by calling the model's cost code), plus queueing, dependency and
 // DMA bandwidth-sharing behaviour. Not here: functional results.
 #include "neuron/timing.h"
