@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "base/error.h"
+#include "base/version.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
       "nanotrn: train small language models from scratch under a fixed compute budget, and price them on a "
       "modelled AWS Trainium device"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", nanotrn::version_line());
   nanotrn::cli::add_speedrun(app);
   nanotrn::cli::add_info(app);
   nanotrn::cli::add_kernel(app);
