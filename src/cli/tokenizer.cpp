@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "data/corpus.h"
 #include "data/shard.h"
+#include "data/split_text.h"
 #include "tokenizer/bpe_train.h"
 #include "tokenizer/tokenizer.h"
 
@@ -15,10 +16,22 @@ namespace nanotrn::cli {
 
 namespace {
 
-// A prepared corpus folder gives its given split; anything else is read as a source (file, folder, .jsonl).
-std::vector<data::Document> read_input(const std::string& path, const std::string& split) {
-  if (std::filesystem::exists(path + "/corpus.json")) return data::read_corpus_split(path, split);
-  return data::read_source(path);
+struct Input {
+  std::vector<data::Document> docs;
+  std::string note;  // how a plain text file was split, for the log ("" otherwise)
+};
+
+// A prepared corpus folder gives its given split; a plain text file its paragraphs (or lines: data/split_text.h);
+// anything else is read as a source (folder, .jsonl).
+Input read_input(const std::string& path, const std::string& split) {
+  if (std::filesystem::exists(path + "/corpus.json")) return {data::read_corpus_split(path, split), ""};
+  std::vector<data::Document> docs = data::read_source(path);
+  if (std::filesystem::is_directory(path) || std::filesystem::path(path).extension() == ".jsonl") return {docs, ""};
+  data::SplitText pieces = data::split_text(docs[0]);
+  const std::string note = path + " (" + std::to_string(docs[0].text.size()) + " bytes) split into " +
+                           std::to_string(pieces.docs.size()) + " documents at " +
+                           (pieces.by_paragraphs ? "blank lines" : "line ends (it has no blank line)");
+  return {std::move(pieces.docs), note};
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -36,7 +49,9 @@ void add_tokenizer_train(CLI::App& parent) {
     bool force = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("--input", a->input, "Corpus folder (its train split) or text files/folders/JSONL")
+  cmd->add_option("--input", a->input,
+                  "Corpus folder (its train split), a folder of text files or JSONL (a document per file or line), or "
+                  "one plain text file (a document per paragraph; per line when it has no blank line)")
       ->capture_default_str();
   cmd->add_option("--vocab", a->vocab, "Vocabulary size, specials included")->capture_default_str();
   cmd->add_option("--out", a->out, "Output folder (tokenizer.tiktoken + tokenizer.json)")->capture_default_str();
@@ -50,9 +65,10 @@ void add_tokenizer_train(CLI::App& parent) {
         return;
       }
     }
-    const std::vector<data::Document> docs = read_input(a->input, "train");
+    const Input in = read_input(a->input, "train");
+    if (!in.note.empty()) std::printf("input: %s\n", in.note.c_str());
     std::vector<std::string_view> texts;
-    for (const auto& d : docs) texts.push_back(d.text);
+    for (const auto& d : in.docs) texts.push_back(d.text);
     tokenizer::BpeTrainOptions o;
     o.vocab_size = a->vocab;
     o.doc_cap_chars = a->doc_cap;
@@ -60,8 +76,8 @@ void add_tokenizer_train(CLI::App& parent) {
     const tokenizer::Bpe bpe = tokenizer::train_bpe(texts, o);
     const double s = seconds_since(t0);
     bpe.save(a->out);
-    std::printf("wrote %s: vocab %d (BOS %d), trained on %zu documents in %.2f s\n", a->out.c_str(), bpe.vocab_size(),
-                bpe.bos_id(), docs.size(), s);
+    std::printf("wrote %s: vocab %d (BOS %d), trained on %s in %.2f s\n", a->out.c_str(), bpe.vocab_size(),
+                bpe.bos_id(), tokenizer::train_text_usage(texts, a->doc_cap).describe(a->doc_cap).c_str(), s);
   });
 }
 
@@ -130,7 +146,7 @@ void add_tokenizer_eval(CLI::App& parent) {
   cmd->add_option("--threads", a->threads, "Encoder threads (0: all)");
   cmd->callback([a] {
     const tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(a->tokenizer);
-    const std::vector<data::Document> docs = read_input(a->input, "val");
+    const std::vector<data::Document> docs = read_input(a->input, "val").docs;
     std::vector<std::string_view> texts;
     int64_t bytes = 0;
     for (const auto& d : docs) {
