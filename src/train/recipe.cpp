@@ -249,6 +249,7 @@ Recipe recipe_from_json(const json& j) {
   }
   if (const json* d = r.sub("data")) {
     Reader x(*d, "data");
+    x.get("corpus", rec.data.corpus);
     x.get("train", rec.data.train);
     x.get("val", rec.data.val);
     x.get("tokenizer", rec.data.tokenizer);
@@ -360,7 +361,8 @@ json recipe_to_json(const Recipe& r) {
         {"cooldown_levels", r.schedule.cooldown_levels}}},
       {"batch", {{"seq_len", r.batch.seq_len}, {"rows", r.batch.rows}, {"phases", phases}}},
       {"data",
-       {{"train", r.data.train},
+       {{"corpus", r.data.corpus},
+        {"train", r.data.train},
         {"val", r.data.val},
         {"tokenizer", r.data.tokenizer},
         {"layout", r.data.layout},
