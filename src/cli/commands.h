@@ -20,5 +20,6 @@ void add_data(CLI::App& app, const Home& home);
 void add_tokenizer(CLI::App& app, const Home& home);
 void add_predict(CLI::App& app, const Home& home);
 void add_devices(CLI::App& app);
+void add_recipe(CLI::App& app, const Home& home);
 
 }  // namespace nanotrn::cli

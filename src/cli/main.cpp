@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     nanotrn::cli::add_sample(app, home);
     nanotrn::cli::add_data(app, home);
     nanotrn::cli::add_tokenizer(app, home);
+    nanotrn::cli::add_recipe(app, home);
     nanotrn::cli::add_predict(app, home);
     nanotrn::cli::add_devices(app);
     app.parse(argc, argv);
