@@ -1,21 +1,25 @@
-// The nanotrn subcommands. Each file in src/cli/ registers one subcommand on the CLI11 app.
+// The nanotrn subcommands. Each file in src/cli/ registers one subcommand on the CLI11 app. Commands that read or write
+// data get the Home (base/home.h) main() found once: their default paths and recipes resolve against it.
 // Not here: any logic the subcommands share with library users (that lives in the library modules).
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include "base/home.h"
+
 namespace nanotrn::cli {
 
-void add_speedrun(CLI::App& app);
+void add_speedrun(CLI::App& app, const Home& home);
 void add_info(CLI::App& app);
 void add_kernel(CLI::App& app);
-void add_train(CLI::App& app);
-void add_bench(CLI::App& app);
-void add_eval(CLI::App& app);
-void add_sample(CLI::App& app);
-void add_data(CLI::App& app);
-void add_tokenizer(CLI::App& app);
-void add_predict(CLI::App& app);
+void add_train(CLI::App& app, const Home& home);
+void add_bench(CLI::App& app, const Home& home);
+void add_eval(CLI::App& app, const Home& home);
+void add_sample(CLI::App& app, const Home& home);
+void add_data(CLI::App& app, const Home& home);
+void add_tokenizer(CLI::App& app, const Home& home);
+void add_predict(CLI::App& app, const Home& home);
 void add_devices(CLI::App& app);
+void add_recipe(CLI::App& app, const Home& home);
 
 }  // namespace nanotrn::cli

@@ -1,11 +1,14 @@
-// `nanotrn data prepare|stats|tokenize`: the corpus and shard stages of the data pipeline (src/data/).
+// `nanotrn data setup|prepare|stats|tokenize`: everything a recipe names (pipeline/data_stages.h), or the corpus and
+// shard stages one at a time (src/data/).
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/recipe_args.h"
 #include "data/corpus.h"
 #include "data/tokenize_corpus.h"
+#include "pipeline/data_stages.h"
 #include "tokenizer/tokenizer.h"
 
 namespace nanotrn::cli {
@@ -17,17 +20,35 @@ void print_split(const char* name, const data::SplitCounts& c) {
               static_cast<long long>(c.bytes), static_cast<long long>(c.chars));
 }
 
-void add_data_prepare(CLI::App& data) {
+void add_data_setup(CLI::App& data, const Home& home) {
+  auto* cmd = data.add_subcommand(
+      "setup",
+      "Build exactly the data a recipe names, skipping what is already valid: its corpus (data.corpus; the Brown "
+      "corpus unless a prepared corpus is there), a BPE tokenizer of model.vocab_size tokens (data.tokenizer) and "
+      "the token shards it reads (data.train, data.val)");
+  auto a = std::make_shared<RecipeArgs>();
+  add_recipe_flags(cmd, *a, home);
+  cmd->callback([a, home] {
+    const train::Recipe r = open_recipe(*a, home);
+    const pipeline::DataSetup d = pipeline::setup_data(r, [](const std::string& line) { std::cerr << line << "\n"; });
+    std::printf("data setup: corpus %s, tokenizer %s, shards %s; ready for `nanotrn train --recipe %s`\n",
+                d.corpus.reused ? "kept" : "prepared", d.tokenizer_reused ? "kept" : "trained",
+                d.shards.reused ? "kept" : "written", a->recipe.c_str());
+  });
+}
+
+void add_data_prepare(CLI::App& data, const Home& home) {
   auto* cmd = data.add_subcommand("prepare",
                                   "Build a corpus folder (train.jsonl, val.jsonl) from text files, folders or JSONL; "
                                   "with no sources, the default corpus (Brown, from scripts/setup.sh)");
   struct Args {
     std::vector<std::string> sources;
-    std::string out = data::kDefaultCorpusDir;
+    std::string out;
     double val_fraction = 0.1;
     bool force = false;
   };
   auto a = std::make_shared<Args>();
+  a->out = home.path(data::kDefaultCorpusDir);
   cmd->add_option("sources", a->sources, "Text files, folders or .jsonl files (default: the Brown corpus)");
   cmd->add_option("--out", a->out, "Corpus folder")->capture_default_str();
   cmd->add_option("--val-fraction", a->val_fraction, "Fraction of documents (by id hash) in validation")
@@ -43,12 +64,12 @@ void add_data_prepare(CLI::App& data) {
   });
 }
 
-void add_data_stats(CLI::App& data) {
+void add_data_stats(CLI::App& data, const Home& home) {
   auto* cmd = data.add_subcommand("stats",
                                   "Documents, bytes and characters per split; tokens and bytes/token "
                                   "once tokenized");
-  auto corpus = std::make_shared<std::string>(data::kDefaultCorpusDir);
-  auto shards = std::make_shared<std::string>(data::kDefaultShardDir);
+  auto corpus = std::make_shared<std::string>(home.path(data::kDefaultCorpusDir));
+  auto shards = std::make_shared<std::string>(home.path(data::kDefaultShardDir));
   cmd->add_option("--corpus", *corpus, "Corpus folder")->capture_default_str();
   cmd->add_option("--shards", *shards, "Shard folder (skipped when it has no shards.json)")->capture_default_str();
   cmd->callback([corpus, shards] {
@@ -71,15 +92,19 @@ void add_data_stats(CLI::App& data) {
   });
 }
 
-void add_data_tokenize(CLI::App& data) {
+void add_data_tokenize(CLI::App& data, const Home& home) {
   auto* cmd = data.add_subcommand("tokenize", "Tokenize a corpus folder into train/val .bin shards");
   struct Args {
-    std::string corpus = data::kDefaultCorpusDir, tokenizer = data::kDefaultTokenizerDir, out = data::kDefaultShardDir;
+    explicit Args(const Home& h)
+        : corpus(h.path(data::kDefaultCorpusDir)),
+          tokenizer(h.path(data::kDefaultTokenizerDir)),
+          out(h.path(data::kDefaultShardDir)) {}
+    std::string corpus, tokenizer, out;
     int64_t shard_tokens = 100'000'000;
     int threads = 0;
     bool force = false;
   };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<Args>(home);
   cmd->add_option("--corpus", a->corpus, "Corpus folder")->capture_default_str();
   cmd->add_option("--tokenizer", a->tokenizer, "Tokenizer folder or file (.tiktoken, .model)")->capture_default_str();
   cmd->add_option("--out", a->out, "Shard folder")->capture_default_str();
@@ -97,12 +122,13 @@ void add_data_tokenize(CLI::App& data) {
 
 }  // namespace
 
-void add_data(CLI::App& app) {
+void add_data(CLI::App& app, const Home& home) {
   auto* data = app.add_subcommand("data", "Corpora and token shards");
   data->require_subcommand(1);
-  add_data_prepare(*data);
-  add_data_stats(*data);
-  add_data_tokenize(*data);
+  add_data_setup(*data, home);
+  add_data_prepare(*data, home);
+  add_data_stats(*data, home);
+  add_data_tokenize(*data, home);
 }
 
 }  // namespace nanotrn::cli

@@ -3,20 +3,23 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/recipe_args.h"
 #include "train/checkpoint.h"
 #include "train/data_setup.h"
 #include "train/evaluate.h"
+#include "train/recipe_paths.h"
 
 namespace nanotrn::cli {
 
-void add_eval(CLI::App& app) {
+void add_eval(CLI::App& app, const Home& home) {
   struct Args {
-    std::string ckpt = "out/run/checkpoint.safetensors";
+    std::string ckpt;
     std::vector<std::string> sets;
     int64_t tokens = 0;
     bool ema = false, json = false;
   };
   auto args = std::make_shared<Args>();
+  args->ckpt = home.path("out/run/checkpoint.safetensors");
   auto* cmd = app.add_subcommand("eval", "Evaluate a checkpoint");
   cmd->require_subcommand(1);
   auto* bpb = cmd->add_subcommand("bpb", "val_bpb on the recipe's validation shards (or --set data.val=GLOB)");
@@ -25,11 +28,13 @@ void add_eval(CLI::App& app) {
   bpb->add_option("--tokens", args->tokens, "Validation tokens to score (default: the recipe's eval.tokens)");
   bpb->add_flag("--ema", args->ema, "Score the EMA weights instead of the live ones");
   bpb->add_flag("--json", args->json, "Machine-readable output");
-  bpb->callback([args] {
+  add_data_root_footer(bpb, home);
+  bpb->callback([args, home] {
     const train::Checkpoint c = train::load_checkpoint(args->ckpt);
     nlohmann::json rj = train::recipe_to_json(c.recipe);
     for (const std::string& s : args->sets) train::apply_override(rj, s, rj);
-    const train::Recipe r = train::recipe_from_json(rj);
+    train::Recipe r = train::recipe_from_json(rj);
+    train::resolve_data_paths(r, home);  // checkpoints of older builds hold paths as written
     Engine engine(EngineOptions{.num_threads = r.train.threads});
     Ctx ctx{engine, nullptr, r.train.precision == "bf16" ? DType::bf16 : DType::f32};
     model::Gpt gpt(ctx, model::resolve(r.model), r.seed);
@@ -39,7 +44,7 @@ void add_eval(CLI::App& app) {
       check(!ema.empty(), args->ckpt + ": this checkpoint has no EMA weights (ema.decay was 0)");
       for (const auto& [name, t] : ema) gpt.parameter(name).value.copy_from(t);
     }
-    train::TrainerData data = train::open_training_data(r);
+    train::TrainerData data = train::open_training_data(r, setup_command(r.name, args->sets));
     const train::BpbResult res = train::evaluate_bpb(
         ctx, gpt, *data.val, data.token_bytes,
         {.tokens = args->tokens > 0 ? args->tokens : r.eval.tokens, .rows = r.eval.rows, .seq_len = r.batch.seq_len});

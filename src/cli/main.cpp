@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "base/error.h"
+#include "base/home.h"
+#include "base/version.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -10,18 +12,21 @@ int main(int argc, char** argv) {
       "nanotrn: train small language models from scratch under a fixed compute budget, and price them on a "
       "modelled AWS Trainium device"};
   app.require_subcommand(1);
-  nanotrn::cli::add_speedrun(app);
-  nanotrn::cli::add_info(app);
-  nanotrn::cli::add_kernel(app);
-  nanotrn::cli::add_train(app);
-  nanotrn::cli::add_bench(app);
-  nanotrn::cli::add_eval(app);
-  nanotrn::cli::add_sample(app);
-  nanotrn::cli::add_data(app);
-  nanotrn::cli::add_tokenizer(app);
-  nanotrn::cli::add_predict(app);
-  nanotrn::cli::add_devices(app);
+  app.set_version_flag("--version", nanotrn::version_line());
   try {
+    const nanotrn::Home home = nanotrn::find_home();
+    nanotrn::cli::add_speedrun(app, home);
+    nanotrn::cli::add_info(app);
+    nanotrn::cli::add_kernel(app);
+    nanotrn::cli::add_train(app, home);
+    nanotrn::cli::add_bench(app, home);
+    nanotrn::cli::add_eval(app, home);
+    nanotrn::cli::add_sample(app, home);
+    nanotrn::cli::add_data(app, home);
+    nanotrn::cli::add_tokenizer(app, home);
+    nanotrn::cli::add_recipe(app, home);
+    nanotrn::cli::add_predict(app, home);
+    nanotrn::cli::add_devices(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "cli/commands.h"
+#include "cli/recipe_args.h"
 #include "engine/engine.h"
 #include "gemm/probe.h"
 #include "hw/catalog.h"
@@ -42,8 +43,8 @@ std::vector<std::string> split_values(const std::string& sweep, std::string* key
   return v;
 }
 
-void print_sweep(const std::string& recipe_path, const std::vector<std::string>& sets, const std::string& sweep,
-                 const hw::Device& device, const predict::PredictOptions& o, bool json) {
+void print_sweep(const RecipeArgs& recipe, const Home& home, const std::string& sweep, const hw::Device& device,
+                 const predict::PredictOptions& o, bool json) {
   std::string key;
   const std::vector<std::string> values = split_values(sweep, &key);
   nlohmann::json rows = nlohmann::json::array();
@@ -53,9 +54,7 @@ void print_sweep(const std::string& recipe_path, const std::vector<std::string>&
                 "per phase: step s / tok/s / MFU");
   }
   for (const std::string& v : values) {
-    std::vector<std::string> s = sets;
-    s.push_back(key + "=" + v);
-    const predict::Prediction p = predict::predict(train::load_recipe(recipe_path, s), device, o);
+    const predict::Prediction p = predict::predict(open_recipe(recipe, home, {key + "=" + v}), device, o);
     if (json) {
       rows.push_back({{"value", v}, {"prediction", predict::prediction_json(p)}});
       continue;
@@ -72,17 +71,16 @@ void print_sweep(const std::string& recipe_path, const std::vector<std::string>&
 
 }  // namespace
 
-void add_predict(CLI::App& app) {
+void add_predict(CLI::App& app, const Home& home) {
   struct Args {
-    std::string recipe = "recipes/cpu-tiny.json", device = "trn2", trace, sweep;
-    std::vector<std::string> sets;
+    RecipeArgs recipe;
+    std::string device = "trn2", trace, sweep;
     int64_t lnc = 0, trace_phase = -1;
     bool json = false, shard_optimizer = false, no_overlap = false;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("predict", "Predict a recipe's step time, tokens/s, MFU and steps on a device");
-  cmd->add_option("--recipe", a->recipe, "Recipe JSON file")->capture_default_str();
-  cmd->add_option("--set", a->sets, "Override a recipe field, e.g. --set model.depth=10 (repeatable)");
+  add_recipe_flags(cmd, a->recipe, home);
   cmd->add_option("--device", a->device, "Catalog device (nanotrn devices), or host (measured)")->capture_default_str();
   cmd->add_option("--lnc", a->lnc, "Physical cores per logical core (Trainium; 0 = the device default)");
   cmd->add_flag("--shard-optimizer", a->shard_optimizer, "Split Muon's Newton-Schulz over the data-parallel ranks");
@@ -91,13 +89,13 @@ void add_predict(CLI::App& app) {
   cmd->add_option("--trace", a->trace, "Write a Perfetto (Chrome trace) JSON of one step to this file");
   cmd->add_option("--trace-phase", a->trace_phase, "Batch phase of the traced step (default: the last)");
   cmd->add_option("--sweep", a->sweep, "Predict once per value: key=v1,v2,... (e.g. model.depth=8,10,12)");
-  cmd->callback([a] {
+  cmd->callback([a, home] {
     const predict::PredictOptions o{
         .lnc = a->lnc, .shard_optimizer = a->shard_optimizer, .overlap_allreduce = !a->no_overlap};
-    const train::Recipe recipe = train::load_recipe(a->recipe, a->sets);
+    const train::Recipe recipe = open_recipe(a->recipe, home);
     const hw::Device device = pick_device(a->device, recipe);
     if (!a->sweep.empty()) {
-      print_sweep(a->recipe, a->sets, a->sweep, device, o, a->json);
+      print_sweep(a->recipe, home, a->sweep, device, o, a->json);
       return;
     }
     const predict::Prediction p = predict::predict(recipe, device, o);

@@ -9,14 +9,15 @@
 
 namespace nanotrn::cli {
 
-void add_sample(CLI::App& app) {
+void add_sample(CLI::App& app, const Home& home) {
   struct Args {
-    std::string ckpt = "out/run/checkpoint.safetensors", prompt = "The", tokenizer;
+    std::string ckpt, prompt = "The", tokenizer;
     int64_t max_tokens = 64, top_k = 0, count = 1;
     float temperature = 0.8f;
     uint64_t seed = 0;
   };
   auto args = std::make_shared<Args>();
+  args->ckpt = home.path("out/run/checkpoint.safetensors");
   auto* cmd = app.add_subcommand("sample", "Generate text from a checkpoint (KV cache; greedy, temperature, top-k)");
   cmd->add_option("--ckpt", args->ckpt, "Checkpoint (safetensors)")->capture_default_str();
   cmd->add_option("--prompt", args->prompt, "Prompt text (BOS is prepended)")->capture_default_str();
@@ -26,10 +27,10 @@ void add_sample(CLI::App& app) {
   cmd->add_option("--top-k", args->top_k, "Sample among the k most likely tokens (0 = all)")->capture_default_str();
   cmd->add_option("--count", args->count, "Number of samples")->capture_default_str();
   cmd->add_option("--seed", args->seed, "Sampling seed")->capture_default_str();
-  cmd->callback([args] {
+  cmd->callback([args, home] {
     const train::Checkpoint c = train::load_checkpoint(args->ckpt);
     const tokenizer::Tokenizer tok =
-        tokenizer::Tokenizer::load(args->tokenizer.empty() ? c.recipe.data.tokenizer : args->tokenizer);
+        tokenizer::Tokenizer::load(args->tokenizer.empty() ? home.path(c.recipe.data.tokenizer) : args->tokenizer);
     check(tok.vocab_size() == c.recipe.model.vocab_size, "sample: the tokenizer has " +
                                                              std::to_string(tok.vocab_size()) + " tokens, the model " +
                                                              std::to_string(c.recipe.model.vocab_size));

@@ -5,20 +5,25 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/recipe_args.h"
 #include "pipeline/speedrun.h"
 
 namespace nanotrn::cli {
 
-void add_speedrun(CLI::App& app) {
+void add_speedrun(CLI::App& app, const Home& home) {
   auto o = std::make_shared<pipeline::SpeedrunOptions>();
   o->budget = "";
+  o->root = home.path("out");
+  o->home = home;
   auto* cmd = app.add_subcommand(
       "speedrun",
       "The main job on the default corpus: prepare the Brown corpus, train a BPE tokenizer, tokenize, pretrain the "
       "default recipe for a short budget, score val_bpb against the unigram baseline, sample, write a report");
   cmd->add_option("--root", o->root, "Folder for every stage's output")->capture_default_str();
-  cmd->add_option("--recipe", o->recipe, "Recipe to pretrain")->capture_default_str();
+  cmd->add_option("--recipe", o->recipe, "Recipe to pretrain: a JSON file or a shipped recipe's name")
+      ->capture_default_str();
   cmd->add_option("--set", o->sets, "Override a recipe field (repeatable)");
+  add_data_root_footer(cmd, home);
   cmd->add_option("--budget", o->budget, "Charged-time budget (default: the recipe's train.budget)");
   cmd->add_option("--samples", o->samples, "Lines to sample at the end")->capture_default_str();
   cmd->add_flag("--force", o->force, "Retrain even when a result for the same recipe exists");

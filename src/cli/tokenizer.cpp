@@ -8,6 +8,8 @@
 #include "cli/commands.h"
 #include "data/corpus.h"
 #include "data/shard.h"
+#include "data/split_text.h"
+#include "pipeline/data_stages.h"
 #include "tokenizer/bpe_train.h"
 #include "tokenizer/tokenizer.h"
 
@@ -15,44 +17,59 @@ namespace nanotrn::cli {
 
 namespace {
 
-// A prepared corpus folder gives its given split; anything else is read as a source (file, folder, .jsonl).
-std::vector<data::Document> read_input(const std::string& path, const std::string& split) {
-  if (std::filesystem::exists(path + "/corpus.json")) return data::read_corpus_split(path, split);
-  return data::read_source(path);
+struct Input {
+  std::vector<data::Document> docs;
+  std::string note;  // how a plain text file was split, for the log ("" otherwise)
+};
+
+// A prepared corpus folder gives its given split; a plain text file its paragraphs (or lines: data/split_text.h);
+// anything else is read as a source (folder, .jsonl).
+Input read_input(const std::string& path, const std::string& split) {
+  if (std::filesystem::exists(path + "/corpus.json")) return {data::read_corpus_split(path, split), ""};
+  std::vector<data::Document> docs = data::read_source(path);
+  if (std::filesystem::is_directory(path) || std::filesystem::path(path).extension() == ".jsonl") return {docs, ""};
+  data::SplitText pieces = data::split_text(docs[0]);
+  const std::string note = path + " (" + std::to_string(docs[0].text.size()) + " bytes) split into " +
+                           std::to_string(pieces.docs.size()) + " documents at " +
+                           (pieces.by_paragraphs ? "blank lines" : "line ends (it has no blank line)");
+  return {std::move(pieces.docs), note};
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void add_tokenizer_train(CLI::App& parent) {
+void add_tokenizer_train(CLI::App& parent, const Home& home) {
   auto* cmd = parent.add_subcommand("train",
                                     "Train a byte-level BPE tokenizer (GPT-4-style pre-split, 1-2 digit "
                                     "numbers, 4 reserved specials after the merges)");
   struct Args {
-    std::string input = data::kDefaultCorpusDir, out = data::kDefaultTokenizerDir;
+    std::string input, out;
     int32_t vocab = 8192;
     int64_t doc_cap = 10000;
     bool force = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("--input", a->input, "Corpus folder (its train split) or text files/folders/JSONL")
+  a->input = home.path(data::kDefaultCorpusDir);
+  a->out = home.path(data::kDefaultTokenizerDir);
+  cmd->add_option("--input", a->input,
+                  "Corpus folder (its train split), a folder of text files or JSONL (a document per file or line), or "
+                  "one plain text file (a document per paragraph; per line when it has no blank line)")
       ->capture_default_str();
   cmd->add_option("--vocab", a->vocab, "Vocabulary size, specials included")->capture_default_str();
   cmd->add_option("--out", a->out, "Output folder (tokenizer.tiktoken + tokenizer.json)")->capture_default_str();
   cmd->add_option("--doc-cap", a->doc_cap, "Characters used from each document (0: all)")->capture_default_str();
   cmd->add_flag("--force", a->force, "Retrain even when the output folder holds a tokenizer of this size");
   cmd->callback([a] {
-    if (!a->force && std::filesystem::exists(a->out + "/tokenizer.tiktoken")) {
-      const tokenizer::Tokenizer old = tokenizer::Tokenizer::load(a->out);
-      if (old.vocab_size() == a->vocab) {
-        std::printf("kept %s (vocab %d; --force retrains)\n", a->out.c_str(), old.vocab_size());
-        return;
-      }
+    const pipeline::Say say = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
+    if (!a->force && pipeline::reusable_tokenizer(a->out, a->vocab, say)) {
+      std::printf("kept %s (vocab %d; --force retrains)\n", a->out.c_str(), a->vocab);
+      return;
     }
-    const std::vector<data::Document> docs = read_input(a->input, "train");
+    const Input in = read_input(a->input, "train");
+    if (!in.note.empty()) std::printf("input: %s\n", in.note.c_str());
     std::vector<std::string_view> texts;
-    for (const auto& d : docs) texts.push_back(d.text);
+    for (const auto& d : in.docs) texts.push_back(d.text);
     tokenizer::BpeTrainOptions o;
     o.vocab_size = a->vocab;
     o.doc_cap_chars = a->doc_cap;
@@ -60,18 +77,19 @@ void add_tokenizer_train(CLI::App& parent) {
     const tokenizer::Bpe bpe = tokenizer::train_bpe(texts, o);
     const double s = seconds_since(t0);
     bpe.save(a->out);
-    std::printf("wrote %s: vocab %d (BOS %d), trained on %zu documents in %.2f s\n", a->out.c_str(), bpe.vocab_size(),
-                bpe.bos_id(), docs.size(), s);
+    std::printf("wrote %s: vocab %d (BOS %d), trained on %s in %.2f s\n", a->out.c_str(), bpe.vocab_size(),
+                bpe.bos_id(), tokenizer::train_text_usage(texts, a->doc_cap).describe(a->doc_cap).c_str(), s);
   });
 }
 
-void add_tokenizer_encode(CLI::App& parent) {
+void add_tokenizer_encode(CLI::App& parent, const Home& home) {
   auto* cmd = parent.add_subcommand("encode", "Encode a text file into a .bin shard (BOS first)");
   struct Args {
-    std::string tokenizer = data::kDefaultTokenizerDir, input, out;
+    std::string tokenizer, input, out;
     bool no_bos = false;
   };
   auto a = std::make_shared<Args>();
+  a->tokenizer = home.path(data::kDefaultTokenizerDir);
   cmd->add_option("--tokenizer", a->tokenizer, "Tokenizer folder or file")->capture_default_str();
   cmd->add_option("--input", a->input, "Text file")->required();
   cmd->add_option("--out", a->out, "Output .bin shard")->required();
@@ -89,13 +107,14 @@ void add_tokenizer_encode(CLI::App& parent) {
   });
 }
 
-void add_tokenizer_decode(CLI::App& parent) {
+void add_tokenizer_decode(CLI::App& parent, const Home& home) {
   auto* cmd = parent.add_subcommand("decode", "Decode a .bin shard back to text (BOS tokens dropped)");
   struct Args {
-    std::string tokenizer = data::kDefaultTokenizerDir, input, out;
+    std::string tokenizer, input, out;
     bool keep_bos = false;
   };
   auto a = std::make_shared<Args>();
+  a->tokenizer = home.path(data::kDefaultTokenizerDir);
   cmd->add_option("--tokenizer", a->tokenizer, "Tokenizer folder or file")->capture_default_str();
   cmd->add_option("--input", a->input, "Input .bin shard")->required();
   cmd->add_option("--out", a->out, "Output text file")->required();
@@ -115,22 +134,24 @@ void add_tokenizer_decode(CLI::App& parent) {
   });
 }
 
-void add_tokenizer_eval(CLI::App& parent) {
+void add_tokenizer_eval(CLI::App& parent, const Home& home) {
   auto* cmd = parent.add_subcommand("eval",
                                     "Bytes per token (and encode speed) on a text: by default the corpus's "
                                     "validation split");
   struct Args {
-    std::string tokenizer = data::kDefaultTokenizerDir, input = data::kDefaultCorpusDir;
+    std::string tokenizer, input;
     int threads = 0;
   };
   auto a = std::make_shared<Args>();
+  a->tokenizer = home.path(data::kDefaultTokenizerDir);
+  a->input = home.path(data::kDefaultCorpusDir);
   cmd->add_option("--tokenizer", a->tokenizer, "Tokenizer folder or file")->capture_default_str();
   cmd->add_option("--input", a->input, "Corpus folder (its val split) or text files/folders/JSONL")
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Encoder threads (0: all)");
   cmd->callback([a] {
     const tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(a->tokenizer);
-    const std::vector<data::Document> docs = read_input(a->input, "val");
+    const std::vector<data::Document> docs = read_input(a->input, "val").docs;
     std::vector<std::string_view> texts;
     int64_t bytes = 0;
     for (const auto& d : docs) {
@@ -151,13 +172,13 @@ void add_tokenizer_eval(CLI::App& parent) {
 
 }  // namespace
 
-void add_tokenizer(CLI::App& app) {
+void add_tokenizer(CLI::App& app, const Home& home) {
   auto* tok = app.add_subcommand("tokenizer", "Train, apply and evaluate tokenizers");
   tok->require_subcommand(1);
-  add_tokenizer_train(*tok);
-  add_tokenizer_encode(*tok);
-  add_tokenizer_decode(*tok);
-  add_tokenizer_eval(*tok);
+  add_tokenizer_train(*tok, home);
+  add_tokenizer_encode(*tok, home);
+  add_tokenizer_decode(*tok, home);
+  add_tokenizer_eval(*tok, home);
 }
 
 }  // namespace nanotrn::cli

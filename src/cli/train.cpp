@@ -12,6 +12,7 @@
 #include "autograd/tape.h"
 #include "base/format.h"
 #include "cli/commands.h"
+#include "cli/recipe_args.h"
 #include "gemm/probe.h"
 #include "predict/device_clock.h"
 #include "train/data_setup.h"
@@ -20,31 +21,16 @@
 
 namespace nanotrn::cli {
 
-namespace {
-
-struct RecipeArgs {
-  std::string recipe = "recipes/cpu-tiny.json";
-  std::vector<std::string> sets;
-};
-
-void add_recipe_flags(CLI::App* cmd, RecipeArgs& a) {
-  cmd->add_option("--recipe", a.recipe, "Recipe JSON file")->capture_default_str();
-  cmd->add_option("--set", a.sets, "Override a recipe field, e.g. --set optim.matrix_lr=0.02 (repeatable)");
-}
-
-train::Recipe load(const RecipeArgs& a) { return train::load_recipe(a.recipe, a.sets); }
-
-}  // namespace
-
-void add_train(CLI::App& app) {
+void add_train(CLI::App& app, const Home& home) {
   struct Args {
     RecipeArgs recipe;
-    std::string budget, clock = "wall", out = "out/run", resume;
+    std::string budget, clock = "wall", out, resume;
     bool json = false, quiet = false;
   };
   auto args = std::make_shared<Args>();
+  args->out = home.path("out/run");
   auto* cmd = app.add_subcommand("train", "Train a recipe until its charged-time budget runs out, then score val_bpb");
-  add_recipe_flags(cmd, args->recipe);
+  add_recipe_flags(cmd, args->recipe, home);
   cmd->add_option("--budget", args->budget, "Charged-time budget, e.g. 30m (overrides train.budget)");
   cmd->add_option("--clock", args->clock,
                   "What a step is charged: wall, fixed:<s per micro-batch>, or a device (trn1, trn2, trn3, h100, ...; "
@@ -54,10 +40,10 @@ void add_train(CLI::App& app) {
   cmd->add_option("--resume", args->resume, "Continue from this checkpoint");
   cmd->add_flag("--json", args->json, "Print the final summary as JSON on stdout");
   cmd->add_flag("--quiet", args->quiet, "No progress lines");
-  cmd->callback([args] {
-    std::vector<std::string> sets = args->recipe.sets;
-    if (!args->budget.empty()) sets.push_back("train.budget=" + args->budget);
-    const train::Recipe recipe = train::load_recipe(args->recipe.recipe, sets);
+  cmd->callback([args, home] {
+    std::vector<std::string> extra;
+    if (!args->budget.empty()) extra.push_back("train.budget=" + args->budget);
+    const train::Recipe recipe = open_recipe(args->recipe, home, extra);
     std::filesystem::create_directories(args->out);
     std::unique_ptr<train::Clock> clock = predict::make_clock_for(args->clock, recipe);
     train::TrainerOptions o;
@@ -71,7 +57,8 @@ void add_train(CLI::App& app) {
       o.host_peak_gflops = peak.gflops;
       o.host_peak_basis = peak.describe();
     }
-    train::Trainer run(recipe, train::open_training_data(recipe), *clock, o);
+    train::Trainer run(recipe, train::open_training_data(recipe, setup_command(args->recipe.recipe, args->recipe.sets)),
+                       *clock, o);
     const train::TrainResult r = run.run();
     if (args->json) {
       std::cout << r.to_json().dump(2) << "\n";
@@ -87,7 +74,7 @@ void add_train(CLI::App& app) {
   });
 }
 
-void add_bench(CLI::App& app) {
+void add_bench(CLI::App& app, const Home& home) {
   auto* bench = app.add_subcommand("bench", "Benchmarks (see docs/PERFORMANCE.md)");
   bench->require_subcommand(1);
   struct Args {
@@ -96,17 +83,17 @@ void add_bench(CLI::App& app) {
     bool json = false, profile = false;
   };
   auto args = std::make_shared<Args>();
-  args->recipe.recipe = "recipes/cpu-small.json";
+  args->recipe.recipe = "cpu-small";
   auto* cmd = bench->add_subcommand("train", "Time N training steps (forward, backward, optimiser) on random tokens");
-  add_recipe_flags(cmd, args->recipe);
+  add_recipe_flags(cmd, args->recipe, home);
   cmd->add_option("--steps", args->steps, "Timed steps")->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "Untimed steps first")->capture_default_str();
   cmd->add_flag("--json", args->json, "Machine-readable output");
   cmd->add_flag("--profile", args->profile,
                 "Per-op host time of the timed steps (forward, backward, calls; the optimiser as one row), as a table "
                 "or in --json under \"profile\"");
-  cmd->callback([args] {
-    const train::Recipe r = load(args->recipe);
+  cmd->callback([args, home] {
+    const train::Recipe r = open_recipe(args->recipe, home);
     check(args->steps >= 1 && args->warmup >= 0, "bench train: --steps must be >= 1 and --warmup >= 0");
     Engine engine(EngineOptions{.num_threads = r.train.threads});
     Tape tape;

@@ -54,6 +54,10 @@ uint64_t tokenizer_fingerprint(const tokenizer::Tokenizer& tok) {
   return h;
 }
 
+bool tokenized_with(const ShardSet& shards, const tokenizer::Tokenizer& tok) {
+  return shards.tokenizer_fingerprint == hex(tokenizer_fingerprint(tok));
+}
+
 std::vector<std::string> write_document_shards(std::span<const Document> docs, const tokenizer::Tokenizer& tok,
                                                const std::string& out_dir, const std::string& prefix,
                                                const TokenizeOptions& options, int64_t* tokens_out) {
@@ -101,6 +105,7 @@ ShardSet read_shard_set(const std::string& dir) {
     s.val_bytes = j.at("val").at("bytes").get<int64_t>();
     s.vocab_size = j.at("vocab_size").get<int32_t>();
     s.bos = j.at("bos").get<int32_t>();
+    s.tokenizer_fingerprint = j.at("tokenizer").get<std::string>();
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": malformed: " + e.what());
@@ -116,8 +121,8 @@ ShardSet tokenize_corpus(const std::string& corpus_dir, const tokenizer::Tokeniz
     try {
       const std::vector<uint8_t> bytes = read_file(manifest);
       const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end());
-      if (j.value("tokenizer", "") == tok_fp && j.value("corpus", "") == corpus_fp) {
-        ShardSet s = read_shard_set(out_dir);
+      ShardSet s = read_shard_set(out_dir);
+      if (tokenized_with(s, tok) && j.value("corpus", "") == corpus_fp) {
         bool all = true;
         for (const auto* list : {&s.train_shards, &s.val_shards}) {
           for (const std::string& p : *list) all = all && fs::exists(p);
@@ -144,6 +149,7 @@ ShardSet tokenize_corpus(const std::string& corpus_dir, const tokenizer::Tokeniz
   s.dir = out_dir;
   s.vocab_size = tok.vocab_size();
   s.bos = tok.bos_id();
+  s.tokenizer_fingerprint = tok_fp;
   nlohmann::ordered_json j;
   j["format"] = "nanotrn-shards";
   j["version"] = 1;

@@ -34,6 +34,7 @@ struct ShardSet {
   int64_t train_tokens = 0, val_tokens = 0;           // BOS included
   int64_t train_bytes = 0, val_bytes = 0;             // UTF-8 bytes of the text
   int32_t vocab_size = 0, bos = 0;
+  std::string tokenizer_fingerprint;  // hex, as shards.json records it
   bool reused = false;
 };
 
@@ -49,5 +50,7 @@ std::vector<std::string> write_document_shards(std::span<const Document> docs, c
 
 // A hash of every id's decoded bytes and the vocabulary size: equal tokenizers give equal fingerprints.
 uint64_t tokenizer_fingerprint(const tokenizer::Tokenizer& tok);
+// Whether the shard set was written by this tokenizer (its recorded fingerprint is tok's).
+bool tokenized_with(const ShardSet& shards, const tokenizer::Tokenizer& tok);
 
 }  // namespace nanotrn::data

@@ -15,11 +15,12 @@
 #include "data/tokenize_corpus.h"
 #include "eval/unigram.h"
 #include "model/sample.h"
-#include "tokenizer/bpe_train.h"
+#include "pipeline/data_stages.h"
 #include "tokenizer/tokenizer.h"
 #include "train/checkpoint.h"
 #include "train/clock.h"
 #include "train/data_setup.h"
+#include "train/recipe_paths.h"
 #include "train/trainer.h"
 
 namespace nanotrn::pipeline {
@@ -30,32 +31,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-tokenizer::Tokenizer tokenizer_stage(const std::string& corpus_dir, const std::string& dir, int32_t vocab,
-                                     const std::function<void(const std::string&)>& say) {
-  if (fs::exists(dir)) {
-    try {
-      tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(dir);
-      if (tok.vocab_size() == vocab) {
-        say("tokenizer: reusing " + dir + " (V = " + std::to_string(vocab) + ")");
-        return tok;
-      }
-      say("tokenizer: " + dir + " has V = " + std::to_string(tok.vocab_size()) + ", the recipe needs " +
-          std::to_string(vocab) + ": retraining");
-    } catch (const Error& e) {
-      say(std::string("tokenizer: ") + dir + " is not usable (" + e.what() + "): retraining");
-    }
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<data::Document> docs = data::read_corpus_split(corpus_dir, "train");
-  std::vector<std::string_view> views;
-  for (const data::Document& d : docs) views.push_back(d.text);
-  tokenizer::Tokenizer tok(tokenizer::train_bpe(views, {.vocab_size = vocab}));
-  tok.save(dir);
-  say("tokenizer: trained a byte-level BPE with V = " + std::to_string(vocab) + " on " + std::to_string(docs.size()) +
-      " documents in " + format_number("%.1f", seconds_since(t0)) + " s -> " + dir);
-  return tok;
 }
 
 std::vector<int32_t> read_tokens(const std::vector<std::string>& paths, int32_t vocab) {
@@ -100,33 +75,19 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   auto say = [&](const std::string& s) {
     if (o.print) o.print(s);
   };
-  std::vector<std::pair<std::string, double>> stages;
-  const std::string corpus_dir = o.root + "/data/corpus", tok_dir = o.root + "/tokenizer",
-                    shard_dir = o.root + "/data/tokens", run_root = o.root + "/speedrun";
-  std::vector<std::string> sets = {"data.train=" + shard_dir + "/train_*.bin", "data.val=" + shard_dir + "/val_*.bin",
-                                   "data.tokenizer=" + tok_dir};
+  const std::string root = fs::absolute(o.root).lexically_normal().string();
+  const std::string run_root = root + "/speedrun";
+  std::vector<std::string> sets = {
+      "data.corpus=" + root + "/data/corpus", "data.train=" + root + "/data/tokens/train_*.bin",
+      "data.val=" + root + "/data/tokens/val_*.bin", "data.tokenizer=" + root + "/tokenizer"};
   sets.insert(sets.end(), o.sets.begin(), o.sets.end());
   if (!o.budget.empty()) sets.push_back("train.budget=" + o.budget);
-  train::Recipe recipe = train::load_recipe(o.recipe, sets);
+  train::Recipe recipe = train::open_recipe(o.recipe, sets, o.home);
 
-  auto t0 = std::chrono::steady_clock::now();
-  const data::CorpusInfo corpus = data::prepare_default_corpus(corpus_dir);
-  say("corpus: " + std::string(corpus.reused ? "reusing " : "prepared ") + corpus_dir + " (" +
-      std::to_string(corpus.train.docs) + " train / " + std::to_string(corpus.val.docs) + " val documents, " +
-      std::to_string(corpus.train.bytes + corpus.val.bytes) + " bytes)");
-  stages.emplace_back("prepare corpus", seconds_since(t0));
-
-  t0 = std::chrono::steady_clock::now();
-  const tokenizer::Tokenizer tok =
-      tokenizer_stage(corpus_dir, tok_dir, static_cast<int32_t>(recipe.model.vocab_size), say);
-  stages.emplace_back("train tokenizer", seconds_since(t0));
-
-  t0 = std::chrono::steady_clock::now();
-  const data::ShardSet shards = data::tokenize_corpus(corpus_dir, tok, shard_dir);
-  say("tokens: " + std::string(shards.reused ? "reusing " : "wrote ") + shard_dir + " (" +
-      std::to_string(shards.train_tokens) + " train / " + std::to_string(shards.val_tokens) + " val tokens, " +
-      format_number("%.3f", static_cast<double>(shards.val_bytes) / shards.val_tokens) + " val bytes/token)");
-  stages.emplace_back("tokenize", seconds_since(t0));
+  const DataSetup built = setup_data(recipe, o.print);
+  std::vector<std::pair<std::string, double>> stages = built.seconds;
+  const tokenizer::Tokenizer& tok = built.tokenizer;
+  const data::ShardSet& shards = built.shards;
   // Score each validation token at most once: cap the evaluation at the whole batches the split holds.
   const int64_t per_batch = recipe.eval.rows * recipe.batch.seq_len;
   recipe.eval.tokens =
@@ -150,7 +111,7 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
       say("train: reusing " + run_dir + " (same recipe; --force retrains)");
     }
   }
-  t0 = std::chrono::steady_clock::now();
+  auto t0 = std::chrono::steady_clock::now();
   if (!reused) {
     fs::remove_all(run_dir);
     fs::create_directories(run_dir);

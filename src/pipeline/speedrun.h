@@ -2,13 +2,14 @@
 // default small recipe for a short budget, score val_bpb against the unigram baseline of the same tokenizer, sample
 // a few lines, and write a markdown report with the loss curve.
 //
-//   SpeedrunResult r = run_speedrun({.root = "out", .recipe = "recipes/cpu-tiny.json", .budget = "3m"});
+//   SpeedrunResult r = run_speedrun({.root = "out", .recipe = "cpu-tiny", .budget = "3m", .home = find_home()});
 //
-// Stage outputs (under root): data/corpus (data::prepare_default_corpus), tokenizer (BPE with the recipe's
-// vocabulary), data/tokens (train/val shards), speedrun/run (metrics.jsonl, checkpoint), speedrun/result.json,
-// speedrun/report.md. Every stage is skipped when its output exists and is valid for the same inputs (the corpus
-// and shard folders carry fingerprints; the tokenizer must load with the recipe's vocabulary; the training result
-// must name the same recipe); `force` reruns training.
+// Stage outputs (under root, a path relative to the working directory unless absolute): data/corpus, tokenizer,
+// data/tokens (the recipe's data.* are set to these, then built by pipeline/data_stages.h: the Brown corpus unless
+// data/corpus already holds a prepared corpus, a BPE with the recipe's vocabulary, train/val shards),
+// speedrun/run (metrics.jsonl, checkpoint), speedrun/result.json, speedrun/report.md. Every stage is skipped when its
+// output exists and is valid for the same inputs (data_stages.h says when for the data; the training result must
+// name the same recipe); `force` reruns training. `recipe` is a file or a shipped name (train/recipe_paths.h).
 #pragma once
 
 #include <functional>
@@ -16,16 +17,19 @@
 #include <utility>
 #include <vector>
 
+#include "base/home.h"
+
 namespace nanotrn::pipeline {
 
 struct SpeedrunOptions {
   std::string root = "out";
-  std::string recipe = "recipes/cpu-tiny.json";
+  std::string recipe = "cpu-tiny";
   std::vector<std::string> sets;  // recipe overrides
   std::string budget;             // overrides train.budget when set
   int64_t samples = 3;
   bool force = false;
   std::function<void(const std::string&)> print;  // progress lines; null = quiet
+  Home home;                                      // where the recipe is looked up (recipe_paths.h)
 };
 
 struct SpeedrunResult {

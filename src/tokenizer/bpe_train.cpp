@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -16,16 +17,6 @@ namespace {
 
 uint64_t pair_key(int32_t a, int32_t b) { return (static_cast<uint64_t>(a) << 32) | static_cast<uint32_t>(b); }
 
-// The first `cap` UTF-8 characters of s (a character starts at any byte that is not 10xxxxxx).
-std::string_view cap_chars(std::string_view s, int64_t cap) {
-  if (cap <= 0) return s;
-  int64_t chars = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if ((static_cast<uint8_t>(s[i]) & 0xC0) != 0x80 && chars++ == cap) return s.substr(0, i);
-  }
-  return s;
-}
-
 struct HeapEntry {
   int64_t count;
   uint64_t pair;
@@ -34,6 +25,37 @@ struct HeapEntry {
 };
 
 }  // namespace
+
+// A character starts at any byte that is not 10xxxxxx.
+std::string_view capped_document(std::string_view s, int64_t cap) {
+  if (cap <= 0) return s;
+  int64_t chars = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<uint8_t>(s[i]) & 0xC0) != 0x80 && chars++ == cap) return s.substr(0, i);
+  }
+  return s;
+}
+
+TrainTextUsage train_text_usage(std::span<const std::string_view> docs, int64_t doc_cap_chars) {
+  TrainTextUsage u;
+  for (std::string_view d : docs) {
+    ++u.docs;
+    u.bytes_used += static_cast<int64_t>(capped_document(d, doc_cap_chars).size());
+    u.bytes_total += static_cast<int64_t>(d.size());
+  }
+  return u;
+}
+
+std::string TrainTextUsage::describe(int64_t doc_cap_chars) const {
+  const double pct = bytes_total > 0 ? 100.0 * static_cast<double>(bytes_used) / static_cast<double>(bytes_total) : 0.0;
+  char share[32];
+  std::snprintf(share, sizeof share, "%.1f%%", pct);
+  return std::to_string(docs) + " documents, " + std::to_string(bytes_used) + " of " + std::to_string(bytes_total) +
+         " bytes used (" + share + "; " +
+         (doc_cap_chars > 0 ? "each document's first " + std::to_string(doc_cap_chars) + " characters"
+                            : std::string("no per-document cap")) +
+         ")";
+}
 
 std::vector<std::pair<std::string, int64_t>> count_chunks(std::span<const std::string_view> docs,
                                                           const Pretokenizer& split, int64_t doc_cap_chars,
@@ -48,7 +70,7 @@ std::vector<std::pair<std::string, int64_t>> count_chunks(std::span<const std::s
 #pragma omp for schedule(dynamic, 8)
     for (int64_t i = 0; i < n; ++i) {
       chunks.clear();
-      split.split(cap_chars(docs[i], doc_cap_chars), &chunks);
+      split.split(capped_document(docs[i], doc_cap_chars), &chunks);
       for (std::string_view c : chunks) ++counts[c];
     }
   }

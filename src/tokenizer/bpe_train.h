@@ -33,6 +33,17 @@ struct BpeTrainOptions {
 // Throws when the text has too few distinct pairs to reach vocab_size.
 Bpe train_bpe(std::span<const std::string_view> docs, const BpeTrainOptions& options = {});
 
+// The part of one document train_bpe reads: its first cap_chars UTF-8 characters (all of it when cap_chars <= 0).
+std::string_view capped_document(std::string_view doc, int64_t cap_chars);
+
+// How much of the text train_bpe reads under a cap, for the logs: documents, bytes of their capped parts, all bytes.
+struct TrainTextUsage {
+  int64_t docs = 0, bytes_used = 0, bytes_total = 0;
+  // "120 documents, 2300000 of 2300000 bytes used (100.0%; each document's first 10000 characters)"
+  std::string describe(int64_t doc_cap_chars) const;
+};
+TrainTextUsage train_text_usage(std::span<const std::string_view> docs, int64_t doc_cap_chars);
+
 // The merge step alone, exposed for tests: chunks (as byte strings) with their counts -> up to n_merges merges, the
 // m-th producing id 256 + m. Stops early when no pair remains.
 using Merge = std::pair<int32_t, int32_t>;

@@ -5,7 +5,7 @@
 
 namespace nanotrn::train {
 
-TrainerData open_training_data(const Recipe& r) {
+TrainerData open_training_data(const Recipe& r, const std::string& setup_command) {
   const int32_t V = static_cast<int32_t>(r.model.vocab_size);
   const std::string& train = r.data.train;
   if (train.rfind("synthetic:", 0) == 0) {
@@ -20,7 +20,7 @@ TrainerData open_training_data(const Recipe& r) {
     d.description = d.train->describe() + " (every token counts as 1 byte: val_bpb is bits per token)";
     return d;
   }
-  return open_shard_data(r);
+  return open_shard_data(r, setup_command);
 }
 
 }  // namespace nanotrn::train

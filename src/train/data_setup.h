@@ -3,16 +3,22 @@
 // source for benchmarks and smoke tests: "synthetic:random" or "synthetic:pattern" (every token then counts 1 byte,
 // so "bpb" is bits per token, and the header says so).
 //
-//   TrainerData data = open_training_data(recipe);   // errors name the missing file or glob
+//   TrainerData data = open_training_data(recipe, "nanotrn data setup --recipe cpu-tiny");
+//
+// Errors name the missing tokenizer or glob, and the command that builds them (`setup_command`; empty means
+// "nanotrn data setup --recipe <recipe name>"); so do shards whose shards.json records another tokenizer than
+// data.tokenizer (data/tokenize_corpus.h). Paths are used as they are: resolve them first (recipe_paths.h).
 #pragma once
+
+#include <string>
 
 #include "train/recipe.h"
 #include "train/trainer.h"
 
 namespace nanotrn::train {
 
-TrainerData open_training_data(const Recipe& recipe);
+TrainerData open_training_data(const Recipe& recipe, const std::string& setup_command = "");
 // The shard part of open_training_data (train/shard_source.cpp).
-TrainerData open_shard_data(const Recipe& recipe);
+TrainerData open_shard_data(const Recipe& recipe, const std::string& setup_command = "");
 
 }  // namespace nanotrn::train

@@ -2,6 +2,8 @@
 #include "train/recipe.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -116,6 +118,22 @@ const std::vector<std::pair<std::string, model::ValueEmbeds>> kValueEmbeds = {
     {"none", model::ValueEmbeds::none}, {"alternating", model::ValueEmbeds::alternating}};
 const std::vector<std::pair<std::string, MuonCoefficients>> kCoefficients = {
     {"classic", MuonCoefficients::classic}, {"polar_express", MuonCoefficients::polar_express}};
+
+// A float field written as the double its shortest decimal names (0.04f as 0.04, not 0.03999999910593033), so a
+// recipe's JSON reads as it was written; reading it back gives the same float.
+double decimal(float f) {
+  char buf[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(f));
+    if (std::strtof(buf, nullptr) == f) break;
+  }
+  return std::strtod(buf, nullptr);
+}
+std::vector<double> decimal(const std::vector<float>& v) {
+  std::vector<double> out;
+  for (float f : v) out.push_back(decimal(f));
+  return out;
+}
 
 std::string coefficients_name(MuonCoefficients c) {
   return c == MuonCoefficients::classic ? "classic" : "polar_express";
@@ -249,6 +267,7 @@ Recipe recipe_from_json(const json& j) {
   }
   if (const json* d = r.sub("data")) {
     Reader x(*d, "data");
+    x.get("corpus", rec.data.corpus);
     x.get("train", rec.data.train);
     x.get("val", rec.data.val);
     x.get("tokenizer", rec.data.tokenizer);
@@ -307,52 +326,53 @@ json recipe_to_json(const Recipe& r) {
         {"n_kv_head", m.n_kv_head},
         {"mlp_mult", m.mlp_mult},
         {"activation", model::to_string(m.activation)},
-        {"leaky_slope", m.leaky_slope},
+        {"leaky_slope", decimal(m.leaky_slope)},
         {"rotary_base", m.rotary_base},
         {"qk_norm", m.qk_norm},
-        {"qk_gain", m.qk_gain},
+        {"qk_gain", decimal(m.qk_gain)},
         {"window", m.window},
-        {"softcap", m.softcap},
+        {"softcap", decimal(m.softcap)},
         {"value_embeds", model::to_string(m.value_embeds)},
         {"ve_gate_channels", m.ve_gate_channels},
-        {"ve_gate_max", m.ve_gate_max},
-        {"resid_lambda_init", m.resid_lambda_init},
-        {"x0_lambda_init", m.x0_lambda_init},
+        {"ve_gate_max", decimal(m.ve_gate_max)},
+        {"resid_lambda_init", decimal(m.resid_lambda_init)},
+        {"x0_lambda_init", decimal(m.x0_lambda_init)},
         {"init",
-         {{"wte_std", m.init.wte_std},
-          {"lm_head_std", m.init.lm_head_std},
-          {"qkv", m.init.qkv},
-          {"attn_proj", m.init.attn_proj},
-          {"fc", m.init.fc},
-          {"mlp_proj", m.init.mlp_proj},
-          {"value_embed", m.init.value_embed},
-          {"ve_gate", m.init.ve_gate}}}}},
+         {{"wte_std", decimal(m.init.wte_std)},
+          {"lm_head_std", decimal(m.init.lm_head_std)},
+          {"qkv", decimal(m.init.qkv)},
+          {"attn_proj", decimal(m.init.attn_proj)},
+          {"fc", decimal(m.init.fc)},
+          {"mlp_proj", decimal(m.init.mlp_proj)},
+          {"value_embed", decimal(m.init.value_embed)},
+          {"ve_gate", decimal(m.init.ve_gate)}}}}},
       {"optim",
-       {{"matrix_lr", o.matrix_lr},
+       {{"matrix_lr", decimal(o.matrix_lr)},
         {"muon_coefficients", coefficients_name(o.muon_coefficients)},
         {"ns_steps", o.ns_steps},
-        {"momentum", o.momentum},
-        {"momentum_start", o.momentum_start},
+        {"muon_dtype", o.muon_dtype},
+        {"momentum", decimal(o.momentum)},
+        {"momentum_start", decimal(o.momentum_start)},
         {"momentum_warmup_steps", o.momentum_warmup_steps},
         {"nesterov", o.nesterov},
         {"normuon", o.normuon},
-        {"normuon_beta2", o.normuon_beta2},
-        {"norm_scale", o.norm_scale},
-        {"muon_weight_decay", o.muon_weight_decay},
+        {"normuon_beta2", decimal(o.normuon_beta2)},
+        {"norm_scale", decimal(o.norm_scale)},
+        {"muon_weight_decay", decimal(o.muon_weight_decay)},
         {"muon_wd_decay_to_zero", o.muon_wd_decay_to_zero},
-        {"embedding_lr", o.embedding_lr},
-        {"unembedding_lr", o.unembedding_lr},
-        {"value_embed_lr", o.value_embed_lr},
-        {"scalar_lr", o.scalar_lr},
-        {"resid_lr_scale", o.resid_lr_scale},
-        {"adam_beta1", o.adam_beta1},
-        {"adam_beta2", o.adam_beta2},
-        {"x0_beta1", o.x0_beta1},
-        {"x0_beta2", o.x0_beta2},
-        {"adam_eps", o.adam_eps},
-        {"adam_weight_decay", o.adam_weight_decay},
+        {"embedding_lr", decimal(o.embedding_lr)},
+        {"unembedding_lr", decimal(o.unembedding_lr)},
+        {"value_embed_lr", decimal(o.value_embed_lr)},
+        {"scalar_lr", decimal(o.scalar_lr)},
+        {"resid_lr_scale", decimal(o.resid_lr_scale)},
+        {"adam_beta1", decimal(o.adam_beta1)},
+        {"adam_beta2", decimal(o.adam_beta2)},
+        {"x0_beta1", decimal(o.x0_beta1)},
+        {"x0_beta2", decimal(o.x0_beta2)},
+        {"adam_eps", decimal(o.adam_eps)},
+        {"adam_weight_decay", decimal(o.adam_weight_decay)},
         {"scale_lr_by_width", o.scale_lr_by_width},
-        {"grad_clip", o.grad_clip}}},
+        {"grad_clip", decimal(o.grad_clip)}}},
       {"schedule",
        {{"warmup_steps", r.schedule.warmup_steps},
         {"cooldown_fraction", r.schedule.cooldown_fraction},
@@ -360,18 +380,19 @@ json recipe_to_json(const Recipe& r) {
         {"cooldown_levels", r.schedule.cooldown_levels}}},
       {"batch", {{"seq_len", r.batch.seq_len}, {"rows", r.batch.rows}, {"phases", phases}}},
       {"data",
-       {{"train", r.data.train},
+       {{"corpus", r.data.corpus},
+        {"train", r.data.train},
         {"val", r.data.val},
         {"tokenizer", r.data.tokenizer},
         {"layout", r.data.layout},
         {"mask_bos_targets", r.data.mask_bos_targets}}},
       {"eval", {{"tokens", r.eval.tokens}, {"rows", r.eval.rows}, {"every_seconds", r.eval.every_seconds}}},
-      {"ema", {{"decay", r.ema.decay}, {"every", r.ema.every}, {"evaluate_ema", r.ema.evaluate_ema}}},
+      {"ema", {{"decay", decimal(r.ema.decay)}, {"every", r.ema.every}, {"evaluate_ema", r.ema.evaluate_ema}}},
       {"train",
        {{"budget", r.train.budget},
         {"steps", r.train.steps},
         {"precision", r.train.precision},
-        {"mtp_weights", r.train.mtp_weights},
+        {"mtp_weights", decimal(r.train.mtp_weights)},
         {"mtp_until", r.train.mtp_until},
         {"checkpoint_every", r.train.checkpoint_every},
         {"log_every", r.train.log_every},

@@ -8,6 +8,8 @@
 // wrong type, and an override whose key does not exist. An override's value is parsed as JSON when it parses
 // (numbers, true/false, [lists]) and taken as a string otherwise. Fields left out keep the defaults below, which
 // are autoresearch's (recipe-spec §2–§3) at a CPU-friendly size. Durations are strings: "90s", "30m", "1.5h".
+// Every key with its meaning: recipe_schema.h (docs/RECIPES.md is generated from it). Finding a recipe by name and
+// placing its data paths under the data root: recipe_paths.h.
 #pragma once
 
 #include <cstdint>
@@ -66,7 +68,9 @@ struct BatchConfig {
   std::vector<BatchPhase> phases = {BatchPhase{}};
 };
 
+// Relative paths are under the data root (base/home.h, applied by recipe_paths.h); `nanotrn data setup` builds them.
 struct DataConfig {
+  std::string corpus = "out/data/corpus";             // prepared corpus folder the tokenizer and shards come from
   std::string train = "out/data/tokens/train_*.bin";  // shard glob
   std::string val = "out/data/tokens/val_*.bin";
   std::string tokenizer = "out/tokenizer";

@@ -2,9 +2,11 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "base/error.h"
 #include "data/loader.h"
+#include "data/tokenize_corpus.h"
 #include "tokenizer/tokenizer.h"
 #include "train/data_setup.h"
 
@@ -12,7 +14,7 @@ namespace nanotrn::train {
 
 namespace {
 
-std::vector<std::string> expand(const std::string& pattern, const std::string& field) {
+std::vector<std::string> expand(const std::string& pattern, const std::string& field, const std::string& setup) {
   glob_t g{};
   const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
   std::vector<std::string> out;
@@ -20,10 +22,8 @@ std::vector<std::string> expand(const std::string& pattern, const std::string& f
     for (size_t i = 0; i < g.gl_pathc; i++) out.emplace_back(g.gl_pathv[i]);
   }
   ::globfree(&g);
-  check(!out.empty(), field + " '" + pattern +
-                          "' matches no shard file (run `nanotrn data prepare && nanotrn tokenizer train && nanotrn "
-                          "data tokenize`, or point " +
-                          field + " at .bin shards)");
+  check(!out.empty(),
+        field + " '" + pattern + "' matches no shard file; run: " + setup + " (or point " + field + " at .bin shards)");
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -46,26 +46,43 @@ class ShardSource final : public TokenSource {
   int64_t rows_;
 };
 
+// Shards that data::tokenize_corpus wrote carry the fingerprint of their tokenizer: a folder tokenized with another
+// tokenizer would train on the wrong ids without a word.
+void check_tokenized_with(const std::string& glob, const std::string& field, const tokenizer::Tokenizer& tok,
+                          const std::string& tokenizer_path, const std::string& setup) {
+  std::string dir = std::filesystem::path(glob).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (!std::filesystem::exists(dir + "/shards.json")) return;  // shards from elsewhere
+  check(data::tokenized_with(data::read_shard_set(dir), tok),
+        field + " '" + glob + "': these shards were tokenized with another tokenizer than data.tokenizer (" +
+            tokenizer_path + "); run: " + setup + " (it retokenizes them)");
+}
+
 }  // namespace
 
-TrainerData open_shard_data(const Recipe& r) {
+TrainerData open_shard_data(const Recipe& r, const std::string& setup_command) {
+  const std::string setup = setup_command.empty() ? "nanotrn data setup --recipe " + r.name : setup_command;
+  check(std::filesystem::exists(r.data.tokenizer),
+        "data.tokenizer: no tokenizer at " + r.data.tokenizer + "; run: " + setup);
   const tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(r.data.tokenizer);
   check(tok.vocab_size() == r.model.vocab_size,
         "the tokenizer at " + r.data.tokenizer + " has " + std::to_string(tok.vocab_size()) +
             " tokens but model.vocab_size is " + std::to_string(r.model.vocab_size) +
-            " (set model.vocab_size to match)");
+            " (set model.vocab_size to match, or run: " + setup + " to retrain it with model.vocab_size tokens)");
   const data::Layout layout = r.data.layout == "stream" ? data::Layout::stream : data::Layout::best_fit;
   TrainerData d;
   d.bos = tok.bos_id();
   d.token_bytes = tok.token_bytes();
   auto open = [&](const std::string& glob, const std::string& field, int64_t rows, bool shuffle) {
-    return std::make_unique<ShardSource>(expand(glob, field), data::LoaderOptions{.rows = rows,
-                                                                                  .seq_len = r.batch.seq_len,
-                                                                                  .layout = layout,
-                                                                                  .seed = r.seed,
-                                                                                  .shuffle = shuffle,
-                                                                                  .bos = d.bos,
-                                                                                  .vocab_size = tok.vocab_size()});
+    std::vector<std::string> paths = expand(glob, field, setup);
+    check_tokenized_with(glob, field, tok, r.data.tokenizer, setup);
+    return std::make_unique<ShardSource>(std::move(paths), data::LoaderOptions{.rows = rows,
+                                                                               .seq_len = r.batch.seq_len,
+                                                                               .layout = layout,
+                                                                               .seed = r.seed,
+                                                                               .shuffle = shuffle,
+                                                                               .bos = d.bos,
+                                                                               .vocab_size = tok.vocab_size()});
   };
   d.train = open(r.data.train, "data.train", r.batch.rows, true);
   d.val = open(r.data.val, "data.val", r.eval.rows, false);  // fixed order: every evaluation sees the same rows

@@ -1,6 +1,9 @@
 // Recipes: strict JSON (unknown keys and wrong types are errors naming the dotted path), overrides, durations, the
 // round trip through recipe_to_json, and every recipe shipped in recipes/ parses and resolves.
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -73,6 +76,21 @@ TEST(Recipe, JsonRoundTripIsExact) {
   const nlohmann::json j = recipe_to_json(r);
   EXPECT_EQ(recipe_to_json(recipe_from_json(j)), j);
   EXPECT_EQ(recipe_from_json(j).batch.phases.size(), 2u);
+}
+
+TEST(Recipe, FloatFieldsAreWrittenAsTheirShortestDecimalAndReadBackExactly) {
+  const std::vector<std::pair<float, std::string>> cases = {
+      {0.04f, "0.04"}, {0.008485f, "0.008485"}, {1e-10f, "1e-10"}, {1.4142f, "1.4142"}, {1.0f / 3.0f, "0.33333334"}};
+  for (const auto& [f, text] : cases) {
+    Recipe r;
+    r.optim.matrix_lr = f;
+    r.train.mtp_weights = {1.0f, f};
+    const nlohmann::json j = recipe_to_json(r);
+    EXPECT_EQ(j["optim"]["matrix_lr"].dump(), text);
+    EXPECT_EQ(j["train"]["mtp_weights"][1].dump(), text);
+    EXPECT_EQ(recipe_from_json(j).optim.matrix_lr, f);
+    EXPECT_EQ(recipe_from_json(j).train.mtp_weights[1], f);
+  }
 }
 
 TEST(Recipe, Durations) {

@@ -1,0 +1,31 @@
+// What every command that reads a recipe shares: the --recipe and --set flags, the data-root rule in its --help
+// (base/home.h), and the `nanotrn data setup` command line that missing-data errors name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "base/home.h"
+#include "train/recipe.h"
+
+namespace nanotrn::cli {
+
+struct RecipeArgs {
+  std::string recipe = "cpu-tiny";  // a file or a shipped recipe's name (train/recipe_paths.h)
+  std::vector<std::string> sets;    // "key.path=value" overrides, in order
+};
+
+// Adds --recipe and --set to cmd, and the data-root rule with this machine's data root as its --help footer.
+void add_recipe_flags(CLI::App* cmd, RecipeArgs& args, const Home& home);
+// The footer alone (for commands that read a recipe from elsewhere, e.g. a checkpoint).
+void add_data_root_footer(CLI::App* cmd, const Home& home);
+
+// The recipe found, loaded with args.sets then extra_sets applied, its data paths under the data root.
+train::Recipe open_recipe(const RecipeArgs& args, const Home& home, const std::vector<std::string>& extra_sets = {});
+
+// "nanotrn data setup --recipe R --set a=b ...": the command that builds the data of this recipe and overrides.
+std::string setup_command(const std::string& recipe, const std::vector<std::string>& sets);
+
+}  // namespace nanotrn::cli

@@ -1,0 +1,139 @@
+// `data setup`'s stages on a tiny synthetic corpus: the first run builds exactly the tokenizer and shards the recipe
+// names, a second run skips everything and rewrites nothing; a recipe then opens its data, and missing or mismatched
+// data is an error naming the command that builds it.
+#include "pipeline/data_stages.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "data/jsonl.h"
+#include "data/temp_dir.h"
+#include "tokenizer/text_gen.h"
+#include "train/data_setup.h"
+
+namespace nanotrn::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+using data::testing::TempDir;
+
+// A prepared corpus of 120 synthetic documents at dir/corpus, and a recipe whose data.* point into dir.
+train::Recipe tiny_setup(const TempDir& dir) {
+  std::vector<data::Document> docs;
+  for (int i = 0; i < 120; ++i) docs.push_back({"doc" + std::to_string(i), tokenizer::testing::synthetic_text(60, i)});
+  const std::string jsonl = data::format_jsonl(docs);
+  write_file_atomic(dir / "in.jsonl", jsonl.data(), jsonl.size());
+  data::prepare_corpus({dir / "in.jsonl"}, dir / "corpus", {.val_fraction = 0.2});
+  return train::default_recipe_with({"model.vocab_size=300", "data.corpus=" + dir / "corpus",
+                                     "data.tokenizer=" + dir / "tok", "data.train=" + dir / "tokens/train_*.bin",
+                                     "data.val=" + dir / "tokens/val_*.bin", "batch.seq_len=32", "batch.rows=2",
+                                     "eval.rows=2"});
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "";
+}
+
+TEST(DataStages, BuildsWhatTheRecipeNamesThenSkipsEverything) {
+  TempDir dir;
+  const train::Recipe recipe = tiny_setup(dir);
+  std::vector<std::string> lines;
+  const Say say = [&](const std::string& l) { lines.push_back(l); };
+
+  const DataSetup first = setup_data(recipe, say);
+  EXPECT_TRUE(first.corpus.reused);  // prepared above
+  EXPECT_FALSE(first.tokenizer_reused);
+  EXPECT_FALSE(first.shards.reused);
+  EXPECT_EQ(first.tokenizer.vocab_size(), 300);
+  EXPECT_TRUE(fs::exists(dir / "tok/tokenizer.tiktoken"));
+  EXPECT_EQ(first.shards.dir, dir / "tokens");
+  ASSERT_FALSE(first.shards.train_shards.empty());
+  ASSERT_FALSE(first.shards.val_shards.empty());
+  for (const std::string& p : first.shards.train_shards) EXPECT_EQ(fs::path(p).parent_path(), dir / "tokens");
+  EXPECT_EQ(first.seconds.size(), 3u);
+
+  const auto stamp = fs::last_write_time(dir / "tokens/shards.json");
+  const auto tok_stamp = fs::last_write_time(dir / "tok/tokenizer.tiktoken");
+  lines.clear();
+  const DataSetup second = setup_data(recipe, say);
+  EXPECT_TRUE(second.corpus.reused);
+  EXPECT_TRUE(second.tokenizer_reused);
+  EXPECT_TRUE(second.shards.reused);
+  EXPECT_EQ(fs::last_write_time(dir / "tokens/shards.json"), stamp);
+  EXPECT_EQ(fs::last_write_time(dir / "tok/tokenizer.tiktoken"), tok_stamp);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[1].rfind("tokenizer: reusing", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2].rfind("tokens: reusing", 0), 0u) << lines[2];
+
+  // The recipe now opens its data.
+  const train::TrainerData data = train::open_training_data(recipe);
+  EXPECT_EQ(data.token_bytes.size(), 300u);
+
+  // Another vocabulary size retrains the tokenizer and so retokenizes.
+  train::Recipe bigger = recipe;
+  bigger.model.vocab_size = 320;
+  const DataSetup third = setup_data(bigger, say);
+  EXPECT_FALSE(third.tokenizer_reused);
+  EXPECT_FALSE(third.shards.reused);
+  EXPECT_EQ(third.tokenizer.vocab_size(), 320);
+}
+
+TEST(DataStages, ShardGlobsMustBeWhatTokenizeWrites) {
+  train::Recipe r = train::default_recipe_with({"data.train=a/train_*.bin", "data.val=b/val_*.bin"});
+  EXPECT_NE(error_of([&] { data_paths(r); }).find("one shard folder"), std::string::npos);
+  r.data.train = "a/*.bin";
+  EXPECT_NE(error_of([&] { data_paths(r); }).find("data.train is 'a/*.bin'"), std::string::npos);
+  r.data.train = "synthetic:random";
+  EXPECT_NE(error_of([&] { data_paths(r); }).find("synthetic"), std::string::npos);
+  r = train::default_recipe_with({});
+  const DataPaths p = data_paths(r);
+  EXPECT_EQ(p.shards, "out/data/tokens");
+  EXPECT_EQ(p.tokenizer, "out/tokenizer");
+  EXPECT_EQ(p.corpus, "out/data/corpus");
+}
+
+TEST(DataStages, MissingOrMismatchedDataNamesTheSetupCommand) {
+  TempDir dir;
+  const train::Recipe recipe = tiny_setup(dir);
+  const std::string cmd = "nanotrn data setup --recipe tiny";
+  const std::string no_tok = error_of([&] { train::open_training_data(recipe, cmd); });
+  EXPECT_NE(no_tok.find("no tokenizer at " + dir / "tok" + "; run: " + cmd), std::string::npos) << no_tok;
+
+  // Default: the command names the recipe by its name.
+  EXPECT_NE(error_of([&] { train::open_training_data(recipe); }).find("run: nanotrn data setup --recipe unnamed"),
+            std::string::npos);
+
+  setup_data(recipe, nullptr);
+  std::vector<fs::path> train_shards;
+  for (const auto& e : fs::directory_iterator(dir / "tokens")) {
+    if (e.path().filename().string().rfind("train_", 0) == 0) train_shards.push_back(e.path());
+  }
+  for (const fs::path& p : train_shards) fs::remove(p);
+  const std::string no_shards = error_of([&] { train::open_training_data(recipe, cmd); });
+  EXPECT_NE(no_shards.find("matches no shard file; run: " + cmd), std::string::npos) << no_shards;
+
+  // Shards tokenized with another tokenizer than data.tokenizer.
+  setup_data(recipe, nullptr);
+  train::Recipe other = recipe;
+  other.model.vocab_size = 320;
+  other.data.tokenizer = dir / "tok320";
+  other.data.train = dir / "tokens320/train_*.bin";
+  other.data.val = dir / "tokens320/val_*.bin";
+  setup_data(other, nullptr);
+  other.data.train = recipe.data.train;
+  other.data.val = recipe.data.val;
+  const std::string mixed = error_of([&] { train::open_training_data(other, cmd); });
+  EXPECT_NE(mixed.find("tokenized with another tokenizer than data.tokenizer"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("run: " + cmd), std::string::npos) << mixed;
+}
+
+}  // namespace
+}  // namespace nanotrn::pipeline
