@@ -21,23 +21,19 @@ double now() { return std::chrono::duration<double>(std::chrono::steady_clock::n
 #if defined(__x86_64__)
 const float kSmall = 1e-3f, kOne = 1.0f, kTiny = 1e-6f;
 
-__attribute__((target("avx512f"))) void fma_zmm(long iters) {
-  asm volatile("vbroadcastss %0, %%zmm16\n\tvbroadcastss %0, %%zmm17" : : "m"(kSmall) : "xmm16", "xmm17");
-  for (long i = 0; i < iters; ++i)
-    asm volatile(".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n\tvfmadd231ps %%zmm16, %%zmm17, %%zmm\\r\n\t.endr" ::
-                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-                       "xmm12", "xmm13", "xmm14", "xmm15");
-  asm volatile("vzeroupper" ::: "xmm0");
-}
-
-__attribute__((target("avx512f,avx512bf16"))) void dpbf16_zmm(long iters) {
-  asm volatile("vbroadcastss %0, %%zmm16\n\tvbroadcastss %0, %%zmm17" : : "m"(kSmall) : "xmm16", "xmm17");
-  for (long i = 0; i < iters; ++i)
-    asm volatile(".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n\tvdpbf16ps %%zmm16, %%zmm17, %%zmm\\r\n\t.endr" ::
-                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-                       "xmm12", "xmm13", "xmm14", "xmm15");
-  asm volatile("vzeroupper" ::: "xmm0");
-}
+// 16 accumulator chains (zmm0-15) of one instruction fed from zmm16/zmm17, in a function compiled for its ISA.
+#define NT_ZMM_PEAK_KERNEL(NAME, TARGET, INSN)                                                                       \
+  __attribute__((target(TARGET))) void NAME(long iters) {                                                            \
+    asm volatile("vbroadcastss %0, %%zmm16\n\tvbroadcastss %0, %%zmm17" : : "m"(kSmall) : "xmm16", "xmm17");         \
+    for (long i = 0; i < iters; ++i)                                                                                 \
+      asm volatile(".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n\t" INSN " %%zmm16, %%zmm17, %%zmm\\r\n\t.endr" :: \
+                       : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",    \
+                         "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");                                               \
+    asm volatile("vzeroupper" ::: "xmm0");                                                                           \
+  }
+NT_ZMM_PEAK_KERNEL(fma_zmm, "avx512f", "vfmadd231ps")
+NT_ZMM_PEAK_KERNEL(dpbf16_zmm, "avx512f,avx512bf16", "vdpbf16ps")
+#undef NT_ZMM_PEAK_KERNEL
 
 // VEX encodings name only ymm0-15: 14 accumulators, 2 inputs. Zen 3 / Zen 4 / Intel cores need >= 8 chains
 // (FMA latency 4-5 cycles x 2 pipes).
