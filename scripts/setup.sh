@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential g++ cmake ninja-build git clang-format  # toolchain and the format check
   libdnnl-dev                                            # oneDNN: the GEMM backend (docs/DEPENDENCIES.md)
+  ocl-icd-opencl-dev                                     # libdnnl-dev's CMake config calls find_package(OpenCL); only a Recommends
   libopenblas-dev libblis-dev                            # GEMM peers, benchmarked against oneDNN (bench/)
   libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
   nlohmann-json3-dev libcli11-dev                        # JSON, command line
