@@ -153,6 +153,7 @@ STAGE_PID=""
 STAGE_LOG=/dev/null
 RESULT=FAIL
 MOUNTED=()
+MADE_ROOT=0  # 1 from the stage that replaces the root on: only then does the exit delete it
 
 stage_begin() {
   CURRENT_STAGE=$1 CURRENT_DESC=$2 CURRENT_RECORDED=0 STAGE_START=$SECONDS
@@ -256,7 +257,7 @@ cleanup() {
   fi
   if [[ $KEEP == 1 ]]; then
     [[ -d $ROOT ]] && say "kept the root $ROOT (chroot $ROOT /bin/bash; delete it by running this script again)"
-  elif [[ $CURRENT_STAGE != options && $CURRENT_STAGE != preflight ]]; then
+  elif [[ $MADE_ROOT == 1 && -e $ROOT/$MARKER ]]; then  # this run made it (not a root it refused to touch)
     (delete_root "this run") || { say "WARNING: could not delete $ROOT"; RESULT=FAIL; }
   fi
   print_summary
@@ -409,6 +410,7 @@ make_base() {
   fi
   say "root: $(chroot "$ROOT" dpkg-query -W -f='.\n' | wc -l) packages, $(du -sh --one-file-system "$ROOT" | cut -f1)"
 }
+MADE_ROOT=1
 run_stage base "a minimal Debian $SUITE root ($VARIANT) in $ROOT" make_base
 
 copy_file() {  # copy_file HOST_PATH [ROOT_PATH]: the host's file (links followed) into the root
