@@ -137,6 +137,8 @@ delete_root() {
   left=$(mounts_under "$ROOT")
   [[ -z $left ]] || die "still mounted under $ROOT: $(tr '\n' ' ' <<< "$left"); refusing to delete it"
   say "deleting $ROOT"
+  # the marker last, so that a deletion cut short leaves a root that the next run still knows as its own
+  find "$ROOT" -mindepth 1 -maxdepth 1 ! -name "$MARKER" -exec rm -rf --one-file-system -- {} +
   rm -rf --one-file-system -- "$ROOT"
 }
 
