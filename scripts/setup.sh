@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential g++ cmake ninja-build git clang-format  # toolchain and the format check
+  pkgconf                                                # pkg-config: CMakeLists.txt finds PCRE2 and SentencePiece with it
   libdnnl-dev                                            # oneDNN: the GEMM backend (docs/DEPENDENCIES.md)
   ocl-icd-opencl-dev                                     # libdnnl-dev's CMake config calls find_package(OpenCL); only a Recommends
   libopenblas-dev libblis-dev                            # GEMM peers, benchmarked against oneDNN (bench/)
