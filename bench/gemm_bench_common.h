@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "hw/cpu_peak.h"
+
 #include "others_cpu.h"
 
 namespace nanotrn::bench {
@@ -52,12 +54,14 @@ inline std::vector<Shape> shapes() {
   return s;
 }
 
-// Measured with bench/peak_flops on this machine (docs/PERFORMANCE.md): GFLOP/s per core. Override with the
-// environment variables NANOTRN_PEAK_F32 / NANOTRN_PEAK_BF16 (per core) on another machine.
+// The arithmetic peak of this CPU for fp32 or bf16 products on `threads` threads, measured once per process with the
+// kernels of bench/peak_flops (hw/cpu_peak.h): vdpbf16ps where the CPU has AVX512_BF16, else the widest fp32 FMA.
 inline double peak_gflops(bool bf16, int threads) {
-  const char* env = std::getenv(bf16 ? "NANOTRN_PEAK_BF16" : "NANOTRN_PEAK_F32");
-  const double per_core = env ? std::atof(env) : (bf16 ? 234.1 : 117.0);
-  return per_core * threads;
+  using namespace nanotrn;
+  static const double per_thread[2] = {
+      hw::measure_arithmetic_peak(hw::peak_kernel_for(DType::f32, hw::cpu_features(), false), 1, 0.2).gflops,
+      hw::measure_arithmetic_peak(hw::peak_kernel_for(DType::bf16, hw::cpu_features(), true), 1, 0.2).gflops};
+  return per_thread[bf16 ? 1 : 0] * threads;
 }
 
 inline uint16_t to_bf16(float f) {  // round to nearest even, finite inputs
