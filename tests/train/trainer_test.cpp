@@ -3,6 +3,9 @@
 // the time budget stops at the step the clock says; val_bpb of an all-zero-logit model is log2(V) tokens / bytes.
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -137,6 +140,55 @@ TEST(Trainer, TimeBudgetStopsWhereTheClockSays) {
   EXPECT_EQ(res.steps, 8);
   EXPECT_EQ(res.stop_reason, "budget");
   EXPECT_DOUBLE_EQ(res.charged_seconds, 2.0);
+}
+
+// A clock that charges a device's time: the progress line and metrics.jsonl report the charged ms/step, tokens/s
+// and MFU (model FLOPs per token x charged tokens/s over the clock's peak), with the host's figures beside them.
+class ModelledDeviceClock final : public Clock {
+ public:
+  std::string name() const override { return "modelled"; }
+  std::string rule() const override { return "0.5 s per step"; }
+  double charge(const StepInfo&, double) override { return 0.5; }
+  double peak_flops() const override { return 1e9; }
+};
+
+TEST(Trainer, UnderADeviceClockProgressIsInDeviceTime) {
+  const Recipe r = small_recipe({"train.steps=4", "train.log_every=2"});
+  ModelledDeviceClock clock;
+  const std::string dir = (std::filesystem::temp_directory_path() / "nanotrn_device_progress").string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> lines;
+  TrainerOptions o;
+  o.out_dir = dir;
+  o.print = [&lines](const std::string& line) { lines.push_back(line); };
+  Trainer t(r, synthetic(r), clock, o);
+  const TrainResult res = t.run();
+  const double tokens_per_step = static_cast<double>(r.batch.rows * r.batch.seq_len);
+  int steps_seen = 0;
+  std::ifstream metrics(dir + "/metrics.jsonl");
+  for (std::string text; std::getline(metrics, text);) {
+    if (text.empty()) continue;
+    const nlohmann::json j = nlohmann::json::parse(text);
+    if (j["event"] != "step") continue;
+    ++steps_seen;
+    EXPECT_DOUBLE_EQ(j["ms_per_step"].get<double>(), 500.0);
+    EXPECT_DOUBLE_EQ(j["tokens_per_second"].get<double>(), tokens_per_step / 0.5);
+    EXPECT_NEAR(j["mfu"].get<double>(), tokens_per_step / 0.5 * res.flops_per_token / 1e9, 1e-12);
+    EXPECT_GT(j["host_tokens_per_second"].get<double>(), 0.0);
+    EXPECT_FALSE(j.contains("fraction_of_peak"));
+  }
+  EXPECT_EQ(steps_seen, 3);  // steps 1, 2 and 4
+  bool progress = false;
+  for (const std::string& l : lines)
+    if (l.rfind("step 2 |", 0) == 0) {
+      progress = true;
+      EXPECT_NE(l.find("500.0 ms/step modelled"), std::string::npos) << l;
+      EXPECT_NE(l.find("MFU "), std::string::npos) << l;
+      EXPECT_NE(l.find("| host "), std::string::npos) << l;
+    }
+  EXPECT_TRUE(progress);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Evaluate, AllZeroLogitsGiveLog2VTimesTokensOverBytes) {
