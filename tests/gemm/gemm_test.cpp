@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <string>
@@ -21,6 +20,7 @@
 
 #include "base/error.h"
 #include "gemm/gemm.h"
+#include "support/cpuinfo.h"
 
 namespace nanotrn {
 namespace {
@@ -400,15 +400,9 @@ TEST(Gemm, EmulatedBf16AllLayouts) {
 // F, BW, VL, DQ) up, unless ONEDNN_MAX_CPU_ISA / DNNL_MAX_CPU_ISA caps it below. Where it is absent, auto falls
 // back to the emulation and a required native path is an error that says why.
 TEST(Gemm, Bf16PathFollowsTheCpu) {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, flags;
-  while (std::getline(cpuinfo, line))
-    if (line.rfind("flags", 0) == 0) {
-      flags = line + " ";
-      break;
-    }
-  if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags line on this system";
-  const auto has = [&flags](const char* f) { return flags.find(std::string(" ") + f + " ") != std::string::npos; };
+  const testing_support::CpuinfoFlags flags = testing_support::read_cpuinfo_flags();
+  if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags line on this system (not Linux)";
+  const auto has = [&flags](const char* f) { return flags.has(f); };
   const bool avx512_core = has("avx512f") && has("avx512bw") && has("avx512vl") && has("avx512dq");
   std::string cap;
   for (const char* var : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"})

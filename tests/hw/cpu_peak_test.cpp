@@ -4,27 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <string>
 
 #include "base/error.h"
 #include "hw/cpu_peak.h"
+#include "support/cpuinfo.h"
 
 namespace nanotrn::hw {
 namespace {
 
-std::string cpuinfo_flags() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("flags", 0) == 0) return line + " ";
-  return "";
-}
-
 TEST(CpuPeak, FeaturesAgreeWithProcCpuinfo) {
-  const std::string flags = cpuinfo_flags();
-  if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags line on this system";
-  const auto has = [&flags](const char* f) { return flags.find(std::string(" ") + f + " ") != std::string::npos; };
+  const testing_support::CpuinfoFlags flags = testing_support::read_cpuinfo_flags();
+  if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags line on this system (not Linux)";
+  const auto has = [&flags](const char* f) { return flags.has(f); };
   const CpuFeatures f = cpu_features();
   EXPECT_EQ(f.sse2, has("sse2"));
   EXPECT_EQ(f.avx2, has("avx2"));
