@@ -1,6 +1,7 @@
 // One number through a printf format, for the progress lines and reports that print fixed-precision figures.
 //
 //   std::string s = format_number("%.4f", loss);    // "3.1416"
+//   format_bytes(1.5 * 1024 * 1024 * 1024)          // "1.50 GiB" (binary units, for messages)
 //
 // `format` must take exactly one double conversion; the result is cut at 95 characters.
 #pragma once
@@ -14,6 +15,13 @@ inline std::string format_number(const char* format, double value) {
   char buf[96];
   std::snprintf(buf, sizeof buf, format, value);
   return buf;
+}
+
+inline std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  for (; bytes >= 1024.0 && u < 6; u++) bytes /= 1024.0;
+  return format_number(bytes >= 1e6 ? "%.3g" : u == 0 ? "%.0f" : "%.2f", bytes) + " " + units[u];
 }
 
 }  // namespace nanotrn

@@ -1,6 +1,7 @@
 // nanotrn: one binary, one subcommand per file in src/cli/. Errors from the library are caught here, printed with
 // the location of the failing check, and turned into exit code 1.
 #include <iostream>
+#include <new>
 
 #include "base/error.h"
 #include "base/home.h"
@@ -32,6 +33,11 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const nanotrn::Error& e) {
     std::cerr << "nanotrn: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // The size checks (train/memory_need.h) refuse what cannot fit up front; this is what slipped past them.
+    std::cerr << "nanotrn: error: out of memory (std::bad_alloc): the run asked for more memory than this machine "
+                 "could give; make the model or the batch smaller\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "nanotrn: error: " << e.what() << "\n";

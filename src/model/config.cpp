@@ -2,8 +2,10 @@
 #include "model/config.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "base/error.h"
+#include "base/format.h"
 
 namespace nanotrn::model {
 
@@ -46,6 +48,15 @@ GptConfig resolve(const GptConfig& config) {
         c.ve_gate_channels >= 1 && c.ve_gate_channels <= c.model_dim, "model.ve_gate_channels",
         "must be in [1, model_dim = " + std::to_string(c.model_dim) + "], got " + std::to_string(c.ve_gate_channels));
   }
+  // count_params() works in int64: refuse a shape whose count would overflow it long before any allocation. 2^53
+  // parameters (32 PiB of fp32 weights) is far beyond any machine, so this never refuses a model that could train.
+  const double d = static_cast<double>(c.model_dim), heads = static_cast<double>(c.n_head * c.head_dim);
+  const double approx = static_cast<double>(c.depth) * (2 * heads + 2 * static_cast<double>(c.mlp_mult) * d) * d * 2 +
+                        4 * static_cast<double>(c.vocab_size) * d;
+  require(approx < std::ldexp(1.0, 53), "model",
+          "has about " + format_number("%.3g", approx) + " parameters (" + format_number("%.3g", approx * 4) +
+              " bytes of fp32 weights alone): more than any machine can hold (model.depth = " +
+              std::to_string(c.depth) + ", model_dim = " + std::to_string(c.model_dim) + ")");
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include "base/format.h"
 #include "hw/roofline.h"
 #include "neuron/machine.h"
+#include "train/memory_need.h"
 
 namespace nanotrn::predict {
 namespace {
@@ -37,6 +38,14 @@ StepModel::StepModel(const train::Recipe& recipe, const hw::Device& device, cons
   ranks_ = std::min(all, rows);
   rows_per_rank_ = (rows + ranks_ - 1) / ranks_;
   dtype_ = recipe.train.precision == "bf16" ? DType::bf16 : DType::f32;
+  // Every rank holds the whole model (data parallel): refuse a recipe whose rank cannot fit in its share of the
+  // chip's HBM before pricing anything (the lowering of an absurd shape would exhaust the host instead).
+  const int64_t ranks_per_chip = (ranks_ + device.chips() - 1) / device.chips();
+  const double hbm_per_rank = device.value("hbm_bytes_per_chip") / static_cast<double>(ranks_per_chip);
+  train::require_fits(train::training_memory(recipe, config_, rows_per_rank_), hbm_per_rank,
+                      "predict: recipe '" + recipe.name + "': one rank",
+                      device.name + " has " + format_bytes(hbm_per_rank) + " of HBM per rank (" +
+                          std::to_string(ranks_per_chip) + " ranks per chip)");
 }
 
 double StepModel::allreduce_bytes() const { return gradient_bytes(config_, dtype_); }

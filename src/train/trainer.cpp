@@ -13,6 +13,7 @@
 #include "optim/schedule.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
+#include "train/memory_need.h"
 #include "train/optimizers.h"
 
 namespace nanotrn::train {
@@ -182,7 +183,9 @@ struct Trainer::State {
 };
 
 Trainer::Trainer(Recipe recipe, TrainerData data, Clock& clock, TrainerOptions options)
-    : s_(std::make_unique<State>(std::move(recipe), std::move(data), clock, std::move(options))) {}
+    // Refuse a run that cannot fit in memory before any tensor is allocated (memory_need.h).
+    : s_((require_fits_host(recipe),
+          std::make_unique<State>(std::move(recipe), std::move(data), clock, std::move(options)))) {}
 Trainer::~Trainer() = default;
 model::Gpt& Trainer::model() { return s_->gpt; }
 

@@ -1,0 +1,51 @@
+#include "train/memory_need.h"
+
+#include "base/error.h"
+#include "base/format.h"
+#include "base/host_memory.h"
+
+namespace nanotrn::train {
+
+std::string MemoryNeed::describe() const {
+  std::string s = format_bytes(total()) + " (weights " + format_bytes(weights) + ", gradients " +
+                  format_bytes(gradients) + ", optimizer state " + format_bytes(optimizer);
+  if (ema > 0) s += ", EMA " + format_bytes(ema);
+  return s + ", activations " + format_bytes(activations) + ")";
+}
+
+MemoryNeed training_memory(const Recipe& recipe, const model::GptConfig& c, int64_t rows) {
+  // The parameter groups of model::count_params, in double.
+  const double d = static_cast<double>(c.model_dim), vocab = static_cast<double>(c.vocab_size);
+  const double q = static_cast<double>(c.n_head * c.head_dim), kv = static_cast<double>(c.n_kv_head * c.head_dim);
+  const double hidden = static_cast<double>(c.mlp_mult) * d, depth = static_cast<double>(c.depth);
+  const double ve = static_cast<double>(model::value_embed_layers(c));
+  const double matrices = depth * (q * d + 2 * kv * d + d * q + 2 * hidden * d);
+  const double others =
+      2 * vocab * d + ve * vocab * kv + ve * static_cast<double>(c.ve_gate_channels * c.n_kv_head) + 2 * depth;
+  const double params = matrices + others;
+  constexpr double f32 = 4.0;
+  MemoryNeed m;
+  m.weights = params * f32;
+  m.gradients = params * f32;
+  m.optimizer = (matrices + 2 * others) * f32;
+  if (recipe.ema.decay > 0.0f) m.ema = params * f32;
+  m.activations = (depth + 1) * static_cast<double>(rows) * static_cast<double>(recipe.batch.seq_len) * d * f32;
+  return m;
+}
+
+void require_fits(const MemoryNeed& need, double available_bytes, const std::string& what,
+                  const std::string& have_text) {
+  check(need.total() <= available_bytes, what + " needs at least " + need.describe() + "; " + have_text);
+}
+
+void require_fits_host(const Recipe& recipe) {
+  const HostMemory host = host_memory();
+  if (!host.known) return;
+  const MemoryNeed need = training_memory(recipe, model::resolve(recipe.model), recipe.batch.rows);
+  require_fits(need, host.available_bytes, "recipe '" + recipe.name + "': training",
+               "this machine has " + format_bytes(host.available_bytes) + " available (" + host.basis +
+                   "). Make the model (model.depth, model.model_dim, model.vocab_size) or the batch (batch.rows, "
+                   "batch.seq_len) smaller");
+}
+
+}  // namespace nanotrn::train
