@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include "base/error.h"
 
@@ -83,6 +85,13 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
     ::fsync(dfd);
     ::close(dfd);
   }
+}
+
+void make_directories(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw Error("cannot create the folder '" + path + "': " + ec.message());
+  check(std::filesystem::is_directory(path, ec), "cannot create the folder '" + path + "': a file of that name exists");
 }
 
 }  // namespace nanotrn

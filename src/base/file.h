@@ -2,6 +2,7 @@
 //
 //   write_file_atomic("ckpt/step100.safetensors", bytes);   // temp file in the same folder, fsync, rename, fsync dir
 //   std::vector<uint8_t> data = read_file("ckpt/step100.safetensors");
+//   make_directories("out/run");   // the folder and its parents; an Error naming the folder and the OS's reason
 //
 // After write_file_atomic returns, the file holds exactly `bytes`; if the process dies or an error is thrown at any
 // point before, the previous file at `path` (if any) is untouched and no partial file carries its name. A leftover
@@ -19,5 +20,9 @@ void write_file_atomic(const std::string& path, const void* data, size_t size);
 inline void write_file_atomic(const std::string& path, const std::vector<uint8_t>& bytes) {
   write_file_atomic(path, bytes.data(), bytes.size());
 }
+
+// Creates `path` and any missing parents (nothing when it exists as a folder). Throws an Error naming the path and
+// the reason when that fails, or when `path` exists and is not a folder.
+void make_directories(const std::string& path);
 
 }  // namespace nanotrn

@@ -40,7 +40,9 @@ int main(int argc, char** argv) {
                  "could give; make the model or the batch smaller\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "nanotrn: error: " << e.what() << "\n";
+    // Every failure a user can cause is checked and reported as an nanotrn::Error naming the file, key or flag; a
+    // library's own exception reaching here means a check is missing.
+    std::cerr << "nanotrn: internal error (a missing check: please report the command): " << e.what() << "\n";
     return 1;
   }
   return 0;

@@ -114,7 +114,7 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   if (!reused) {
     fs::remove_all(run_dir);
-    fs::create_directories(run_dir);
+    make_directories(run_dir);
     train::WallClock clock;
     train::TrainerOptions to;
     to.out_dir = run_dir;

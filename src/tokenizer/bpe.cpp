@@ -367,7 +367,7 @@ std::vector<int32_t> Bpe::token_bytes(TokenBytes how) const {
 namespace nanotrn::tokenizer {
 
 void Bpe::save(const std::string& dir) const {
-  std::filesystem::create_directories(dir);
+  make_directories(dir);
   const std::string ranks = format_tiktoken(tokens_);
   write_file_atomic(dir + "/tokenizer.tiktoken", ranks.data(), ranks.size());
   const std::string meta = format_bpe_meta({pattern_, specials_});
