@@ -94,7 +94,7 @@ std::vector<NeuronCoreSpec> make_specs() {
     s.mx_speedup = {1, "[ISA] nc_matmul_mx is v4-only (1: no MX rate)"};
     s.tensor_throttle_start = {0.5, "[EXPL-SUM] [EXPL-GLOSS] after idle TensorE starts at about 50 % utilisation"};
     s.max_physical_cores = {
-        2, "[LNC] [LNC-NKI] LNC=2: kernel[2] on a core pair sharing one 24 GB HBM bank"};
+        2, "[LNC] [LNC-NKI] LNC=2: a kernel launched on 2 cores, a core pair sharing one 24 GB HBM bank"};
     s.vector_clock_ghz = {0.96, "[NKI-A3]"};
     s.scalar_clock_ghz = {1.2, "[NKI-A3]"};
     s.gpsimd_clock_ghz = {1.2, "[NKI-A3]"};
