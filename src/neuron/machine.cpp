@@ -1,17 +1,31 @@
 // The per-generation NeuronCore parameter tables (see machine.h). Every number carries its source: the reference
 // tags of docs/SOURCES.md it is copied from (tests/hw/sources_test.cpp checks each resolves), or "assumed: ...".
+// A core's HBM bandwidth and capacity are not written here: they are the chip's figures from the device catalog
+// (src/hw/devices.json.inc, the one place a chip-level number lives) over the chip's physical cores.
 // Not here: any formula.
 #include "neuron/machine.h"
 
 #include <algorithm>
 
 #include "base/error.h"
+#include "hw/catalog.h"
 
 namespace nanotrn::neuron {
 namespace {
 
 constexpr double kKiB = 1024.0;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Sets the core's HBM bandwidth (B/ns) and capacity to its chip's catalog figures divided by the chip's cores.
+void set_hbm_share(NeuronCoreSpec& s, const hw::Catalog& catalog, const std::string& chip) {
+  const hw::Device& d = catalog.find(chip);
+  const double cores = static_cast<double>(d.physical_cores_per_chip());
+  const std::string per_core = " / " + std::to_string(d.physical_cores_per_chip()) + " cores: ";
+  const hw::Number& bw = d.number("hbm_bytes_per_s_per_chip");
+  const hw::Number& bytes = d.number("hbm_bytes_per_chip");
+  s.hbm_share_bytes_per_ns = {bw.value / 1e9 / cores,
+                              "[derived] catalog " + chip + ".hbm_bytes_per_s_per_chip" + per_core + bw.source};
+  s.hbm_bytes = {bytes.value / cores, "[derived] catalog " + chip + ".hbm_bytes_per_chip" + per_core + bytes.source};
+}
 
 NeuronCoreSpec common(std::string name, std::string generation) {
   NeuronCoreSpec s;
@@ -52,6 +66,7 @@ NeuronCoreSpec common(std::string name, std::string generation) {
 }
 
 std::vector<NeuronCoreSpec> make_specs() {
+  const hw::Catalog catalog = hw::builtin_catalog();
   std::vector<NeuronCoreSpec> out;
   {
     NeuronCoreSpec s = common("v2", "NeuronCore-v2 (Trn1)");
@@ -68,8 +83,7 @@ std::vector<NeuronCoreSpec> make_specs() {
     s.vector_perf_mode_fp8_speedup = {1, "[NKI-A2] no performance mode"};
     s.dma_engine_bytes_per_ns = {17,
                                  "[DMAOV] [DMABW] table: 17 B/ns per engine (text says 27.2 GB/s; hardware-facts §10)"};
-    s.hbm_share_bytes_per_ns = {820 * kGiB / 1e9 / 2, "[TRN1] 820 GiB/s per chip / 2 cores [derived]"};
-    s.hbm_bytes = {16 * kGiB, "[TRN1] 32 GiB / 2 cores [derived]"};
+    set_hbm_share(s, catalog, "trn1");
     out.push_back(s);
   }
   {
@@ -79,7 +93,8 @@ std::vector<NeuronCoreSpec> make_specs() {
     s.fp8_double_row_speedup = {2, "[NKI-A3] [NC3] fp8 double-row: 158 vs 79 TFLOPS"};
     s.mx_speedup = {1, "[ISA] nc_matmul_mx is v4-only (1: no MX rate)"};
     s.tensor_throttle_start = {0.5, "[EXPL-SUM] [EXPL-GLOSS] after idle TensorE starts at about 50 % utilisation"};
-    s.max_physical_cores = {2, "[LNC] [LNC-NKI] LNC=2: kernel[2] on a core pair sharing one 24 GB HBM bank"};
+    s.max_physical_cores = {
+        2, "[LNC] [LNC-NKI] LNC=2: a kernel launched on 2 cores, a core pair sharing one 24 GB HBM bank"};
     s.vector_clock_ghz = {0.96, "[NKI-A3]"};
     s.scalar_clock_ghz = {1.2, "[NKI-A3]"};
     s.gpsimd_clock_ghz = {1.2, "[NKI-A3]"};
@@ -89,8 +104,7 @@ std::vector<NeuronCoreSpec> make_specs() {
                                   "elements/cycle for BF16/FP16)"};
     s.vector_perf_mode_fp8_speedup = {1, "[NKI-A3] the performance mode names BF16/FP16 only"};
     s.dma_engine_bytes_per_ns = {23, "[DMAOV] [DMABW] table: 23 B/ns per engine (matches 32 KiB in 1,416 ns)"};
-    s.hbm_share_bytes_per_ns = {2900.0 / 8, "[TRN2] 2.9 TB/s per chip / 8 cores [derived]"};
-    s.hbm_bytes = {12 * kGiB, "[LNC] 24 GB bank per core pair [derived]"};
+    set_hbm_share(s, catalog, "trn2");  // 12 GiB: half of a core pair's 24 GB bank [LNC]
     out.push_back(s);
   }
   {
@@ -109,8 +123,7 @@ std::vector<NeuronCoreSpec> make_specs() {
                                   "mode [NKI-A3]; assumed: the same 4x / 2x rules)"};
     s.vector_perf_mode_fp8_speedup = {4, "[NKI-A4] the 512 elements/cycle data path includes FP8"};
     s.dma_engine_bytes_per_ns = {33, "[DMAOV] [DMABW] table: 33 B/ns per engine"};
-    s.hbm_share_bytes_per_ns = {4900.0 / 8, "[TRN3] 4.9 TB/s per chip / 8 cores [derived]"};
-    s.hbm_bytes = {18 * kGiB, "[TRN3] 144 GiB / 8 cores [derived]"};
+    set_hbm_share(s, catalog, "trn3");
     out.push_back(s);
   }
   return out;

@@ -7,18 +7,10 @@
 #include "base/error.h"
 #include "hw/catalog.h"
 #include "hw/roofline.h"
+#include "support/citation.h"
 
 namespace nanotrn::hw {
 namespace {
-
-bool has_acceptable_source(const std::string& s) {
-  if (s.find('[') != std::string::npos) return true;  // a reference tag such as [TRN2], or [derived] ...
-  for (const char* prefix :
-       {"assumed:", "measured at run time", "not applicable", "not modelled", "one ", "roofline:", "this host"}) {
-    if (s.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
 
 TEST(Catalog, BuiltinHasTheIssueDevicesAndEveryNumberASource) {
   const Catalog c = builtin_catalog();
@@ -29,9 +21,29 @@ TEST(Catalog, BuiltinHasTheIssueDevicesAndEveryNumberASource) {
   for (const Device& d : c.devices()) {
     EXPECT_EQ(d.numbers.size(), device_number_names().size()) << d.name;
     for (const auto& [field, num] : d.numbers) {
-      EXPECT_TRUE(has_acceptable_source(num.source)) << d.name << "." << field << ": '" << num.source << "'";
+      EXPECT_EQ(testing_support::citation_problem(num.source, c.sources()), "") << d.name << "." << field;
     }
   }
+}
+
+// The rule the test above applies (tests/support/citation.h), on good and bad source texts.
+TEST(Catalog, CitationCheckRejectsMalformedAndUnknownTags) {
+  const SourceTable table = {{"TRN2", {"t", "https://a.b/c"}}, {"ISA-2025-10", {"t", "https://a.b/d"}}};
+  auto problem = [&](const char* source) { return testing_support::citation_problem(source, table); };
+  EXPECT_EQ(problem("[TRN2]"), "");
+  EXPECT_EQ(problem("[TRN2] 2.9 TB/s / 8 [derived], [ISA-2025-10]"), "");
+  EXPECT_EQ(problem("assumed: no public figure"), "");
+  EXPECT_EQ(problem("[trn2] 2.9 TB/s"), "malformed tag '[trn2]'");
+  EXPECT_EQ(problem("[TRN 2]"), "malformed tag '[TRN 2]'");
+  EXPECT_EQ(problem("[T] one letter"), "malformed tag '[T]'");
+  EXPECT_EQ(problem("[]"), "malformed tag '[]'");
+  EXPECT_EQ(problem("[TRN2 2.9 TB/s"), "unclosed '[' at offset 0 of '[TRN2 2.9 TB/s'");
+  EXPECT_EQ(problem("[TRN2] [ISA [x]]"), "unclosed '[' at offset 7 of '[TRN2] [ISA [x]]'");
+  EXPECT_EQ(problem("TRN2] 2.9"), "']' without '[' at offset 4 of 'TRN2] 2.9'");
+  EXPECT_EQ(problem("[TRN9] 9 TB/s"), "tag [TRN9] is not in the catalog's sources table");
+  EXPECT_EQ(problem("[derived] 2 x 4"), "no reference tag cited: '[derived] 2 x 4'");
+  EXPECT_EQ(problem("a [ somewhere"), "unclosed '[' at offset 2 of 'a [ somewhere'");
+  EXPECT_EQ(problem("trust me"), "no reference tag and no stated reason: 'trust me'");
 }
 
 TEST(Catalog, TrainiumLayoutsFollowTheDocs) {

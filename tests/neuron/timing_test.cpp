@@ -10,6 +10,7 @@
 #include <string>
 
 #include "neuron/builder.h"
+#include "neuron/kernels/attention.h"
 #include "neuron/kernels/matmul.h"
 #include "neuron/kernels/rmsnorm.h"
 #include "neuron/kernels/softmax.h"
@@ -380,6 +381,83 @@ TEST(NeuronTiming, KernelsAndSpmdPairsMatchTheReferenceBitForBit) {
         expect_identical(f[0], r[0]);
         expect_identical(f[1], r[1]);
       }
+    }
+  }
+}
+
+// The programs behind docs/VALIDATION.md's figures: the fused causal attention forward (the K60 step's attention
+// core, d = 128, T up to 1024, heads split over an LNC=2 pair as time_kernel does) and the pipelined matmul's
+// K-blocked plans (sbuf and psum accumulation, as planned for deep K and as forced), on every generation.
+TEST(NeuronTiming, AttentionAndKBlockedMatmulMatchTheReferenceBitForBit) {
+  struct AttentionShape {
+    int64_t heads, t, d;
+  };
+  for (const char* gen : {"v2", "v3", "v4"}) {
+    const NeuronCoreSpec& s = spec_for(gen);
+    for (const AttentionShape& a : {AttentionShape{1, 128, 64}, AttentionShape{2, 384, 128},
+                                    AttentionShape{1, 1024, 128}, AttentionShape{1, 256, 256}})
+      for (Schedule sched : {Schedule::naive, Schedule::pipelined}) {
+        KernelBuilder b(s);
+        const int64_t rows = a.heads * a.t;
+        const View qt = b.hbm("q_t", a.d, rows, DType::bf16), kt = b.hbm("k_t", a.d, rows, DType::bf16);
+        const View v = b.hbm("v", rows, a.d, DType::bf16), o = b.hbm("o", rows, a.d, DType::bf16);
+        attention_kernel(b, qt, kt, v, o, a.heads, sched);
+        const Program p = b.take();
+        SCOPED_TRACE(testing::Message() << gen << " attention heads " << a.heads << " T " << a.t << " d " << a.d << " "
+                                        << schedule_name(sched));
+        expect_identical(simulate_timing(p, s), simulate_timing_reference(p, s));
+      }
+    struct MatmulCase {
+      int64_t m, k, n;
+      DType dtype;
+      bool planned;  // plan_matmul's choice; else `blocking`
+      MatmulBlocking blocking;
+    };
+    const MatmulCase cases[] = {
+        {512, 8192, 1024, DType::bf16, true, {}},  // deep K: a K-blocked plan
+        {256, 16384, 512, DType::bf16, true, {}},
+        {384, 1024, 1100, DType::bf16, false, {MatmulAccumulate::sbuf, 256, 1024, 256}},
+        {384, 1024, 1100, DType::bf16, false, {MatmulAccumulate::psum, 256, 1024, 256}},
+        {256, 1024, 1024, DType::f8e4m3, false, {MatmulAccumulate::sbuf, 256, 512, 512}},
+    };
+    for (const MatmulCase& c : cases) {
+      KernelBuilder b(s);
+      const View at = b.hbm("a_t", c.k, c.m, c.dtype), bm = b.hbm("b", c.k, c.n, c.dtype);
+      const View cm = b.hbm("c", c.m, c.n, DType::f32);
+      const MatmulBlocking blk = c.planned ? plan_matmul(s, c.m, c.k, c.n, c.dtype, c.dtype) : c.blocking;
+      if (c.planned) EXPECT_NE(blk.mode, MatmulAccumulate::resident_k) << gen << " " << c.m << "x" << c.k << "x" << c.n;
+      matmul_kernel_blocked(b, at, bm, cm, c.dtype, blk);
+      const Program p = b.take();
+      SCOPED_TRACE(testing::Message() << gen << " matmul " << c.m << "x" << c.k << "x" << c.n << " mode "
+                                      << static_cast<int>(blk.mode) << " blocks " << blk.m_cols << "/" << blk.n_cols
+                                      << "/" << blk.k_rows);
+      expect_identical(simulate_timing(p, s), simulate_timing_reference(p, s));
+    }
+    if (s.max_physical_cores.value < 2) continue;
+    // LNC=2 pairs: each core runs its own heads (attention) or rows of C (K-blocked matmul).
+    for (int kernel = 0; kernel < 2; ++kernel) {
+      std::vector<Program> pair;
+      for (int core = 0; core < 2; ++core) {
+        KernelBuilder b(s);
+        if (kernel == 0) {
+          const int64_t t = 512, d = 128;
+          const View qt = b.hbm("q_t", d, 2 * t, DType::bf16), kt = b.hbm("k_t", d, 2 * t, DType::bf16);
+          const View v = b.hbm("v", 2 * t, d, DType::bf16), o = b.hbm("o", 2 * t, d, DType::bf16);
+          attention_kernel(b, b.slice(qt, 0, d, core * t, t), b.slice(kt, 0, d, core * t, t),
+                           b.slice(v, core * t, t, 0, d), b.slice(o, core * t, t, 0, d), 1, Schedule::pipelined);
+        } else {
+          const View at = b.hbm("a_t", 4096, 512, DType::bf16), bm = b.hbm("b", 4096, 1024, DType::bf16);
+          const View cm = b.hbm("c", 512, 1024, DType::f32);
+          matmul_kernel_blocked(b, b.slice(at, 0, 4096, core * 256, 256), bm, b.slice(cm, core * 256, 256, 0, 1024),
+                                DType::bf16, {MatmulAccumulate::sbuf, 256, 1024, 512});
+        }
+        pair.push_back(b.take());
+      }
+      const std::vector<TimingResult> f = simulate_timing_spmd({&pair[0], &pair[1]}, s);
+      const std::vector<TimingResult> r = simulate_timing_spmd_reference({&pair[0], &pair[1]}, s);
+      SCOPED_TRACE(testing::Message() << gen << " LNC=2 pair, " << (kernel == 0 ? "attention" : "matmul"));
+      expect_identical(f[0], r[0]);
+      expect_identical(f[1], r[1]);
     }
   }
 }

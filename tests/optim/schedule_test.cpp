@@ -32,16 +32,23 @@ TEST(Schedule, NanochatWarmupAndLastIteration) {
   EXPECT_NEAR(last, 0.05 + 0.95 * (1.0 / (0.65 * N)), 1e-12);  // 0.05 + 0.95 / warmdown_iters
 }
 
+// FrontierForge's 19-level cool-down: L = 19 levels of 1/20 over the last 60 %, floor 0.05. The linear value
+// f + (1 - f)(1 - p) / c equals k/20 at p_k = 1 - c (k/20 - f) / (1 - f) (the definition solved for p, here in the
+// test), so the stepped value is exactly k/20 on [p_k, p_{k-1}): checked at the start, the middle and the end of
+// every step, before the cool-down (1) and at p = 1 (the floor).
 TEST(Schedule, SteppedCooldownLevels) {
-  const LrSchedule s{0, 0.6, 0.05, 19};  // 19 levels of 1/20, floor 0.05
-  EXPECT_DOUBLE_EQ(lr_multiplier(s, 10, 0.3), 1.0);
-  for (double p = 0.4; p <= 1.0; p += 0.0137) {
-    const double v = lr_multiplier(s, 10, p);
-    EXPECT_NEAR(v * 20.0, std::round(v * 20.0), 1e-9) << p;  // a multiple of 1/20
-    EXPECT_GE(v, 0.05);
-    EXPECT_GE(v + 1e-12, 0.05 + 0.95 * (1.0 - p) / 0.6);  // rounded up from the linear value
+  const double c = 0.6, f = 0.05;
+  const LrSchedule s{0, c, f, 19};
+  auto p_at = [&](int k) { return 1.0 - c * (k / 20.0 - f) / (1.0 - f); };
+  EXPECT_NEAR(p_at(20), 0.4, 1e-15);  // the first step starts with the cool-down
+  for (double p : {0.0, 0.2, 0.3999}) EXPECT_EQ(lr_multiplier(s, 10, p), 1.0) << p;
+  const double eps = 1e-9;
+  for (int k = 20; k >= 2; --k) {
+    const double lo = p_at(k), hi = p_at(k - 1);
+    for (double p : {lo + eps, 0.5 * (lo + hi), hi - eps})
+      EXPECT_NEAR(lr_multiplier(s, 10, p), k / 20.0, 1e-12) << "level " << k << " at p " << p;
   }
-  EXPECT_DOUBLE_EQ(lr_multiplier(s, 10, 1.0), 0.05);
+  EXPECT_NEAR(lr_multiplier(s, 10, 1.0), f, 1e-12);
 }
 
 TEST(Schedule, RejectsBadFractions) {

@@ -1,0 +1,99 @@
+// Every predicted figure of docs/VALIDATION.md, pinned: each must stay within 1e-6 relative of the value the
+// predictor gave when the figure was last written down (so any change to the model, the machine data, the catalog
+// or a recipe that moves a figure fails here and is a visible change, explained in VALIDATION.md with the new value
+// copied here), and the doc's rounded figure must be that value rounded (so the doc cannot drift from the code).
+// Separately, tests/predict/predict_test.cpp checks the band against the measurement; this file checks no
+// measurement, only that the predictions stay what the doc says.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "hw/catalog.h"
+#include "predict/kernel_cost.h"
+#include "predict/predictor.h"
+#include "train/recipe.h"
+
+namespace nanotrn::predict {
+namespace {
+
+constexpr double kPinned = 1e-6;  // relative
+
+// `value` is the pinned `today` to 1e-6 relative, and `doc` (as printed in VALIDATION.md, to `doc_unit` in its
+// last digit) is `today` rounded.
+void expect_figure(const char* what, double value, double today, double doc, double doc_unit) {
+  EXPECT_NEAR(value, today, std::abs(today) * kPinned) << what << ": the prediction moved; update docs/VALIDATION.md";
+  EXPECT_LE(std::abs(today - doc), 0.5 * doc_unit * (1 + 1e-9)) << what << ": VALIDATION.md says " << doc;
+}
+
+train::Recipe recipe(const char* name, const std::vector<std::string>& overrides = {}) {
+  return train::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name, overrides);
+}
+
+double run_mfu(const Prediction& p) {
+  return p.flops_per_token * static_cast<double>(p.walk.tokens) / p.walk.charged_s / p.peak_flops;
+}
+
+// (a) VALIDATION.md lines 35 and 40: the NKI tutorial matmul on one Trn1 core, 6.030 ms.
+TEST(ValidationFigures, NkiMatmulOnOneTrn1Core) {
+  const hw::Catalog c = hw::builtin_catalog();
+  KernelCoster coster(c.find("trn1"), 1);
+  KernelOp op;
+  op.name = "mm";
+  op.kernel = "matmul";
+  op.shape = {4096, 8192, 8192};
+  op.flops = 2.0 * 4096 * 8192 * 8192;
+  op.bytes = (4096.0 * 8192 + 8192.0 * 8192) * 2 + 4096.0 * 8192 * 4;
+  expect_figure("(a) matmul ms", coster.cost(op, DType::bf16).seconds * 1e3, 6.0303066638678748, 6.030, 0.001);
+}
+
+// (b) VALIDATION.md lines 74-79: FrontierForge K60 on one trn2 chip.
+TEST(ValidationFigures, FrontierForgeK60OnTrn2) {
+  const hw::Catalog c = hw::builtin_catalog();
+  const Prediction p = predict(recipe("frontierforge-k60.json"), c.find("trn2"));
+  ASSERT_EQ(p.phases.size(), 3u);
+  expect_figure("(b) line 74 k1 step s", p.phases[0].time.step_s, 0.18186868988618027, 0.1819, 1e-4);
+  expect_figure("(b) line 75 k2 step s", p.phases[1].time.step_s, 0.34005957856479274, 0.3401, 1e-4);
+  expect_figure("(b) line 76 k4 step s, 3 heads", p.phases[2].time.step_s, 0.65644135592201758, 0.6564, 1e-4);
+  expect_figure("(b) line 77 mean tok/s", static_cast<double>(p.walk.tokens) / p.walk.charged_s, 415869.18372914026,
+                415869, 1);
+  // Line 78: the step counts are integers, pinned exactly.
+  EXPECT_EQ(p.walk.steps, 3662);
+  EXPECT_EQ(p.walk.steps_per_phase, (std::vector<int64_t>{593, 739, 2330}));
+  expect_figure("(b) line 79 run-mean MFU %", 100 * run_mfu(p), 47.268205678880079, 47.3, 0.1);
+  // Line 76: the k4 step with one head (the MTP heads faded), as `--set 'train.mtp_weights=[1.0]'`.
+  const Prediction one = predict(recipe("frontierforge-k60.json", {"train.mtp_weights=[1.0]"}), c.find("trn2"));
+  expect_figure("(b) line 76 k4 step s, 1 head", one.phases[2].time.step_s, 0.59959116200707474, 0.5996, 1e-4);
+}
+
+// (b) VALIDATION.md lines 115-117: the LNC=1 and sharded-optimiser what-ifs, k4 step with 1 / 3 heads.
+TEST(ValidationFigures, FrontierForgeK60WhatIfs) {
+  const hw::Catalog c = hw::builtin_catalog();
+  const train::Recipe three = recipe("frontierforge-k60.json");
+  const train::Recipe one = recipe("frontierforge-k60.json", {"train.mtp_weights=[1.0]"});
+  PredictOptions lnc1;
+  lnc1.lnc = 1;
+  PredictOptions shard;
+  shard.shard_optimizer = true;
+  expect_figure("line 115 LNC=1 k4 s, 1 head", predict(one, c.find("trn2"), lnc1).phases[2].time.step_s,
+                0.61691773088496837, 0.617, 1e-3);
+  expect_figure("line 115 LNC=1 k4 s, 3 heads", predict(three, c.find("trn2"), lnc1).phases[2].time.step_s,
+                0.67376141979536053, 0.674, 1e-3);
+  expect_figure("line 117 sharded k4 s, 1 head", predict(one, c.find("trn2"), shard).phases[2].time.step_s,
+                0.58432028909906242, 0.584, 1e-3);
+  expect_figure("line 117 sharded k4 s, 3 heads", predict(three, c.find("trn2"), shard).phases[2].time.step_s,
+                0.64117048301400525, 0.641, 1e-3);
+}
+
+// (d) VALIDATION.md line 136: autoresearch d8 on one H100, 0.2313 s per step, 2.267M tok/s, 51.9 % MFU.
+TEST(ValidationFigures, AutoresearchD8OnH100) {
+  const Prediction p = predict(recipe("autoresearch-d8.json"), hw::builtin_catalog().find("h100"));
+  ASSERT_FALSE(p.phases.empty());
+  const PhasePrediction& ph = p.phases[0];
+  expect_figure("(d) step s", ph.time.step_s, 0.2313156900457832, 0.2313, 1e-4);
+  expect_figure("(d) M tok/s", ph.tokens_per_s / 1e6, 2.2665475043920722, 2.267, 1e-3);
+  expect_figure("(d) MFU %", 100 * ph.mfu, 51.907258147873058, 51.9, 0.1);
+}
+
+}  // namespace
+}  // namespace nanotrn::predict
