@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "data/loader.h"
+#include "data/shard_tokenizer_check.h"
 #include "data/tokenize_corpus.h"
 #include "tokenizer/tokenizer.h"
 #include "train/data_setup.h"
@@ -46,16 +47,13 @@ class ShardSource final : public TokenSource {
   int64_t rows_;
 };
 
-// Shards that data::tokenize_corpus wrote carry the fingerprint of their tokenizer: a folder tokenized with another
-// tokenizer would train on the wrong ids without a word.
-void check_tokenized_with(const std::string& glob, const std::string& field, const tokenizer::Tokenizer& tok,
-                          const std::string& tokenizer_path, const std::string& setup) {
+// Shards that data::tokenize_corpus wrote record their tokenizer: a folder tokenized with another one would train on
+// (or score) the wrong ids without a word.
+void check_tokenized_with(const std::string& glob, const tokenizer::Tokenizer& tok, const std::string& tokenizer_path,
+                          const std::string& setup) {
   std::string dir = std::filesystem::path(glob).parent_path().string();
   if (dir.empty()) dir = ".";
-  if (!std::filesystem::exists(dir + "/shards.json")) return;  // shards from elsewhere
-  check(data::tokenized_with(data::read_shard_set(dir), tok),
-        field + " '" + glob + "': these shards were tokenized with another tokenizer than data.tokenizer (" +
-            tokenizer_path + "); run: " + setup + " (it retokenizes them)");
+  data::check_shards_match_tokenizer(dir, tok, tokenizer_path, setup);
 }
 
 }  // namespace
@@ -75,7 +73,7 @@ TrainerData open_shard_data(const Recipe& r, const std::string& setup_command) {
   d.token_bytes = tok.token_bytes();
   auto open = [&](const std::string& glob, const std::string& field, int64_t rows, bool shuffle) {
     std::vector<std::string> paths = expand(glob, field, setup);
-    check_tokenized_with(glob, field, tok, r.data.tokenizer, setup);
+    check_tokenized_with(glob, tok, r.data.tokenizer, setup);
     return std::make_unique<ShardSource>(std::move(paths), data::LoaderOptions{.rows = rows,
                                                                                .seq_len = r.batch.seq_len,
                                                                                .layout = layout,
