@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 #include "cli/commands.h"
+#include "eval/finite_weights.h"
 #include "model/sample.h"
 #include "tokenizer/tokenizer.h"
 #include "train/checkpoint.h"
@@ -38,6 +39,7 @@ void add_sample(CLI::App& app, const Home& home) {
     Ctx ctx{engine};
     model::Gpt gpt(ctx, model::resolve(c.recipe.model), c.recipe.seed);
     train::restore_model(gpt, c);
+    check_finite_weights(gpt, args->ckpt);
     std::vector<int32_t> prompt = {tok.bos_id()};
     for (int32_t id : tok.encode(args->prompt)) prompt.push_back(id);
     for (int64_t i = 0; i < args->count; i++) {
