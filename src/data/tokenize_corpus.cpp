@@ -116,7 +116,7 @@ ShardSet read_shard_set(const std::string& dir) {
 
 ShardSet tokenize_corpus(const std::string& corpus_dir, const tokenizer::Tokenizer& tok, const std::string& out_dir,
                          const TokenizeOptions& options) {
-  read_corpus_info(corpus_dir);  // validates the folder
+  verify_corpus(corpus_dir);  // the folder and its files, also when the shards are reused
   const std::string tok_fp = tokenizer_fingerprint_hex(tok), corpus_fp = corpus_fingerprint(corpus_dir);
   const std::string manifest = out_dir + "/shards.json";
   if (!options.force && fs::exists(manifest)) {
