@@ -27,7 +27,8 @@ void add_eval(CLI::App& app, const Home& home) {
   auto* bpb = cmd->add_subcommand("bpb", "val_bpb on the recipe's validation shards (or --set data.val=GLOB)");
   bpb->add_option("--ckpt", args->ckpt, "Checkpoint (safetensors)")->capture_default_str();
   bpb->add_option("--set", args->sets, "Override a field of the stored recipe (data.*, eval.*)");
-  bpb->add_option("--tokens", args->tokens, "Validation tokens to score (default: the recipe's eval.tokens)");
+  bpb->add_option("--tokens", args->tokens, "Validation tokens to score (default: the recipe's eval.tokens)")
+      ->check(CLI::NonNegativeNumber);
   bpb->add_flag("--ema", args->ema, "Score the EMA weights instead of the live ones");
   bpb->add_flag("--json", args->json, "Machine-readable output");
   add_data_root_footer(bpb, home);

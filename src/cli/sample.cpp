@@ -23,10 +23,16 @@ void add_sample(CLI::App& app, const Home& home) {
   cmd->add_option("--ckpt", args->ckpt, "Checkpoint (safetensors)")->capture_default_str();
   cmd->add_option("--prompt", args->prompt, "Prompt text (BOS is prepended)")->capture_default_str();
   cmd->add_option("--tokenizer", args->tokenizer, "Tokenizer (default: the recipe's data.tokenizer)");
-  cmd->add_option("--max-tokens", args->max_tokens, "New tokens per sample")->capture_default_str();
-  cmd->add_option("--temperature", args->temperature, "0 = greedy")->capture_default_str();
-  cmd->add_option("--top-k", args->top_k, "Sample among the k most likely tokens (0 = all)")->capture_default_str();
-  cmd->add_option("--count", args->count, "Number of samples")->capture_default_str();
+  cmd->add_option("--max-tokens", args->max_tokens, "New tokens per sample")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--temperature", args->temperature, "0 = greedy")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--top-k", args->top_k, "Sample among the k most likely tokens (0 = all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--count", args->count, "Number of samples")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--seed", args->seed, "Sampling seed")->capture_default_str();
   cmd->callback([args, home] {
     const train::Checkpoint c = train::load_checkpoint(args->ckpt);
