@@ -48,7 +48,7 @@ void add_eval(CLI::App& app, const Home& home) {
       for (const auto& [name, t] : ema) gpt.parameter(name).value.copy_from(t);
     }
     check_finite_weights(gpt, args->ckpt + (args->ema ? " (EMA weights)" : ""));
-    train::TrainerData data = train::open_training_data(r, setup_command(r.name, args->sets));
+    train::TrainerData data = train::open_validation_data(r, setup_command(r.name, args->sets));
     const train::BpbResult res = train::evaluate_bpb(
         ctx, gpt, *data.val, data.token_bytes,
         {.tokens = args->tokens > 0 ? args->tokens : r.eval.tokens, .rows = r.eval.rows, .seq_len = r.batch.seq_len});

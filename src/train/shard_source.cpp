@@ -58,7 +58,7 @@ void check_tokenized_with(const std::string& glob, const tokenizer::Tokenizer& t
 
 }  // namespace
 
-TrainerData open_shard_data(const Recipe& r, const std::string& setup_command) {
+TrainerData open_shard_data(const Recipe& r, const std::string& setup_command, bool with_train) {
   const std::string setup = setup_command.empty() ? "nanotrn data setup --recipe " + r.name : setup_command;
   check(std::filesystem::exists(r.data.tokenizer),
         "data.tokenizer: no tokenizer at " + r.data.tokenizer + "; run: " + setup);
@@ -82,10 +82,11 @@ TrainerData open_shard_data(const Recipe& r, const std::string& setup_command) {
                                                                                .bos = d.bos,
                                                                                .vocab_size = tok.vocab_size()});
   };
-  d.train = open(r.data.train, "data.train", r.batch.rows, true);
+  if (with_train) d.train = open(r.data.train, "data.train", r.batch.rows, true);
   d.val = open(r.data.val, "data.val", r.eval.rows, false);  // fixed order: every evaluation sees the same rows
-  d.description = "train " + r.data.train + " (" + d.train->describe() + "), val " + r.data.val + " (" +
-                  d.val->describe() + "), tokenizer " + r.data.tokenizer + ", layout " + r.data.layout;
+  d.description = with_train ? "train " + r.data.train + " (" + d.train->describe() + "), " : "";
+  d.description +=
+      "val " + r.data.val + " (" + d.val->describe() + "), tokenizer " + r.data.tokenizer + ", layout " + r.data.layout;
   return d;
 }
 

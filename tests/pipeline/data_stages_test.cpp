@@ -138,5 +138,22 @@ TEST(DataStages, MissingOrMismatchedDataNamesTheSetupCommand) {
   EXPECT_NE(mixed.find("run: " + cmd), std::string::npos) << mixed;
 }
 
+TEST(DataStages, EvaluationNeedsOnlyTheValidationShards) {
+  TempDir dir;
+  const train::Recipe recipe = tiny_setup(dir);
+  setup_data(recipe, nullptr);
+  for (const auto& e : fs::directory_iterator(dir / "tokens")) {
+    if (e.path().filename().string().rfind("train_", 0) == 0) fs::remove(e.path());
+  }
+  EXPECT_NE(error_of([&] { train::open_training_data(recipe); }).find("data.train"), std::string::npos);
+  const train::TrainerData val = train::open_validation_data(recipe);
+  EXPECT_EQ(val.train, nullptr);
+  ASSERT_NE(val.val, nullptr);
+  EXPECT_EQ(val.token_bytes.size(), 300u);
+  std::vector<int32_t> x(2 * 32), y(2 * 32);
+  val.val->next(2, 32, x.data(), y.data());
+  EXPECT_EQ(x[0], val.bos);
+}
+
 }  // namespace
 }  // namespace nanotrn::pipeline
