@@ -58,6 +58,8 @@ void add_data_prepare(CLI::App& data, const Home& home) {
     const data::PrepareOptions o{a->val_fraction, a->force};
     const data::CorpusInfo info =
         a->sources.empty() ? data::prepare_default_corpus(a->out, o) : data::prepare_corpus(a->sources, a->out, o);
+    if (!info.rebuilt_because.empty())
+      std::printf("rebuilding %s: %s\n", info.dir.c_str(), info.rebuilt_because.c_str());
     std::printf("%s %s\n", info.reused ? "kept" : "wrote", info.dir.c_str());
     print_split("train", info.train);
     print_split("val", info.val);
@@ -73,7 +75,7 @@ void add_data_stats(CLI::App& data, const Home& home) {
   cmd->add_option("--corpus", *corpus, "Corpus folder")->capture_default_str();
   cmd->add_option("--shards", *shards, "Shard folder (skipped when it has no shards.json)")->capture_default_str();
   cmd->callback([corpus, shards] {
-    const data::CorpusInfo info = data::read_corpus_info(*corpus);
+    const data::CorpusInfo info = data::verify_corpus(*corpus);
     std::printf("corpus %s (val fraction %g)\n", corpus->c_str(), info.val_fraction);
     print_split("train", info.train);
     print_split("val", info.val);

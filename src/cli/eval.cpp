@@ -1,9 +1,11 @@
 // `nanotrn eval bpb --ckpt C`: val_bpb of a checkpoint on its recipe's validation data (train/evaluate.h).
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/recipe_args.h"
+#include "eval/finite_weights.h"
 #include "train/checkpoint.h"
 #include "train/data_setup.h"
 #include "train/evaluate.h"
@@ -25,7 +27,8 @@ void add_eval(CLI::App& app, const Home& home) {
   auto* bpb = cmd->add_subcommand("bpb", "val_bpb on the recipe's validation shards (or --set data.val=GLOB)");
   bpb->add_option("--ckpt", args->ckpt, "Checkpoint (safetensors)")->capture_default_str();
   bpb->add_option("--set", args->sets, "Override a field of the stored recipe (data.*, eval.*)");
-  bpb->add_option("--tokens", args->tokens, "Validation tokens to score (default: the recipe's eval.tokens)");
+  bpb->add_option("--tokens", args->tokens, "Validation tokens to score (default: the recipe's eval.tokens)")
+      ->check(CLI::NonNegativeNumber);
   bpb->add_flag("--ema", args->ema, "Score the EMA weights instead of the live ones");
   bpb->add_flag("--json", args->json, "Machine-readable output");
   add_data_root_footer(bpb, home);
@@ -44,10 +47,14 @@ void add_eval(CLI::App& app, const Home& home) {
       check(!ema.empty(), args->ckpt + ": this checkpoint has no EMA weights (ema.decay was 0)");
       for (const auto& [name, t] : ema) gpt.parameter(name).value.copy_from(t);
     }
-    train::TrainerData data = train::open_training_data(r, setup_command(r.name, args->sets));
+    check_finite_weights(gpt, args->ckpt + (args->ema ? " (EMA weights)" : ""));
+    train::TrainerData data = train::open_validation_data(r, setup_command(r.name, args->sets));
     const train::BpbResult res = train::evaluate_bpb(
         ctx, gpt, *data.val, data.token_bytes,
         {.tokens = args->tokens > 0 ? args->tokens : r.eval.tokens, .rows = r.eval.rows, .seq_len = r.batch.seq_len});
+    check(std::isfinite(res.bpb), "eval bpb: " + args->ckpt + " scores a non-finite val_bpb (" +
+                                      std::to_string(res.bpb) + " over " + std::to_string(res.tokens) +
+                                      " tokens): the model's loss overflows on the validation data");
     if (args->json) {
       std::cout << nlohmann::json{{"val_bpb", res.bpb},
                                   {"nats_per_token", res.nats_per_token},

@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 #include "cli/commands.h"
+#include "eval/finite_weights.h"
 #include "model/sample.h"
 #include "tokenizer/tokenizer.h"
 #include "train/checkpoint.h"
@@ -22,10 +23,16 @@ void add_sample(CLI::App& app, const Home& home) {
   cmd->add_option("--ckpt", args->ckpt, "Checkpoint (safetensors)")->capture_default_str();
   cmd->add_option("--prompt", args->prompt, "Prompt text (BOS is prepended)")->capture_default_str();
   cmd->add_option("--tokenizer", args->tokenizer, "Tokenizer (default: the recipe's data.tokenizer)");
-  cmd->add_option("--max-tokens", args->max_tokens, "New tokens per sample")->capture_default_str();
-  cmd->add_option("--temperature", args->temperature, "0 = greedy")->capture_default_str();
-  cmd->add_option("--top-k", args->top_k, "Sample among the k most likely tokens (0 = all)")->capture_default_str();
-  cmd->add_option("--count", args->count, "Number of samples")->capture_default_str();
+  cmd->add_option("--max-tokens", args->max_tokens, "New tokens per sample")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--temperature", args->temperature, "0 = greedy")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--top-k", args->top_k, "Sample among the k most likely tokens (0 = all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--count", args->count, "Number of samples")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--seed", args->seed, "Sampling seed")->capture_default_str();
   cmd->callback([args, home] {
     const train::Checkpoint c = train::load_checkpoint(args->ckpt);
@@ -38,6 +45,7 @@ void add_sample(CLI::App& app, const Home& home) {
     Ctx ctx{engine};
     model::Gpt gpt(ctx, model::resolve(c.recipe.model), c.recipe.seed);
     train::restore_model(gpt, c);
+    check_finite_weights(gpt, args->ckpt);
     std::vector<int32_t> prompt = {tok.bos_id()};
     for (int32_t id : tok.encode(args->prompt)) prompt.push_back(id);
     for (int64_t i = 0; i < args->count; i++) {

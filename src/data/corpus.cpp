@@ -2,6 +2,7 @@
 #include "data/corpus.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "base/file.h"
 #include "data/brown.h"
 #include "data/jsonl.h"
+#include "io/crc32c.h"
 
 namespace nanotrn::data {
 
@@ -53,10 +55,55 @@ SplitCounts count(const std::vector<Document>& docs) {
   return c;
 }
 
-nlohmann::json counts_json(const SplitCounts& c) { return {{"docs", c.docs}, {"bytes", c.bytes}, {"chars", c.chars}}; }
+std::string crc_hex(const std::string& bytes) {
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", crc32c(bytes.data(), bytes.size()));
+  return buf;
+}
+
+nlohmann::json counts_json(const SplitCounts& c) {
+  return {{"docs", c.docs},
+          {"bytes", c.bytes},
+          {"chars", c.chars},
+          {"file_bytes", c.file_bytes},
+          {"file_crc32c", c.file_crc32c}};
+}
 
 SplitCounts counts_from(const nlohmann::json& j) {
-  return {j.at("docs").get<int64_t>(), j.at("bytes").get<int64_t>(), j.at("chars").get<int64_t>()};
+  SplitCounts c;
+  c.docs = j.at("docs").get<int64_t>();
+  c.bytes = j.at("bytes").get<int64_t>();
+  c.chars = j.at("chars").get<int64_t>();
+  if (j.contains("file_bytes") && j.contains("file_crc32c")) {
+    c.file_bytes = j.at("file_bytes").get<int64_t>();
+    c.file_crc32c = j.at("file_crc32c").get<std::string>();
+  }
+  return c;
+}
+
+const char* kRebuild =
+    "rebuild the corpus with `nanotrn data prepare --force` and its sources (or `nanotrn data setup`, which rebuilds "
+    "a damaged default corpus)";
+
+// The one rule for a split file: it is what corpus.json recorded when the corpus was prepared.
+void check_split_file(const CorpusInfo& info, const std::string& split, const std::string& content) {
+  const SplitCounts& c = split == "train" ? info.train : info.val;
+  const std::string path = info.dir + "/" + split + ".jsonl";
+  check(c.file_bytes >= 0 && !c.file_crc32c.empty(),
+        info.dir + "/corpus.json records no size and checksum for " + split +
+            ".jsonl (it predates them), so the file cannot be checked; " + kRebuild);
+  check(static_cast<int64_t>(content.size()) == c.file_bytes,
+        path + " has " + std::to_string(content.size()) + " bytes but corpus.json recorded " +
+            std::to_string(c.file_bytes) + " (" + std::to_string(c.docs) +
+            " documents) when the corpus was prepared: the file changed since; " + kRebuild);
+  const std::string crc = crc_hex(content);
+  check(crc == c.file_crc32c, path + " has CRC-32C " + crc + " but corpus.json recorded " + c.file_crc32c +
+                                  " when the corpus was prepared: the file changed since; " + kRebuild);
+}
+
+std::string read_text(const std::string& path) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 void write_text(const std::string& path, const std::string& text) { write_file_atomic(path, text.data(), text.size()); }
@@ -111,16 +158,17 @@ CorpusInfo read_corpus_info(const std::string& dir) {
 
 namespace {
 
-bool reusable(const std::string& dir, const std::vector<std::string>& sources, double val_fraction) {
-  if (!fs::exists(dir + "/corpus.json") || !fs::exists(dir + "/train.jsonl") || !fs::exists(dir + "/val.jsonl")) {
-    return false;
-  }
+// Whether dir holds a verified corpus of these sources and fraction; *why says why not (empty: no corpus there).
+bool reusable(const std::string& dir, const std::vector<std::string>& sources, double val_fraction, std::string* why) {
+  if (!fs::exists(dir + "/corpus.json")) return false;
   try {
-    const CorpusInfo info = read_corpus_info(dir);
-    return info.sources == sources && info.val_fraction == val_fraction;
-  } catch (const Error&) {
-    return false;
+    const CorpusInfo info = verify_corpus(dir);
+    if (info.sources == sources && info.val_fraction == val_fraction) return true;
+    *why = "it was prepared from other sources or another validation fraction";
+  } catch (const Error& e) {
+    *why = e.message();
   }
+  return false;
 }
 
 CorpusInfo write_corpus(std::vector<Document> docs, const std::vector<std::string>& sources, const std::string& out_dir,
@@ -131,9 +179,14 @@ CorpusInfo write_corpus(std::vector<Document> docs, const std::vector<std::strin
   for (Document& d : docs) (is_validation(d.id, val_fraction) ? val : train).push_back(std::move(d));
   check(!train.empty(), "data: no training documents after the split");
   fs::create_directories(out_dir);
-  write_text(out_dir + "/train.jsonl", format_jsonl(train));
-  write_text(out_dir + "/val.jsonl", format_jsonl(val));
-  CorpusInfo info{out_dir, sources, val_fraction, count(train), count(val), false};
+  CorpusInfo info{out_dir, sources, val_fraction, count(train), count(val), false, ""};
+  for (const std::string split : {"train", "val"}) {
+    const std::string text = format_jsonl(split == "train" ? train : val);
+    write_text(out_dir + "/" + split + ".jsonl", text);
+    SplitCounts& c = split == "train" ? info.train : info.val;
+    c.file_bytes = static_cast<int64_t>(text.size());
+    c.file_crc32c = crc_hex(text);
+  }
   nlohmann::ordered_json j;
   j["format"] = "nanotrn-corpus";
   j["version"] = 1;
@@ -150,7 +203,8 @@ CorpusInfo write_corpus(std::vector<Document> docs, const std::vector<std::strin
 CorpusInfo prepare_corpus(const std::vector<std::string>& sources, const std::string& out_dir,
                           const PrepareOptions& options) {
   check(!sources.empty(), "data: no sources to prepare");
-  if (!options.force && reusable(out_dir, sources, options.val_fraction)) {
+  std::string why;
+  if (!options.force && reusable(out_dir, sources, options.val_fraction, &why)) {
     CorpusInfo info = read_corpus_info(out_dir);
     info.reused = true;
     return info;
@@ -159,24 +213,42 @@ CorpusInfo prepare_corpus(const std::vector<std::string>& sources, const std::st
   for (const std::string& s : sources) {
     for (Document& d : read_source(s)) docs.push_back(std::move(d));
   }
-  return write_corpus(std::move(docs), sources, out_dir, options.val_fraction);
+  CorpusInfo info = write_corpus(std::move(docs), sources, out_dir, options.val_fraction);
+  info.rebuilt_because = why;
+  return info;
 }
 
 CorpusInfo prepare_default_corpus(const std::string& out_dir, const PrepareOptions& options) {
   const std::vector<std::string> sources = {"brown"};
-  if (!options.force && reusable(out_dir, sources, options.val_fraction)) {
+  std::string why;
+  if (!options.force && reusable(out_dir, sources, options.val_fraction, &why)) {
     CorpusInfo info = read_corpus_info(out_dir);
     info.reused = true;
     return info;
   }
-  return write_corpus(read_brown(find_brown_dir()), sources, out_dir, options.val_fraction);
+  CorpusInfo info = write_corpus(read_brown(find_brown_dir()), sources, out_dir, options.val_fraction);
+  info.rebuilt_because = why;
+  return info;
 }
 
 std::vector<Document> read_corpus_split(const std::string& dir, const std::string& split) {
   check(split == "train" || split == "val", "data: split must be \"train\" or \"val\", got \"" + split + "\"");
   const std::string path = dir + "/" + split + ".jsonl";
   check(fs::exists(path), "data: no " + path + "; run `nanotrn data prepare`");
-  return read_jsonl(path);
+  const CorpusInfo info = read_corpus_info(dir);
+  const std::string content = read_text(path);
+  check_split_file(info, split, content);
+  return parse_jsonl(content, path);
+}
+
+CorpusInfo verify_corpus(const std::string& dir) {
+  const CorpusInfo info = read_corpus_info(dir);
+  for (const std::string split : {"train", "val"}) {
+    const std::string path = dir + "/" + split + ".jsonl";
+    check(fs::exists(path), "data: no " + path + "; " + kRebuild);
+    check_split_file(info, split, read_text(path));
+  }
+  return info;
 }
 
 }  // namespace nanotrn::data

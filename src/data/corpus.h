@@ -11,8 +11,11 @@
 // the splitmix64 finaliser, scaled to [0, 1)); so a document's side never depends on the other documents, and adding
 // training text never changes the validation set.
 // Prepared folder: train.jsonl and val.jsonl ({"id", "text"} per line) and corpus.json (format "nanotrn-corpus",
-// version 1, sources, val_fraction and the counts below), written last: a folder with a valid corpus.json for the
-// same sources and fraction is reused as is.
+// version 1, sources, val_fraction, the counts below and each file's size and CRC-32C), written last. A folder is
+// only as good as its files: reading a split (read_corpus_split) or checking a folder (verify_corpus) compares the
+// file with what corpus.json recorded, and a file that changed since (cut, edited) or a corpus.json that records no
+// checksum (older builds) is an Error naming the file and how to rebuild it. prepare_corpus reuses a folder only
+// when it verifies for the same sources and fraction, and otherwise rebuilds it and says why (rebuilt_because).
 #pragma once
 
 #include <cstdint>
@@ -34,7 +37,9 @@ bool is_validation(std::string_view id, double val_fraction);
 std::vector<Document> read_source(const std::string& path);
 
 struct SplitCounts {
-  int64_t docs = 0, bytes = 0, chars = 0;
+  int64_t docs = 0, bytes = 0, chars = 0;  // bytes: of the documents' text
+  int64_t file_bytes = -1;                 // size of <split>.jsonl; -1 when corpus.json does not record it
+  std::string file_crc32c;                 // its CRC-32C, 8 hex digits; empty when not recorded
 };
 
 struct CorpusInfo {
@@ -42,7 +47,8 @@ struct CorpusInfo {
   std::vector<std::string> sources;  // "brown" for the default corpus
   double val_fraction = 0.1;
   SplitCounts train, val;
-  bool reused = false;  // true when an existing prepared folder was valid and kept
+  bool reused = false;          // true when an existing prepared folder was valid and kept
+  std::string rebuilt_because;  // why an existing folder was not kept (empty: it was, or there was none)
 };
 
 struct PrepareOptions {
@@ -55,9 +61,11 @@ CorpusInfo prepare_corpus(const std::vector<std::string>& sources, const std::st
 // The Brown corpus (brown.h) into out_dir; returns quickly when out_dir already holds it.
 CorpusInfo prepare_default_corpus(const std::string& out_dir, const PrepareOptions& options = {});
 
-// corpus.json of a prepared folder; throws when it is missing or malformed.
+// corpus.json of a prepared folder; throws when it is missing or malformed. Checks no file: see verify_corpus.
 CorpusInfo read_corpus_info(const std::string& dir);
-// split: "train" or "val".
+// read_corpus_info, and both split files against it (reads them).
+CorpusInfo verify_corpus(const std::string& dir);
+// split: "train" or "val"; the file is checked against corpus.json first.
 std::vector<Document> read_corpus_split(const std::string& dir, const std::string& split);
 
 }  // namespace nanotrn::data

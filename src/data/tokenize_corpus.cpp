@@ -54,8 +54,10 @@ uint64_t tokenizer_fingerprint(const tokenizer::Tokenizer& tok) {
   return h;
 }
 
+std::string tokenizer_fingerprint_hex(const tokenizer::Tokenizer& tok) { return hex(tokenizer_fingerprint(tok)); }
+
 bool tokenized_with(const ShardSet& shards, const tokenizer::Tokenizer& tok) {
-  return shards.tokenizer_fingerprint == hex(tokenizer_fingerprint(tok));
+  return shards.tokenizer_fingerprint == tokenizer_fingerprint_hex(tok) && shards.vocab_size == tok.vocab_size();
 }
 
 std::vector<std::string> write_document_shards(std::span<const Document> docs, const tokenizer::Tokenizer& tok,
@@ -114,8 +116,8 @@ ShardSet read_shard_set(const std::string& dir) {
 
 ShardSet tokenize_corpus(const std::string& corpus_dir, const tokenizer::Tokenizer& tok, const std::string& out_dir,
                          const TokenizeOptions& options) {
-  read_corpus_info(corpus_dir);  // validates the folder
-  const std::string tok_fp = hex(tokenizer_fingerprint(tok)), corpus_fp = corpus_fingerprint(corpus_dir);
+  verify_corpus(corpus_dir);  // the folder and its files, also when the shards are reused
+  const std::string tok_fp = tokenizer_fingerprint_hex(tok), corpus_fp = corpus_fingerprint(corpus_dir);
   const std::string manifest = out_dir + "/shards.json";
   if (!options.force && fs::exists(manifest)) {
     try {

@@ -48,9 +48,11 @@ std::vector<std::string> write_document_shards(std::span<const Document> docs, c
                                                const std::string& out_dir, const std::string& prefix,
                                                const TokenizeOptions& options, int64_t* tokens_out);
 
-// A hash of every id's decoded bytes and the vocabulary size: equal tokenizers give equal fingerprints.
+// A hash of every id's decoded bytes, the vocabulary size and BOS: equal tokenizers give equal fingerprints.
 uint64_t tokenizer_fingerprint(const tokenizer::Tokenizer& tok);
-// Whether the shard set was written by this tokenizer (its recorded fingerprint is tok's).
+std::string tokenizer_fingerprint_hex(const tokenizer::Tokenizer& tok);  // as shards.json records it
+// Whether the shard set was written by this tokenizer (its recorded fingerprint and vocabulary size are tok's).
+// Readers check with data/shard_tokenizer_check.h, which says what differs.
 bool tokenized_with(const ShardSet& shards, const tokenizer::Tokenizer& tok);
 
 }  // namespace nanotrn::data

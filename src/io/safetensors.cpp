@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "io/crc32c.h"
 
 namespace nanotrn {
 
@@ -45,6 +46,41 @@ bool st_dtype(const std::string& s, DType* out) {
   return false;
 }
 
+const std::string kChecksumPrefix = "crc32c:";
+const std::string kMetadataChecksum = kChecksumPrefix + "__metadata__";
+
+std::string crc_hex(uint32_t crc) {
+  static const char* digits = "0123456789abcdef";
+  std::string s(8, '0');
+  for (int i = 7; i >= 0; i--, crc >>= 4) s[static_cast<size_t>(i)] = digits[crc & 0xFu];
+  return s;
+}
+
+bool parse_crc_hex(const std::string& s, uint32_t* out) {
+  if (s.size() != 8) return false;
+  uint32_t v = 0;
+  for (char ch : s) {
+    const int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+    if (d < 0) return false;
+    v = v << 4 | static_cast<uint32_t>(d);
+  }
+  *out = v;
+  return true;
+}
+
+// The checksum of the caller's metadata: each key and value, in key order, each followed by a NUL.
+uint32_t metadata_crc(const std::map<std::string, std::string>& metadata) {
+  uint32_t c = 0;
+  const char nul = 0;
+  for (const auto& [key, value] : metadata) {
+    c = crc32c(key.data(), key.size(), c);
+    c = crc32c(&nul, 1, c);
+    c = crc32c(value.data(), value.size(), c);
+    c = crc32c(&nul, 1, c);
+  }
+  return c;
+}
+
 }  // namespace
 
 const Tensor* SafetensorsFile::find(const std::string& name) const {
@@ -55,17 +91,35 @@ const Tensor* SafetensorsFile::find(const std::string& name) const {
 }
 
 std::vector<uint8_t> encode_safetensors(const std::vector<std::pair<std::string, Tensor>>& tensors,
-                                        const std::map<std::string, std::string>& metadata) {
-  nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  if (!metadata.empty()) header["__metadata__"] = metadata;
+                                        const std::map<std::string, std::string>& metadata,
+                                        SafetensorsChecksums checksums) {
+  for (const auto& [key, value] : metadata) {
+    check(!key.starts_with(kChecksumPrefix),
+          "safetensors: metadata key '" + key + "' uses the prefix reserved for checksums");
+  }
+  std::map<std::string, std::string> meta = metadata;
+  std::vector<Tensor> contiguous;
   std::set<std::string> names;
-  uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {
     check(!name.empty() && name != "__metadata__", "safetensors: invalid tensor name '" + name + "'");
     check(names.insert(name).second, "safetensors: duplicate tensor name '" + name + "'");
     check(t.defined(), "safetensors: tensor '" + name + "' is undefined");
+    contiguous.push_back(t.contiguous());
+    const Tensor& c = contiguous.back();
+    if (checksums == SafetensorsChecksums::crc32c) {
+      meta[kChecksumPrefix + name] =
+          crc_hex(crc32c(c.raw_data(), static_cast<size_t>(c.numel()) * dtype_size(c.dtype())));
+    }
+  }
+  if (checksums == SafetensorsChecksums::crc32c) meta[kMetadataChecksum] = crc_hex(metadata_crc(metadata));
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!meta.empty()) header["__metadata__"] = meta;
+  uint64_t offset = 0;
+  for (size_t i = 0; i < tensors.size(); i++) {
+    const Tensor& t = contiguous[i];
     const uint64_t bytes = static_cast<uint64_t>(t.numel()) * dtype_size(t.dtype());
-    header[name] = {{"dtype", st_name(t.dtype())}, {"shape", t.shape()}, {"data_offsets", {offset, offset + bytes}}};
+    header[tensors[i].first] = {
+        {"dtype", st_name(t.dtype())}, {"shape", t.shape()}, {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
   std::string json = header.dump();
@@ -75,8 +129,7 @@ std::vector<uint8_t> encode_safetensors(const std::vector<std::pair<std::string,
   for (int i = 0; i < 8; i++) out[i] = static_cast<uint8_t>(n >> (8 * i));
   std::memcpy(out.data() + 8, json.data(), json.size());
   uint8_t* data = out.data() + 8 + json.size();
-  for (const auto& [name, t] : tensors) {
-    const Tensor c = t.contiguous();
+  for (const Tensor& c : contiguous) {
     const size_t bytes = static_cast<size_t>(c.numel()) * dtype_size(c.dtype());
     if (bytes) std::memcpy(data, c.raw_data(), bytes);
     data += bytes;
@@ -93,6 +146,10 @@ SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::
   for (int i = 0; i < 8; i++) n |= static_cast<uint64_t>(data[i]) << (8 * i);
   if (n > kMaxHeader) fail(0, "header length " + std::to_string(n) + " exceeds the 100 MiB limit");
   if (n > size - 8) fail(0, "header length " + std::to_string(n) + " runs past the end of the file");
+  // JSON never holds a raw NUL; the parser would stop at one and ignore the rest of the header.
+  if (const void* nul = std::memchr(data + 8, 0, n); nul != nullptr) {
+    fail(static_cast<const uint8_t*>(nul) - data, "header holds a NUL byte");
+  }
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(data + 8, data + 8 + n);
@@ -102,6 +159,7 @@ SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::
   if (!header.is_object()) fail(8, "header is not a JSON object");
   const uint64_t base = 8 + n, buffer = size - base;
   SafetensorsFile file;
+  std::map<std::string, std::string> checksums;  // the "crc32c:" metadata entries
   struct Entry {
     uint64_t begin, end;
     std::string name;
@@ -116,7 +174,8 @@ SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::
       if (!v.is_object()) fail(8, "__metadata__ is not an object");
       for (auto m = v.begin(); m != v.end(); ++m) {
         if (!m.value().is_string()) fail(8, "__metadata__ value of '" + m.key() + "' is not a string");
-        file.metadata[m.key()] = m.value().get<std::string>();
+        auto& into = m.key().starts_with(kChecksumPrefix) ? checksums : file.metadata;
+        into[m.key()] = m.value().get<std::string>();
       }
       continue;
     }
@@ -169,6 +228,31 @@ SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::
   if (expect != buffer) {
     fail(base + expect,
          "the tensors cover " + std::to_string(expect) + " of the " + std::to_string(buffer) + " data bytes");
+  }
+  if (!checksums.empty()) {
+    // One rule for every entry: present, well-formed, matching. A stray entry means a damaged name.
+    auto expect_crc = [&](const std::string& key, const std::string& what, uint64_t offset, uint32_t computed) {
+      const auto it = checksums.find(key);
+      if (it == checksums.end()) fail(8, what + " has no \"" + key + "\" checksum while the file has others");
+      uint32_t stored = 0;
+      if (!parse_crc_hex(it->second, &stored)) {
+        fail(8, "checksum \"" + key + "\" is \"" + it->second + "\", not 8 lowercase hex digits");
+      }
+      if (stored != computed) {
+        fail(offset, what + " fails its CRC-32C check (stored " + it->second + ", computed " + crc_hex(computed) +
+                         "): the file is corrupted");
+      }
+      checksums.erase(it);
+    };
+    expect_crc(kMetadataChecksum, "__metadata__", 8, metadata_crc(file.metadata));
+    for (const Entry& e : entries) {
+      expect_crc(kChecksumPrefix + e.name,
+                 "tensor '" + e.name + "' (data bytes " + std::to_string(e.begin) + ".." + std::to_string(e.end) + ")",
+                 base + e.begin, crc32c(data + base + e.begin, e.end - e.begin));
+    }
+    if (!checksums.empty()) {
+      fail(8, "checksum \"" + checksums.begin()->first + "\" names no tensor in the file");
+    }
   }
   for (const Entry& e : entries) {
     Tensor t = Tensor::empty(e.shape, e.dtype);

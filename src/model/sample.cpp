@@ -41,6 +41,13 @@ std::vector<int32_t> generate(Ctx& ctx, Gpt& gpt, const std::vector<int32_t>& pr
   for (int64_t step = 0; step < o.max_tokens; step++) {
     const Tensor logits = gpt.logits(ctx, ids, &cache);
     const float* last = logits.data<float>() + (logits.size(1) - 1) * V;
+    for (int64_t v = 0; v < V; v++) {
+      if (!std::isfinite(last[v])) {
+        throw Error("sample: the logit of id " + std::to_string(v) + " at position " +
+                    std::to_string(static_cast<int64_t>(prompt.size()) - 1 + step) + " is " + std::to_string(last[v]) +
+                    " (non-finite): the model's output is meaningless there");
+      }
+    }
     const int32_t next = pick_token(last, V, o.temperature, o.top_k, random_uniform(o.seed, 77, step));
     if (next == o.stop_token) break;
     out.push_back(next);

@@ -4,7 +4,8 @@
 //
 // The prompt is run once (prefill), then one position per new token reuses the cached keys and values. temperature
 // 0 is greedy (argmax; ties to the lowest id). Sampling draws from Philox(seed, step), so a seed reproduces a sample.
-// Generation stops after max_tokens or at `stop_token` (not included). Returns only the new tokens.
+// Generation stops after max_tokens or at `stop_token` (not included). Returns only the new tokens. A non-finite logit
+// is an Error naming its position and id (argmax or a draw over NaN would pick an arbitrary token).
 #pragma once
 
 #include <cstdint>

@@ -26,12 +26,9 @@ void tell(const Say& say, const std::string& line) {
 data::CorpusInfo corpus_stage(const std::string& dir, const Say& say) {
   if (fs::exists(dir + "/corpus.json")) {
     try {
-      data::CorpusInfo info = data::read_corpus_info(dir);
-      if (fs::exists(dir + "/train.jsonl") && fs::exists(dir + "/val.jsonl")) {
-        info.reused = true;
-        return info;
-      }
-      tell(say, "corpus: " + dir + " lacks train.jsonl or val.jsonl: preparing the default corpus");
+      data::CorpusInfo info = data::verify_corpus(dir);  // its files, not only corpus.json
+      info.reused = true;
+      return info;
     } catch (const Error& e) {
       tell(say, "corpus: " + dir + " is not usable (" + e.message() + "): preparing the default corpus");
     }

@@ -52,10 +52,20 @@ int32_t SentencePieceModel::vocab_size() const { return impl_->sp.GetPieceSize()
 int32_t SentencePieceModel::bos_id() const { return impl_->sp.bos_id(); }
 
 std::vector<int32_t> SentencePieceModel::token_bytes() const {
+  // Not decode({id}).size(): decoding a piece alone drops its leading "▁" (the start of a text has no space),
+  // so every word-initial piece would count one byte short.
+  static constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581, SentencePiece's space: 3 bytes for 1
   std::vector<int32_t> out(vocab_size(), 0);
   for (int32_t id = 0; id < vocab_size(); ++id) {
     if (impl_->sp.IsControl(id) || impl_->sp.IsUnknown(id) || impl_->sp.IsUnused(id)) continue;
-    out[id] = static_cast<int32_t>(decode(std::span<const int32_t>(&id, 1)).size());
+    if (impl_->sp.IsByte(id)) {
+      out[id] = 1;  // <0xAB>: one raw byte
+      continue;
+    }
+    const std::string piece = impl_->sp.IdToPiece(id);
+    int32_t n = 0;
+    for (size_t i = 0; i < piece.size(); ++n) i += piece.compare(i, kSpace.size(), kSpace) == 0 ? kSpace.size() : 1;
+    out[id] = n;
   }
   return out;
 }

@@ -4,7 +4,10 @@
 //   SentencePieceModel sp("kit/tokenizer.model");
 //   std::vector<int32_t> ids = sp.encode("Hello");   // SentencePiece's own normalisation and segmentation
 //
-// token_bytes: the UTF-8 length of decode([id]) for normal and byte pieces, 0 for control/unknown/unused pieces.
+// token_bytes: the bytes a piece contributes to decoded text: its UTF-8 length with each "▁" counted as the one
+// space it decodes to (decode([id]) alone drops a leading one), 1 for a byte piece, 0 for control/unknown/unused
+// pieces. Over encode(text) they sum to the length of the text SentencePiece segments: with add_dummy_prefix (its
+// default) that is one space more than the text.
 // Not lossless for arbitrary bytes (SentencePiece normalises text); BPE tokenizers are (bpe.h).
 #pragma once
 

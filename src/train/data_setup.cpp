@@ -23,4 +23,13 @@ TrainerData open_training_data(const Recipe& r, const std::string& setup_command
   return open_shard_data(r, setup_command);
 }
 
+TrainerData open_validation_data(const Recipe& r, const std::string& setup_command) {
+  if (r.data.train.rfind("synthetic:", 0) == 0) {
+    TrainerData d = open_training_data(r, setup_command);
+    d.train.reset();
+    return d;
+  }
+  return open_shard_data(r, setup_command, /*with_train=*/false);
+}
+
 }  // namespace nanotrn::train

@@ -7,7 +7,7 @@
 //
 // Errors name the missing tokenizer or glob, and the command that builds them (`setup_command`; empty means
 // "nanotrn data setup --recipe <recipe name>"); so do shards whose shards.json records another tokenizer than
-// data.tokenizer (data/tokenize_corpus.h). Paths are used as they are: resolve them first (recipe_paths.h).
+// data.tokenizer (data/shard_tokenizer_check.h). Paths are used as they are: resolve them first (recipe_paths.h).
 #pragma once
 
 #include <string>
@@ -18,7 +18,10 @@
 namespace nanotrn::train {
 
 TrainerData open_training_data(const Recipe& recipe, const std::string& setup_command = "");
-// The shard part of open_training_data (train/shard_source.cpp).
-TrainerData open_shard_data(const Recipe& recipe, const std::string& setup_command = "");
+// What an evaluation reads, for `eval bpb`: the validation source, the token-bytes table and BOS; `train` is null
+// and data.train is never opened (a checkpoint scores without its training shards).
+TrainerData open_validation_data(const Recipe& recipe, const std::string& setup_command = "");
+// The shard part of both (train/shard_source.cpp); with_train = false leaves `train` null.
+TrainerData open_shard_data(const Recipe& recipe, const std::string& setup_command = "", bool with_train = true);
 
 }  // namespace nanotrn::train

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "data/loader.h"
+#include "data/shard_tokenizer_check.h"
 #include "data/tokenize_corpus.h"
 #include "tokenizer/tokenizer.h"
 #include "train/data_setup.h"
@@ -46,21 +47,18 @@ class ShardSource final : public TokenSource {
   int64_t rows_;
 };
 
-// Shards that data::tokenize_corpus wrote carry the fingerprint of their tokenizer: a folder tokenized with another
-// tokenizer would train on the wrong ids without a word.
-void check_tokenized_with(const std::string& glob, const std::string& field, const tokenizer::Tokenizer& tok,
-                          const std::string& tokenizer_path, const std::string& setup) {
+// Shards that data::tokenize_corpus wrote record their tokenizer: a folder tokenized with another one would train on
+// (or score) the wrong ids without a word.
+void check_tokenized_with(const std::string& glob, const tokenizer::Tokenizer& tok, const std::string& tokenizer_path,
+                          const std::string& setup) {
   std::string dir = std::filesystem::path(glob).parent_path().string();
   if (dir.empty()) dir = ".";
-  if (!std::filesystem::exists(dir + "/shards.json")) return;  // shards from elsewhere
-  check(data::tokenized_with(data::read_shard_set(dir), tok),
-        field + " '" + glob + "': these shards were tokenized with another tokenizer than data.tokenizer (" +
-            tokenizer_path + "); run: " + setup + " (it retokenizes them)");
+  data::check_shards_match_tokenizer(dir, tok, tokenizer_path, setup);
 }
 
 }  // namespace
 
-TrainerData open_shard_data(const Recipe& r, const std::string& setup_command) {
+TrainerData open_shard_data(const Recipe& r, const std::string& setup_command, bool with_train) {
   const std::string setup = setup_command.empty() ? "nanotrn data setup --recipe " + r.name : setup_command;
   check(std::filesystem::exists(r.data.tokenizer),
         "data.tokenizer: no tokenizer at " + r.data.tokenizer + "; run: " + setup);
@@ -75,7 +73,7 @@ TrainerData open_shard_data(const Recipe& r, const std::string& setup_command) {
   d.token_bytes = tok.token_bytes();
   auto open = [&](const std::string& glob, const std::string& field, int64_t rows, bool shuffle) {
     std::vector<std::string> paths = expand(glob, field, setup);
-    check_tokenized_with(glob, field, tok, r.data.tokenizer, setup);
+    check_tokenized_with(glob, tok, r.data.tokenizer, setup);
     return std::make_unique<ShardSource>(std::move(paths), data::LoaderOptions{.rows = rows,
                                                                                .seq_len = r.batch.seq_len,
                                                                                .layout = layout,
@@ -84,10 +82,11 @@ TrainerData open_shard_data(const Recipe& r, const std::string& setup_command) {
                                                                                .bos = d.bos,
                                                                                .vocab_size = tok.vocab_size()});
   };
-  d.train = open(r.data.train, "data.train", r.batch.rows, true);
+  if (with_train) d.train = open(r.data.train, "data.train", r.batch.rows, true);
   d.val = open(r.data.val, "data.val", r.eval.rows, false);  // fixed order: every evaluation sees the same rows
-  d.description = "train " + r.data.train + " (" + d.train->describe() + "), val " + r.data.val + " (" +
-                  d.val->describe() + "), tokenizer " + r.data.tokenizer + ", layout " + r.data.layout;
+  d.description = with_train ? "train " + r.data.train + " (" + d.train->describe() + "), " : "";
+  d.description +=
+      "val " + r.data.val + " (" + d.val->describe() + "), tokenizer " + r.data.tokenizer + ", layout " + r.data.layout;
   return d;
 }
 

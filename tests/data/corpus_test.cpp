@@ -1,10 +1,14 @@
-// Corpus sources: JSONL errors with file and line, UTF-8 checks, the hash split, Brown detagging, prepared folders.
+// Corpus sources: JSONL errors with file and line, UTF-8 checks, the hash split, Brown detagging, prepared folders
+// and their files checked against corpus.json (a cut or edited split file is an error, or rebuilt by prepare).
 #include "data/corpus.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "base/file.h"
@@ -141,6 +145,68 @@ TEST(Prepare, InvalidUtf8NamesFileAndByte) {
   } catch (const Error& e) {
     EXPECT_EQ(e.message(), dir / "bad.jsonl" + ":2: no \"text\" field");
   }
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "";
+}
+
+TEST(Prepare, ACutOrEditedSplitFileIsRefusedThenRebuilt) {
+  testing::TempDir dir;
+  std::string jsonl;
+  for (int i = 0; i < 120; ++i)
+    jsonl += "{\"id\": \"d" + std::to_string(i) + "\", \"text\": \"document " + std::to_string(i) + "\"}\n";
+  write_text(dir / "in.jsonl", jsonl);
+  const CorpusInfo info = prepare_corpus({dir / "in.jsonl"}, dir / "out", {.val_fraction = 0.2});
+  const std::string train = dir / "out/train.jsonl";
+  const std::vector<uint8_t> full = read_file(train);
+
+  // Keep the first 30 lines: still valid JSONL, so only the recorded size can tell.
+  std::string cut(full.begin(), full.end());
+  size_t end = 0;
+  for (int line = 0; line < 30; ++line) end = cut.find('\n', end) + 1;
+  cut.resize(end);
+  write_text(train, cut);
+  for (const std::string& msg :
+       {error_of([&] { read_corpus_split(dir / "out", "train"); }), error_of([&] { verify_corpus(dir / "out"); })}) {
+    EXPECT_NE(msg.find(train + " has " + std::to_string(cut.size()) + " bytes but corpus.json recorded " +
+                       std::to_string(full.size())),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("nanotrn data prepare --force"), std::string::npos) << msg;
+  }
+  EXPECT_NO_THROW(read_corpus_split(dir / "out", "val"));  // the other file is intact
+
+  // Same size, one character changed: the checksum tells.
+  std::string edited(full.begin(), full.end());
+  edited[edited.find("document")] = 'D';
+  write_text(train, edited);
+  EXPECT_NE(error_of([&] { read_corpus_split(dir / "out", "train"); }).find(train + " has CRC-32C "),
+            std::string::npos);
+
+  // prepare on the damaged folder rebuilds it from the sources and says why.
+  const CorpusInfo rebuilt = prepare_corpus({dir / "in.jsonl"}, dir / "out", {.val_fraction = 0.2});
+  EXPECT_FALSE(rebuilt.reused);
+  EXPECT_NE(rebuilt.rebuilt_because.find(train + " has CRC-32C"), std::string::npos) << rebuilt.rebuilt_because;
+  EXPECT_EQ(read_file(train), full);
+  EXPECT_EQ(static_cast<int64_t>(read_corpus_split(dir / "out", "train").size()), info.train.docs);
+  EXPECT_TRUE(prepare_corpus({dir / "in.jsonl"}, dir / "out", {.val_fraction = 0.2}).reused);
+
+  // A corpus.json of an older build (no file sizes or checksums) cannot vouch for its files.
+  const std::vector<uint8_t> meta = read_file(dir / "out/corpus.json");
+  nlohmann::json j = nlohmann::json::parse(meta.begin(), meta.end());
+  for (const char* split : {"train", "val"}) {
+    j[split].erase("file_bytes");
+    j[split].erase("file_crc32c");
+  }
+  write_text(dir / "out/corpus.json", j.dump());
+  const std::string old = error_of([&] { read_corpus_split(dir / "out", "train"); });
+  EXPECT_NE(old.find("corpus.json records no size and checksum for train.jsonl"), std::string::npos) << old;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // safetensors: round trips, a hand-built file decoded independently of our encoder, every malformation named with
-// file and offset, a mutation fuzz loop (decode must return or throw Error, never crash: run under ASan by the test
-// command), and the atomic-write guarantee.
+// file and offset, the per-tensor checksums (every flipped bit of the data or the header is an Error naming the file;
+// files without checksums still load), a mutation fuzz loop (decode must return the original or throw Error, never
+// crash: run under ASan by the test command), and the atomic-write guarantee.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "io/safetensors.h"
+
+#include <nlohmann/json.hpp>
 
 namespace nanotrn {
 namespace {
@@ -47,6 +50,7 @@ TEST(Safetensors, RoundTripEveryDtypeAndMetadata) {
   ASSERT_EQ(back.tensors.size(), ts.size());
   EXPECT_EQ(back.metadata.at("step"), "42");
   EXPECT_EQ(back.metadata.at("recipe"), "{\"a\":1}");
+  EXPECT_EQ(back.metadata.size(), 2u);  // the checksum entries are the format's, not the caller's
   for (const auto& [name, t] : ts) {
     const Tensor* got = back.find(name);
     ASSERT_NE(got, nullptr) << name;
@@ -110,32 +114,169 @@ TEST(Safetensors, EveryMalformationIsNamed) {
   }
 }
 
-TEST(Safetensors, MutationFuzzNeverCrashes) {
+// The bytes of each tensor's data, read from the header JSON independently of the decoder.
+struct Span {
+  std::string name;
+  uint64_t begin, end;  // absolute file offsets
+};
+std::vector<Span> data_spans(const std::vector<uint8_t>& bytes, uint64_t* header_end) {
+  uint64_t n = 0;
+  for (int i = 0; i < 8; i++) n |= static_cast<uint64_t>(bytes[i]) << (8 * i);
+  *header_end = 8 + n;
+  const auto header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(n));
+  std::vector<Span> spans;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (it.key() == "__metadata__") continue;
+    const auto& off = it.value()["data_offsets"];
+    spans.push_back({it.key(), 8 + n + off[0].get<uint64_t>(), 8 + n + off[1].get<uint64_t>()});
+  }
+  return spans;
+}
+
+std::vector<std::pair<std::string, Tensor>> sample_tensors() {
   Tensor f = Tensor::from_vector({3, 2}, {1, 2, 3, 4, 5, 6});
-  const auto valid =
-      encode_safetensors({{"a", f}, {"b", f.to(DType::bf16)}, {"c", Tensor::from_ints({2}, {1, 2})}}, {{"m", "v"}});
-  std::mt19937_64 rng(2024);
-  int parsed = 0, rejected = 0;
-  for (int iter = 0; iter < 4000; iter++) {
-    std::vector<uint8_t> b = valid;
-    const int kind = static_cast<int>(rng() % 4);
-    const int edits = 1 + static_cast<int>(rng() % 4);
-    for (int e = 0; e < edits && !b.empty(); e++) {
-      const size_t pos = rng() % b.size();
-      if (kind == 0) b[pos] = static_cast<uint8_t>(rng());                                       // byte overwrite
-      if (kind == 1) b.resize(pos);                                                              // truncation
-      if (kind == 2) b.insert(b.begin() + static_cast<long>(pos), static_cast<uint8_t>(rng()));  // insertion
-      if (kind == 3) b[pos] = "{}[]\":,0123456789-"[rng() % 18];                                 // JSON-shaped noise
-    }
-    try {
-      decode_safetensors(b.data(), b.size(), "fuzz");
-      parsed++;
-    } catch (const Error&) {
-      rejected++;
+  return {{"a", f}, {"b", f.to(DType::bf16)}, {"c", Tensor::from_ints({2}, {1, 2})}};
+}
+
+bool same_file(const SafetensorsFile& x, const SafetensorsFile& y) {
+  if (x.metadata != y.metadata || x.tensors.size() != y.tensors.size()) return false;
+  for (size_t i = 0; i < x.tensors.size(); i++) {
+    const Tensor &a = x.tensors[i].second, &b = y.tensors[i].second;
+    if (x.tensors[i].first != y.tensors[i].first || a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+    if (std::memcmp(a.raw_data(), b.raw_data(), static_cast<size_t>(a.numel()) * dtype_size(a.dtype())) != 0) {
+      return false;
     }
   }
-  EXPECT_GT(rejected, 1000);
-  EXPECT_GT(parsed, 0);  // mutations of tensor bytes only still parse
+  return true;
+}
+
+TEST(Safetensors, EveryFlippedDataBitNamesTheFileAndTheTensor) {
+  const auto valid = encode_safetensors(sample_tensors(), {{"step", "7"}});
+  uint64_t header_end = 0;
+  const std::vector<Span> spans = data_spans(valid, &header_end);
+  ASSERT_EQ(spans.size(), 3u);
+  for (const Span& s : spans) {
+    for (uint64_t byte = s.begin; byte < s.end; byte++) {
+      for (int bit = 0; bit < 8; bit++) {
+        std::vector<uint8_t> b = valid;
+        b[byte] ^= static_cast<uint8_t>(1u << bit);
+        const std::string msg = error_of(b);
+        EXPECT_NE(msg.find("bad.safetensors: byte "), std::string::npos) << "byte " << byte << ": " << msg;
+        EXPECT_NE(msg.find("tensor '" + s.name + "'"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("fails its CRC-32C check"), std::string::npos) << msg;
+      }
+    }
+  }
+}
+
+TEST(Safetensors, EveryFlippedHeaderBitIsAnError) {
+  // The length prefix, the JSON (names, dtypes, shapes, offsets, metadata, the checksums themselves) and its padding.
+  const auto valid = encode_safetensors(sample_tensors(), {{"step", "7"}, {"recipe", "{\"lr\":0.1}"}});
+  uint64_t header_end = 0;
+  data_spans(valid, &header_end);
+  for (uint64_t byte = 0; byte < header_end; byte++) {
+    for (int bit = 0; bit < 8; bit++) {
+      std::vector<uint8_t> b = valid;
+      b[byte] ^= static_cast<uint8_t>(1u << bit);
+      const std::string msg = error_of(b);
+      EXPECT_NE(msg.find("bad.safetensors: byte "), std::string::npos)
+          << "flipping bit " << bit << " of header byte " << byte << " loaded without error";
+    }
+  }
+}
+
+TEST(Safetensors, ACorruptedFileOnDiskIsNamedOnLoad) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("nanotrn_st_crc_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "w.safetensors").string();
+  save_safetensors(path, sample_tensors());
+  std::vector<uint8_t> b = read_file(path);
+  uint64_t header_end = 0;
+  const Span last = data_spans(b, &header_end).back();
+  b[last.end - 1] ^= 0x10;
+  write_file_atomic(path, b);
+  try {
+    load_safetensors(path);
+    ADD_FAILURE() << "a flipped bit loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": byte "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tensor '" + last.name + "'"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Safetensors, FilesWithoutChecksumsStillLoad) {
+  const auto ts = sample_tensors();
+  auto bytes = encode_safetensors(ts, {{"format", "pt"}}, SafetensorsChecksums::none);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()).find("crc32c"), std::string::npos);
+  uint64_t header_end = 0;
+  const Span first = data_spans(bytes, &header_end).front();
+  bytes[first.begin] ^= 1;  // undetectable without checksums: loads, with the changed value
+  const SafetensorsFile f = decode_safetensors(bytes.data(), bytes.size(), "foreign");
+  EXPECT_EQ(f.metadata, (std::map<std::string, std::string>{{"format", "pt"}}));
+  EXPECT_EQ(f.tensors.size(), ts.size());
+}
+
+TEST(Safetensors, ChecksumEntriesAreAllOrNothing) {
+  const std::vector<uint8_t> four = {0, 0, 128, 63};  // 1.0f
+  const std::string t = R"("a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]})";
+  struct Case {
+    std::string json;
+    const char* expect;
+  };
+  const std::vector<Case> cases = {
+      {R"({"__metadata__":{"crc32c:__metadata__":"00000000"},)" + t + "}", "tensor 'a' (data bytes 0..4) has no"},
+      {R"({"__metadata__":{"crc32c:a":"00000000"},)" + t + "}", "__metadata__ has no \"crc32c:__metadata__\""},
+      {R"({"__metadata__":{"crc32c:__metadata__":"00000000","crc32c:a":"XYZ"},)" + t + "}", "not 8 lowercase hex"},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = error_of(with_header(c.json, four));
+    EXPECT_NE(msg.find(c.expect), std::string::npos) << "expected '" << c.expect << "' in: " << msg;
+  }
+  // A checksum naming no tensor: rename the tensor of a valid file (same length, so the header stays valid JSON).
+  auto bytes = encode_safetensors({{"aa", Tensor::from_vector({1}, {1})}});
+  const std::string text(bytes.begin(), bytes.end());
+  const size_t key = text.find("\"aa\":{");
+  ASSERT_NE(key, std::string::npos);
+  bytes[key + 2] = 'b';
+  EXPECT_NE(error_of(bytes).find("tensor 'ab' (data bytes 0..4) has no"), std::string::npos) << error_of(bytes);
+  EXPECT_THROW(encode_safetensors({}, {{"crc32c:x", "1"}}), Error);  // the prefix is reserved
+}
+
+TEST(Safetensors, MutationFuzzNeverCrashesAndNeverReturnsAlteredData) {
+  for (SafetensorsChecksums checksums : {SafetensorsChecksums::crc32c, SafetensorsChecksums::none}) {
+    const auto valid = encode_safetensors(sample_tensors(), {{"m", "v"}}, checksums);
+    const SafetensorsFile original = decode_safetensors(valid.data(), valid.size(), "valid");
+    std::mt19937_64 rng(2024);
+    int parsed = 0, altered = 0, rejected = 0;
+    for (int iter = 0; iter < 4000; iter++) {
+      std::vector<uint8_t> b = valid;
+      const int kind = static_cast<int>(rng() % 4);
+      const int edits = 1 + static_cast<int>(rng() % 4);
+      for (int e = 0; e < edits && !b.empty(); e++) {
+        const size_t pos = rng() % b.size();
+        if (kind == 0) b[pos] = static_cast<uint8_t>(rng());                                       // byte overwrite
+        if (kind == 1) b.resize(pos);                                                              // truncation
+        if (kind == 2) b.insert(b.begin() + static_cast<long>(pos), static_cast<uint8_t>(rng()));  // insertion
+        if (kind == 3) b[pos] = "{}[]\":,0123456789-"[rng() % 18];                                 // JSON-shaped noise
+      }
+      try {
+        const SafetensorsFile got = decode_safetensors(b.data(), b.size(), "fuzz");
+        parsed++;
+        if (!same_file(got, original)) altered++;
+      } catch (const Error&) {
+        rejected++;
+      }
+    }
+    EXPECT_GT(rejected, 1000);
+    if (checksums == SafetensorsChecksums::crc32c) {
+      EXPECT_EQ(altered, 0) << "a mutation passed the checksums";
+    } else {
+      EXPECT_GT(altered, 0);  // without checksums, mutations of tensor bytes go through
+    }
+    (void)parsed;
+  }
 }
 
 TEST(Safetensors, AtomicSaveLeavesThePreviousFileOnError) {

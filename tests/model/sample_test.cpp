@@ -1,10 +1,14 @@
 // Sampling: greedy is the argmax; temperature/top-k draws follow softmax(logits / t) over the top k (checked
 // against the exact probabilities by counting draws over a fine grid of u); generate() with a KV cache equals
-// greedy decoding by full forwards.
+// greedy decoding by full forwards; a non-finite logit is an error naming its position, and a non-finite weight is
+// named before any sampling (eval/finite_weights.h).
 #include <cmath>
+#include <limits>
 
 #include <gtest/gtest.h>
 
+#include "base/error.h"
+#include "eval/finite_weights.h"
 #include "model/sample.h"
 
 namespace nanotrn::model {
@@ -29,9 +33,7 @@ TEST(Sample, DrawsFollowTheTemperatureSoftmaxOverTheTopK) {
   EXPECT_EQ(hits[3], 0);  // outside the top k
 }
 
-TEST(Sample, GenerateWithCacheEqualsGreedyFullForwards) {
-  Engine engine;
-  Ctx ctx{engine};
+GptConfig tiny_config() {
   GptConfig c;
   c.vocab_size = 50;
   c.depth = 2;
@@ -40,7 +42,13 @@ TEST(Sample, GenerateWithCacheEqualsGreedyFullForwards) {
   c.ve_gate_channels = 8;
   c.init.attn_proj = c.init.mlp_proj = 1.0f;
   c.init.lm_head_std = 1.0f;
-  Gpt gpt(ctx, resolve(c), 4);
+  return c;
+}
+
+TEST(Sample, GenerateWithCacheEqualsGreedyFullForwards) {
+  Engine engine;
+  Ctx ctx{engine};
+  Gpt gpt(ctx, resolve(tiny_config()), 4);
   const std::vector<int32_t> prompt = {3, 17, 8};
   const std::vector<int32_t> got = generate(ctx, gpt, prompt, {.max_tokens = 6});
   std::vector<int32_t> seq = prompt;
@@ -50,6 +58,33 @@ TEST(Sample, GenerateWithCacheEqualsGreedyFullForwards) {
     seq.push_back(pick_token(last, 50, 0.0f, 0, 0.0f));
   }
   EXPECT_EQ(got, std::vector<int32_t>(seq.begin() + 3, seq.end()));
+}
+
+TEST(Sample, ANanWeightIsNamedAndItsLogitsAreRefused) {
+  Engine engine;
+  Ctx ctx{engine};
+  Gpt gpt(ctx, resolve(tiny_config()), 4);
+  EXPECT_NO_THROW(check_finite_weights(gpt, "ok.safetensors"));
+  Parameter& head = gpt.parameter("lm_head");
+  head.value.data<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+  try {
+    check_finite_weights(gpt, "bad.safetensors");
+    ADD_FAILURE() << "a NaN weight passed";
+  } catch (const Error& e) {
+    const std::string msg = e.message();
+    EXPECT_NE(msg.find("bad.safetensors: weight 'lm_head'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("at element 5"), std::string::npos) << msg;
+  }
+  // generate() itself (callers that skip the weight check): the first position's logits are already NaN.
+  const std::vector<int32_t> prompt = {3, 17, 8};
+  for (float temperature : {0.0f, 0.8f}) {
+    try {
+      generate(ctx, gpt, prompt, {.max_tokens = 4, .temperature = temperature});
+      ADD_FAILURE() << "NaN logits produced tokens at temperature " << temperature;
+    } catch (const Error& e) {
+      EXPECT_NE(e.message().find("at position 2 is nan"), std::string::npos) << e.message();
+    }
+  }
 }
 
 }  // namespace

@@ -131,8 +131,28 @@ TEST(DataStages, MissingOrMismatchedDataNamesTheSetupCommand) {
   other.data.train = recipe.data.train;
   other.data.val = recipe.data.val;
   const std::string mixed = error_of([&] { train::open_training_data(other, cmd); });
-  EXPECT_NE(mixed.find("tokenized with another tokenizer than data.tokenizer"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("tokenized with another tokenizer"), std::string::npos) << mixed;
+  // Both files and both vocabulary sizes.
+  EXPECT_NE(mixed.find(dir / "tokens/shards.json" + " records vocab 300"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("the tokenizer at " + dir / "tok320" + " has vocab 320"), std::string::npos) << mixed;
   EXPECT_NE(mixed.find("run: " + cmd), std::string::npos) << mixed;
+}
+
+TEST(DataStages, EvaluationNeedsOnlyTheValidationShards) {
+  TempDir dir;
+  const train::Recipe recipe = tiny_setup(dir);
+  setup_data(recipe, nullptr);
+  for (const auto& e : fs::directory_iterator(dir / "tokens")) {
+    if (e.path().filename().string().rfind("train_", 0) == 0) fs::remove(e.path());
+  }
+  EXPECT_NE(error_of([&] { train::open_training_data(recipe); }).find("data.train"), std::string::npos);
+  const train::TrainerData val = train::open_validation_data(recipe);
+  EXPECT_EQ(val.train, nullptr);
+  ASSERT_NE(val.val, nullptr);
+  EXPECT_EQ(val.token_bytes.size(), 300u);
+  std::vector<int32_t> x(2 * 32), y(2 * 32);
+  val.val->next(2, 32, x.data(), y.data());
+  EXPECT_EQ(x[0], val.bos);
 }
 
 }  // namespace

@@ -140,9 +140,16 @@ TEST(TokenizerFiles, SentencePieceModelsLoadAndEncodeLikeLibsentencepiece) {
   EXPECT_EQ(tb[0], 0);  // <unk>
   EXPECT_EQ(tb[1], 0);  // <s>
   EXPECT_EQ(tb[2], 0);  // </s>
+  // Each normal piece counts what it adds to decoded text after another piece (alone, decode drops a leading space).
+  const int a = sp.PieceToId("a");
+  ASSERT_FALSE(sp.IsUnknown(a));
+  const size_t after = sp.DecodeIds({a}).size();
   for (int id = 3; id < 400; ++id) {
-    const std::string piece = sp.DecodeIds({id});
-    EXPECT_EQ(tb[id], static_cast<int32_t>(piece.size())) << id;
+    if (sp.IsByte(id)) {
+      EXPECT_EQ(tb[id], 1) << id;
+      continue;
+    }
+    EXPECT_EQ(tb[id], static_cast<int32_t>(sp.DecodeIds({a, id}).size() - after)) << sp.IdToPiece(id);
   }
   // A directory holding tokenizer.model loads the same model; a corrupt .model names the file.
   std::filesystem::create_directories(dir / "kit");
@@ -154,6 +161,32 @@ TEST(TokenizerFiles, SentencePieceModelsLoadAndEncodeLikeLibsentencepiece) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.message().rfind(dir / "bad.model" + ": not a valid SentencePiece model", 0), 0u) << e.message();
+  }
+}
+
+TEST(TokenizerFiles, SentencePieceTokenBytesSumToTheTextLength) {
+  // The BPE tokenizer's TokenBytesSumToTheTextLengthForAsciiText, for a .model: without a dummy prefix and with the
+  // identity normalisation, SentencePiece segments the text itself, so the bytes of its tokens must add up to it.
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 400; ++i) text += testing::synthetic_text(30, 100 + i) + "\n";
+  write_text(dir / "train.txt", text);
+  const auto status = sentencepiece::SentencePieceTrainer::Train(
+      "--input=" + dir / "train.txt" + " --model_prefix=" + dir / "sp" +
+      " --vocab_size=400 --model_type=bpe --bos_id=1 --eos_id=2 --unk_id=0 --byte_fallback=true"
+      " --character_coverage=1.0 --minloglevel=2 --num_threads=1 --add_dummy_prefix=false"
+      " --normalization_rule_name=identity --remove_extra_whitespaces=false");
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const Tokenizer tok = Tokenizer::load(dir / "sp.model");
+  const std::vector<int32_t> tb = tok.token_bytes();
+  for (const std::string& sample : {testing::synthetic_text(300, 7), std::string("plain words, 12345 and more")}) {
+    const std::vector<int32_t> ids = tok.encode(sample);
+    ASSERT_EQ(tok.decode(ids), sample);
+    int64_t sum = 0, spaces_after_first = 0;
+    for (int32_t id : ids) sum += tb[id];
+    for (size_t i = 1; i < sample.size(); ++i) spaces_after_first += sample[i] == ' ';
+    EXPECT_EQ(sum, static_cast<int64_t>(sample.size()));
+    ASSERT_GT(spaces_after_first, 0);  // word-initial pieces are in the sum: the case the old count got wrong
   }
 }
 
