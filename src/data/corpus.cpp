@@ -178,7 +178,7 @@ CorpusInfo write_corpus(std::vector<Document> docs, const std::vector<std::strin
   std::vector<Document> train, val;
   for (Document& d : docs) (is_validation(d.id, val_fraction) ? val : train).push_back(std::move(d));
   check(!train.empty(), "data: no training documents after the split");
-  fs::create_directories(out_dir);
+  make_directories(out_dir);
   CorpusInfo info{out_dir, sources, val_fraction, count(train), count(val), false, ""};
   for (const std::string split : {"train", "val"}) {
     const std::string text = format_jsonl(split == "train" ? train : val);

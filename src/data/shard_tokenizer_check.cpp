@@ -11,10 +11,10 @@
 
 namespace nanotrn::data {
 
-void check_shards_match_tokenizer(const std::string& shards_dir, const tokenizer::Tokenizer& tok,
+bool check_shards_match_tokenizer(const std::string& shards_dir, const tokenizer::Tokenizer& tok,
                                   const std::string& tokenizer_path, const std::string& retokenize) {
   const std::string manifest = shards_dir + "/shards.json";
-  if (!std::filesystem::exists(manifest)) return;
+  if (!std::filesystem::exists(manifest)) return false;
   const std::vector<uint8_t> bytes = read_file(manifest);
   nlohmann::json j;
   try {
@@ -35,6 +35,7 @@ void check_shards_match_tokenizer(const std::string& shards_dir, const tokenizer
             std::to_string(recorded_vocab) + ", fingerprint " + recorded_fp + "; the tokenizer at " + tokenizer_path +
             " has vocab " + std::to_string(tok.vocab_size()) + ", fingerprint " + fingerprint + "; run: " + retokenize +
             " (it re-tokenizes them)");
+  return true;
 }
 
 }  // namespace nanotrn::data

@@ -8,7 +8,8 @@
 // those of `tok`, else an Error names shards.json and the tokenizer folder with both values and the command that
 // rebuilds the shards (`retokenize`). A shards.json without them (written before they were recorded) is an Error
 // too: such shards cannot be shown to match, and a mismatch would score a wrong val_bpb with exit 0; re-tokenizing
-// is one command. A folder without shards.json (shards from another tool) is not checked.
+// is one command. A folder without shards.json (shards from another tool) cannot be checked: the function returns
+// false, and callers say so where the run describes its data.
 #pragma once
 
 #include <string>
@@ -17,7 +18,7 @@
 
 namespace nanotrn::data {
 
-void check_shards_match_tokenizer(const std::string& shards_dir, const tokenizer::Tokenizer& tok,
+bool check_shards_match_tokenizer(const std::string& shards_dir, const tokenizer::Tokenizer& tok,
                                   const std::string& tokenizer_path, const std::string& retokenize);
 
 }  // namespace nanotrn::data

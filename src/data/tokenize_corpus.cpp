@@ -138,7 +138,7 @@ ShardSet tokenize_corpus(const std::string& corpus_dir, const tokenizer::Tokeniz
       // an unreadable manifest is rebuilt below
     }
   }
-  fs::create_directories(out_dir);
+  make_directories(out_dir);
   // Shards of an earlier run would be picked up by a train_*.bin glob: remove them first (and the manifest, so
   // that an interrupted run is never taken as valid).
   fs::remove(manifest);

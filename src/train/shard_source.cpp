@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "base/error.h"
 #include "data/loader.h"
@@ -49,11 +51,11 @@ class ShardSource final : public TokenSource {
 
 // Shards that data::tokenize_corpus wrote record their tokenizer: a folder tokenized with another one would train on
 // (or score) the wrong ids without a word.
-void check_tokenized_with(const std::string& glob, const tokenizer::Tokenizer& tok, const std::string& tokenizer_path,
+bool check_tokenized_with(const std::string& glob, const tokenizer::Tokenizer& tok, const std::string& tokenizer_path,
                           const std::string& setup) {
   std::string dir = std::filesystem::path(glob).parent_path().string();
   if (dir.empty()) dir = ".";
-  data::check_shards_match_tokenizer(dir, tok, tokenizer_path, setup);
+  return data::check_shards_match_tokenizer(dir, tok, tokenizer_path, setup);
 }
 
 }  // namespace
@@ -69,11 +71,12 @@ TrainerData open_shard_data(const Recipe& r, const std::string& setup_command, b
             " (set model.vocab_size to match, or run: " + setup + " to retrain it with model.vocab_size tokens)");
   const data::Layout layout = r.data.layout == "stream" ? data::Layout::stream : data::Layout::best_fit;
   TrainerData d;
+  std::vector<std::string> unchecked;  // shard globs without a shards.json to check against the tokenizer
   d.bos = tok.bos_id();
   d.token_bytes = tok.token_bytes();
   auto open = [&](const std::string& glob, const std::string& field, int64_t rows, bool shuffle) {
     std::vector<std::string> paths = expand(glob, field, setup);
-    check_tokenized_with(glob, tok, r.data.tokenizer, setup);
+    if (!check_tokenized_with(glob, tok, r.data.tokenizer, setup)) unchecked.push_back(glob);
     return std::make_unique<ShardSource>(std::move(paths), data::LoaderOptions{.rows = rows,
                                                                                .seq_len = r.batch.seq_len,
                                                                                .layout = layout,

@@ -79,8 +79,11 @@ TEST(ShardTokenizerCheck, RefusesShardsOfAnotherTokenizerNamingBoth) {
   EXPECT_NE(stale.find(dir / "shards/shards.json" + " does not record the tokenizer"), std::string::npos) << stale;
   EXPECT_NE(stale.find("nanotrn data tokenize"), std::string::npos) << stale;
 
-  // Shards without a shards.json come from another tool: nothing to compare.
+  // Shards without a shards.json come from another tool: nothing to compare, and the caller is told so.
   EXPECT_EQ(error_of([&] { check_shards_match_tokenizer(dir / "corpus", big, "tokB", fix); }), "");
+  EXPECT_FALSE(check_shards_match_tokenizer(dir / "corpus", big, "tokB", fix));
+  write_file_atomic(dir / "shards/shards.json", bytes.data(), bytes.size());
+  EXPECT_TRUE(check_shards_match_tokenizer(dir / "shards", small, "tokA", fix));
 }
 
 }  // namespace
