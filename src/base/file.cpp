@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "base/error.h"
+#include "base/temp_files.h"
 
 namespace nanotrn {
 
@@ -47,7 +48,7 @@ std::vector<uint8_t> read_file(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = temporary_path(path);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot create", tmp);
   const auto* p = static_cast<const uint8_t*>(data);
@@ -72,7 +73,12 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
     errno = saved;
     fail("cannot fsync", tmp);
   }
-  ::close(fd);
+  if (::close(fd) != 0) {
+    const int saved = errno;
+    ::unlink(tmp.c_str());
+    errno = saved;
+    fail("cannot close", tmp);
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int saved = errno;
     ::unlink(tmp.c_str());

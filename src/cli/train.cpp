@@ -11,12 +11,14 @@
 
 #include "autograd/tape.h"
 #include "base/format.h"
+#include "base/stop_signal.h"
 #include "cli/commands.h"
 #include "cli/recipe_args.h"
 #include "gemm/probe.h"
 #include "predict/device_clock.h"
 #include "train/data_setup.h"
 #include "train/optimizers.h"
+#include "train/run_folder.h"
 #include "train/trainer.h"
 
 namespace nanotrn::cli {
@@ -25,7 +27,7 @@ void add_train(CLI::App& app, const Home& home) {
   struct Args {
     RecipeArgs recipe;
     std::string budget, clock = "wall", out, resume;
-    bool json = false, quiet = false;
+    bool json = false, quiet = false, overwrite = false;
   };
   auto args = std::make_shared<Args>();
   args->out = home.path("out/run");
@@ -37,19 +39,28 @@ void add_train(CLI::App& app, const Home& home) {
                   "see nanotrn devices)")
       ->capture_default_str();
   cmd->add_option("--out", args->out, "Run folder: metrics.jsonl and checkpoint.safetensors")->capture_default_str();
-  cmd->add_option("--resume", args->resume, "Continue from this checkpoint");
+  cmd->add_option("--resume", args->resume, "Continue from this checkpoint (appending to --out's metrics.jsonl)");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "Replace the run in --out (its checkpoint and metrics.jsonl); without it or --resume, a folder that "
+                "holds a run is refused");
   cmd->add_flag("--json", args->json, "Print the final summary as JSON on stdout");
   cmd->add_flag("--quiet", args->quiet, "No progress lines");
   cmd->callback([args, home] {
     std::vector<std::string> extra;
     if (!args->budget.empty()) extra.push_back("train.budget=" + args->budget);
     const train::Recipe recipe = open_recipe(args->recipe, home, extra);
-    std::filesystem::create_directories(args->out);
+    check(args->resume.empty() || !args->overwrite, "train: --resume and --overwrite exclude each other");
+    train::prepare_run_folder(args->out, !args->resume.empty() ? train::RunFolderUse::resume
+                                         : args->overwrite     ? train::RunFolderUse::overwrite
+                                                               : train::RunFolderUse::fresh);
     std::unique_ptr<train::Clock> clock = predict::make_clock_for(args->clock, recipe);
     train::TrainerOptions o;
     o.out_dir = args->out;
     o.resume = args->resume;
     if (!args->quiet) o.print = [](const std::string& line) { std::cerr << line << "\n"; };
+    // The first SIGINT/SIGTERM/SIGHUP ends the run after its current step, with a checkpoint; a second ends it now.
+    install_stop_signals();
+    o.should_stop = [] { return stop_signal() != 0; };
     {
       Engine probe_engine(EngineOptions{.num_threads = recipe.train.threads});
       const DType dt = recipe.train.precision == "bf16" ? DType::bf16 : DType::f32;
@@ -60,6 +71,13 @@ void add_train(CLI::App& app, const Home& home) {
     train::Trainer run(recipe, train::open_training_data(recipe, setup_command(args->recipe.recipe, args->recipe.sets)),
                        *clock, o);
     const train::TrainResult r = run.run();
+    if (r.stop_reason == "interrupted") {
+      const std::string ckpt = args->out + "/checkpoint.safetensors";
+      std::cerr << "nanotrn: " << signal_name(stop_signal()) << ": stopped after step " << r.steps
+                << "; checkpoint saved to " << ckpt << " (continue with --resume " << ckpt << ")\n";
+      std::cout.flush();
+      std::exit(128 + stop_signal());
+    }
     if (args->json) {
       std::cout << r.to_json().dump(2) << "\n";
       return;

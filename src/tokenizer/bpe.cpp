@@ -391,13 +391,13 @@ Bpe Bpe::load(const std::string& dir_or_file) {
     try {
       const Pretokenizer compiles(meta.pattern);
     } catch (const Error& e) {
-      throw Error(meta_path + ": \"pattern\": " + e.message());
+      throw Error(meta_path + ": \"pattern\": " + e.message(), e.where());
     }
   }
   try {
     return Bpe(std::move(tokens), std::move(meta.specials), std::move(meta.pattern));
   } catch (const Error& e) {
-    throw Error(rank_path + ": " + e.message());
+    throw Error(rank_path + ": " + e.message(), e.where());
   }
 }
 

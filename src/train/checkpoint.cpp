@@ -51,7 +51,7 @@ Checkpoint load_checkpoint(const std::string& path) {
   try {
     c.recipe = recipe_from_json(meta("recipe"));
   } catch (const Error& e) {
-    throw Error(path + ": the recipe stored in the checkpoint is invalid: " + e.what());
+    throw Error(path + ": the recipe stored in the checkpoint is invalid: " + e.message(), e.where());
   }
   c.progress = meta("progress");
   const nlohmann::json counters = meta("counters");

@@ -1,14 +1,18 @@
 // The budgeted trainer. See trainer.h.
 #include "train/trainer.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 
 #include "autograd/tape.h"
 #include "base/format.h"
+#include "base/temp_files.h"
 #include "ops/ops.h"
 #include "optim/schedule.h"
 #include "train/checkpoint.h"
@@ -71,8 +75,12 @@ struct Trainer::State {
   int64_t step = 0, tokens = 0;
   double charged = 0.0, wall = 0.0;
   std::ofstream metrics;
+  std::string metrics_path;
   std::string checkpoint_path;
   int64_t checkpoint_step = -1;
+  // A checkpoint that is due but not yet written: the weights after step `step` are saved only once the next
+  // forward pass has shown that their loss is finite (see save_pending()). Holds the data position at the due point.
+  std::optional<nlohmann::json> pending_position;
 
   State(Recipe r, TrainerData d, Clock& c, TrainerOptions o)
       : recipe(std::move(r)),
@@ -115,24 +123,55 @@ struct Trainer::State {
   }
 
   void emit(const nlohmann::json& j) {
-    if (metrics.is_open()) metrics << j.dump() << "\n" << std::flush;
+    if (!metrics.is_open()) return;
+    metrics << j.dump() << "\n" << std::flush;
+    if (!metrics.good()) throw Error("cannot write " + metrics_path + " (" + std::strerror(errno) + ")");
   }
   void say(const std::string& line) const {
     if (opts.print) opts.print(line);
   }
 
-  nlohmann::json progress_json() const {
+  nlohmann::json progress_json(const nlohmann::json& train_position) const {
     return {{"step", step},
             {"tokens", tokens},
             {"charged_seconds", charged},
             {"wall_seconds", wall},
-            {"train_position", data.train->state()}};
+            {"train_position", train_position}};
   }
 
-  void save() {
+  bool parameters_finite() const {
+    for (const model::Parameter& p : gpt.parameters()) {
+      const float* w = p.value.data<float>();
+      for (int64_t i = 0, n = p.value.numel(); i < n; i++) {
+        if (!std::isfinite(w[i])) return false;
+      }
+    }
+    return true;
+  }
+
+  std::string kept_checkpoint() const {
+    return checkpoint_step >= 0 ? checkpoint_path + " (step " + std::to_string(checkpoint_step) + ") is intact"
+                                : std::string("no checkpoint was written");
+  }
+
+  // Writes the checkpoint of the current weights (the data position: `train_position`, default now). Weights that
+  // are not all finite are never written: the run stops, naming the checkpoint that is kept.
+  void save(nlohmann::json train_position) {
+    pending_position.reset();
     if (checkpoint_path.empty()) return;
-    save_checkpoint(checkpoint_path, recipe, gpt, optim.state(), optim.counters(), ema, progress_json());
+    if (!parameters_finite()) {
+      throw NonFiniteLoss(
+          "the weights after step " + std::to_string(step) +
+          " are not all finite; no checkpoint was written for them; last good checkpoint: " + kept_checkpoint());
+    }
+    remove_stale_temporaries(opts.out_dir);
+    save_checkpoint(checkpoint_path, recipe, gpt, optim.state(), optim.counters(), ema, progress_json(train_position));
     checkpoint_step = step;
+  }
+  void save() { save(data.train->state()); }
+  // Called once the loss of the current weights is known to be finite: writes a due checkpoint.
+  void save_pending() {
+    if (pending_position) save(*pending_position);
   }
 
   void resume(const std::string& path) {
@@ -147,11 +186,17 @@ struct Trainer::State {
       for (size_t i = 0; i < ema.size(); i++) ema[i].copy_from(saved[i].second);
     }
     const nlohmann::json& p = c.progress;
-    step = p.at("step").get<int64_t>();
-    tokens = p.at("tokens").get<int64_t>();
-    charged = p.at("charged_seconds").get<double>();
-    wall = p.at("wall_seconds").get<double>();
-    data.train->restore(p.at("train_position"));
+    try {
+      step = p.at("step").get<int64_t>();
+      tokens = p.at("tokens").get<int64_t>();
+      charged = p.at("charged_seconds").get<double>();
+      wall = p.at("wall_seconds").get<double>();
+      check(step >= 0 && tokens >= 0 && std::isfinite(charged) && std::isfinite(wall),
+            path + ": the progress record (metadata 'progress') holds negative or non-finite counters: " + p.dump());
+      data.train->restore(p.at("train_position"));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(path + ": the progress record (metadata 'progress') is malformed: " + e.what());
+    }
     checkpoint_step = step;
     say("resumed from " + path + " at step " + std::to_string(step) + ", charged " + clock_text(charged));
   }
@@ -217,8 +262,11 @@ TrainResult Trainer::run() {
   State& s = *s_;
   const Recipe& r = s.recipe;
   if (!s.opts.out_dir.empty()) {
-    s.metrics.open(s.opts.out_dir + "/metrics.jsonl", std::ios::app);
-    check(s.metrics.good(), "cannot open " + s.opts.out_dir + "/metrics.jsonl for writing");
+    for (const std::string& stale : remove_stale_temporaries(s.opts.out_dir))
+      s.say("removed " + stale + " (left by a run that was killed)");
+    s.metrics_path = s.opts.out_dir + "/metrics.jsonl";
+    s.metrics.open(s.metrics_path, std::ios::app);
+    check(s.metrics.good(), "cannot open " + s.metrics_path + " for writing");
   }
   if (!s.opts.resume.empty()) s.resume(s.opts.resume);
   s.say(header());
@@ -248,13 +296,17 @@ TrainResult Trainer::run() {
       res.stop_reason = "stop_after_steps";
       break;
     }
+    if (s.opts.should_stop && s.opts.should_stop()) {
+      res.stop_reason = "interrupted";
+      break;
+    }
     const double p = s.progress();
     const size_t phase = s.phase_at(p);
     const BatchPhase& ph = r.batch.phases[phase];
     const double lrm = lr_multiplier(r.schedule, s.step, p) * ph.lr_scale;
     s.optim.schedule(s.step, lrm, p);
     const std::vector<float> mtp = s.mtp_weights(p);
-    const double t0 = now_seconds();
+    double t0 = now_seconds();
     double loss_sum = 0.0;
     for (int64_t a = 0; a < ph.accum; a++) {
       s.data.train->next(B, T, in.data(), tg.data());
@@ -267,13 +319,17 @@ TrainResult Trainer::run() {
       const double lv = loss.item();
       if (!std::isfinite(lv)) {
         s.tape.clear();
-        const std::string last = s.checkpoint_step >= 0
-                                     ? s.checkpoint_path + " (step " + std::to_string(s.checkpoint_step) + ") is intact"
-                                     : std::string("no checkpoint was written");
+        s.pending_position.reset();  // these weights' loss is not finite: their checkpoint is never written
         s.emit({{"event", "nonfinite_loss"}, {"step", s.step}, {"loss", std::to_string(lv)}});
-        throw NonFiniteLoss("training loss is " + std::to_string(lv) + " at step " + std::to_string(s.step) +
-                            " (micro-batch " + std::to_string(a) +
-                            "); the run stopped before the optimiser step; last good checkpoint: " + last);
+        throw NonFiniteLoss(
+            "training loss is " + std::to_string(lv) + " at step " + std::to_string(s.step) + " (micro-batch " +
+            std::to_string(a) +
+            "); the run stopped before the optimiser step; last good checkpoint: " + s.kept_checkpoint());
+      }
+      if (s.pending_position) {  // the weights' loss is finite: write their checkpoint, outside the charged time
+        const double w0 = now_seconds();
+        s.save_pending();
+        t0 += now_seconds() - w0;
       }
       loss_sum += lv;
       s.tape.backward(ph.accum > 1 ? ops::scale(s.ctx, loss, 1.0f / static_cast<float>(ph.accum)) : loss);
@@ -341,7 +397,9 @@ TrainResult Trainer::run() {
       window_wall = window_charged = 0.0;
       window_tokens = window_steps = 0;
     }
-    if (r.train.checkpoint_every > 0 && s.step % r.train.checkpoint_every == 0) s.save();
+    if (r.train.checkpoint_every > 0 && s.step % r.train.checkpoint_every == 0 && !s.checkpoint_path.empty()) {
+      s.pending_position = s.data.train->state();
+    }
     if (next_eval > 0.0 && s.charged >= next_eval && s.data.val) {
       const BpbResult e = s.evaluate(val_start);
       s.emit({{"event", "eval"}, {"step", s.step}, {"charged_seconds", s.charged}, {"val_bpb", e.bpb}});
@@ -355,7 +413,7 @@ TrainResult Trainer::run() {
   res.charged_seconds = s.charged;
   res.wall_seconds = s.wall;
   res.val_bpb = std::numeric_limits<double>::quiet_NaN();
-  if (s.data.val && res.stop_reason != "stop_after_steps") {
+  if (s.data.val && res.stop_reason != "stop_after_steps" && res.stop_reason != "interrupted") {
     const BpbResult e = s.evaluate(val_start);
     res.val_bpb = e.bpb;
     res.val_nats_per_token = e.nats_per_token;

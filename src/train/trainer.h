@@ -10,7 +10,11 @@
 // Muon and AdamW step; the EMA updates every ema.every steps. The step's host wall time goes to the clock, which
 // returns its charge. Evaluation and checkpoint writing happen outside the charged region. A non-finite loss stops
 // the run before the optimiser touches the weights, throws NonFiniteLoss, and leaves the last checkpoint as it was.
-// Files in out_dir: metrics.jsonl (one JSON object per logged step and evaluation), checkpoint.safetensors.
+// Checkpoints hold only good weights: one due after step k is written when step k + 1's first forward pass has
+// shown a finite loss for those weights, and never when a weight is not finite (the final one needs finite weights),
+// so the checkpoint a NonFiniteLoss names resumes into a finite loss.
+// Files in out_dir: metrics.jsonl (one JSON object per logged step and evaluation), checkpoint.safetensors. A failed
+// write of either is an Error naming the file.
 #pragma once
 
 #include <functional>
@@ -38,12 +42,15 @@ struct TrainerData {
 };
 
 struct TrainerOptions {
-  std::string out_dir;                            // empty: no files (no metrics, no checkpoints)
-  std::string resume;                             // a checkpoint to continue from
-  int64_t stop_after_steps = 0;                   // stop this invocation after the step count reaches this (0 = off)
-  double host_peak_gflops = 0.0;                  // host arithmetic peak for "% of peak" under host-time clocks
-  std::string host_peak_basis;                    // how it was measured, for the run header (hw/cpu_peak.h)
-  std::function<void(const std::string&)> print;  // progress lines; null = quiet
+  std::string out_dir{};                            // empty: no files (no metrics, no checkpoints)
+  std::string resume{};                             // a checkpoint to continue from
+  int64_t stop_after_steps = 0;                     // stop this invocation after the step count reaches this (0 = off)
+  double host_peak_gflops = 0.0;                    // host arithmetic peak for "% of peak" under host-time clocks
+  std::string host_peak_basis{};                    // how it was measured, for the run header (hw/cpu_peak.h)
+  std::function<void(const std::string&)> print{};  // progress lines; null = quiet
+  // Polled between steps; when it returns true the run writes its checkpoint and stops ("interrupted", no final
+  // evaluation). The CLI passes base/stop_signal.h's stop_signal(); null = never.
+  std::function<bool()> should_stop{};
 };
 
 struct TrainResult {
@@ -56,7 +63,7 @@ struct TrainResult {
   double val_nats_per_token = 0.0;
   int64_t val_tokens = 0;
   double flops_per_token = 0.0;
-  std::string stop_reason;                             // "budget", "steps", "stop_after_steps"
+  std::string stop_reason;                             // "budget", "steps", "stop_after_steps", "interrupted"
   std::vector<std::pair<int64_t, double>> loss_curve;  // (step, loss) at every logged step
   nlohmann::json to_json() const;
 };

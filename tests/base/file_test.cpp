@@ -1,49 +1,56 @@
-// make_directories: creates nested folders, accepts an existing one, and fails with an Error naming the folder and
-// the reason (a file in the way, a place no one can create folders in) instead of a raw std::filesystem exception.
+// Crash leftovers of write_file_atomic: remove_stale_temporaries() deletes a temporary whose process is gone and
+// keeps a live process's and files that only look similar.
+#include "base/file.h"
+#include "base/temp_files.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include <gtest/gtest.h>
-
-#include "base/error.h"
-#include "base/file.h"
 
 namespace nanotrn {
 namespace {
 
-TEST(MakeDirectories, CreatesParentsAndAcceptsAnExistingFolder) {
-  const std::string root = ::testing::TempDir() + "/nanotrn_make_directories";
-  std::filesystem::remove_all(root);
-  make_directories(root + "/a/b/c");
-  EXPECT_TRUE(std::filesystem::is_directory(root + "/a/b/c"));
-  EXPECT_NO_THROW(make_directories(root + "/a/b"));
-  std::filesystem::remove_all(root);
+namespace fs = std::filesystem;
+
+// The pid of a process that has exited and been reaped.
+pid_t dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return child;
 }
 
-TEST(MakeDirectories, AFileInTheWayIsAnErrorNamingIt) {
-  const std::string root = ::testing::TempDir() + "/nanotrn_make_directories_file";
-  std::filesystem::remove_all(root);
-  std::filesystem::create_directories(root);
-  std::ofstream(root + "/f") << "x";
-  for (const std::string& path : {root + "/f", root + "/f/sub"}) {
-    try {
-      make_directories(path);
-      FAIL() << "created " << path;
-    } catch (const Error& e) {
-      EXPECT_NE(e.message().find("cannot create the folder '" + path + "'"), std::string::npos) << e.message();
-    }
-  }
-  std::filesystem::remove_all(root);
+TEST(File, StaleTemporariesOfDeadProcessesAreRemovedLiveOnesKept) {
+  const std::string dir = ::testing::TempDir() + "/nanotrn_stale_tmp";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string dead = dir + "/checkpoint.safetensors.tmp." + std::to_string(dead_pid());
+  const std::string live = dir + "/checkpoint.safetensors.tmp." + std::to_string(::getpid());
+  const std::string other = dir + "/notes.tmp.draft";
+  for (const std::string& p : {dead, live, other}) std::ofstream(p) << "x";
+  const std::vector<std::string> removed = remove_stale_temporaries(dir);
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed[0], dead);
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_TRUE(fs::exists(other));
 }
 
-TEST(MakeDirectories, AnUncreatablePlaceIsAnErrorNamingIt) {
-  // /proc accepts no new folders, even for root.
-  try {
-    make_directories("/proc/nanotrn_no_such/x");
-    FAIL() << "created a folder under /proc";
-  } catch (const Error& e) {
-    EXPECT_NE(e.message().find("'/proc/nanotrn_no_such/x'"), std::string::npos) << e.message();
-  }
+TEST(File, WriteFileAtomicLeavesNoTemporary) {
+  const std::string dir = ::testing::TempDir() + "/nanotrn_atomic";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_file_atomic(dir + "/a.bin", "abc", 3);
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename() == "a.bin" ? 0 : 1;
+  EXPECT_EQ(n, 0);
+  EXPECT_EQ(read_file(dir + "/a.bin").size(), 3u);
 }
 
 }  // namespace

@@ -1,7 +1,12 @@
 // Recipes: strict JSON (unknown keys and wrong types are errors naming the dotted path), overrides, durations, the
 // round trip through recipe_to_json, and every recipe shipped in recipes/ parses and resolves.
+#include <cmath>
 #include <filesystem>
+#include <iterator>
+#include <limits>
+#include <regex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -10,6 +15,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "train/recipe.h"
+#include "train/recipe_ranges.h"
 
 namespace nanotrn::train {
 namespace {
@@ -109,6 +115,86 @@ TEST(Recipe, MalformedFilesNameTheFileAndByte) {
   const std::string e = error_of([&] { load_recipe(path); });
   EXPECT_NE(e.find(path), std::string::npos) << e;
   EXPECT_NE(e.find("byte"), std::string::npos) << e;
+}
+
+TEST(Recipe, NumbersOutOfRangeAreErrorsNamingTheDottedKeyAndValue) {
+  // {override, the key the message must name, the value it must show}
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"optim.matrix_lr=-0.04", "optim.matrix_lr", "-0.04"},
+      {"optim.embedding_lr=-1", "optim.embedding_lr", "-1"},
+      {"optim.adam_beta1=1", "optim.adam_beta1", "1"},
+      {"optim.momentum=1.5", "optim.momentum", "1.5"},
+      {"optim.adam_eps=0", "optim.adam_eps", "0"},
+      {"optim.adam_weight_decay=-0.1", "optim.adam_weight_decay", "-0.1"},
+      {"optim.grad_clip=-1", "optim.grad_clip", "-1"},
+      {"optim.ns_steps=0", "optim.ns_steps", "0"},
+      {"schedule.cooldown_fraction=1.5", "schedule.cooldown_fraction", "1.5"},
+      {"schedule.final_lr_fraction=-0.5", "schedule.final_lr_fraction", "-0.5"},
+      {"schedule.warmup_steps=-3", "schedule.warmup_steps", "-3"},
+      {"ema.decay=1", "ema.decay", "1"},
+      {"eval.every_seconds=-2", "eval.every_seconds", "-2"},
+      {"train.mtp_weights=[1,-0.5]", "train.mtp_weights[1]", "-0.5"},
+      {"train.mtp_until=2", "train.mtp_until", "2"},
+      {"batch.phases=[{\"from\":0,\"accum\":0}]", "batch.phases[0].accum", "0"},
+      {"batch.phases=[{\"from\":0},{\"from\":0.5,\"lr_scale\":-1}]", "batch.phases[1].lr_scale", "-1"},
+      {"model.init.fc=-1", "model.init.fc", "-1"},
+  };
+  for (const auto& [set, key, value] : cases) {
+    SCOPED_TRACE(set);
+    const std::string e = error_of([&] { default_recipe_with({set}); });
+    EXPECT_NE(e.find("recipe: " + key + " must be "), std::string::npos) << e;
+    EXPECT_NE(e.find("got " + value), std::string::npos) << e;
+  }
+  // The defaults are in range.
+  EXPECT_NO_THROW(default_recipe_with({}));
+}
+
+TEST(Recipe, NanIsRejectedFromOverridesAndFromJson) {
+  // An override "nan" is not JSON, so it becomes a string: a type error naming the key.
+  const std::string e1 = error_of([] { default_recipe_with({"optim.matrix_lr=nan"}); });
+  EXPECT_NE(e1.find("optim.matrix_lr must be a number"), std::string::npos) << e1;
+  // So is a number beyond a double, and infinity spelled out.
+  for (const char* set : {"optim.matrix_lr=1e999", "optim.matrix_lr=inf", "optim.matrix_lr=-Infinity"}) {
+    const std::string e = error_of([&] { default_recipe_with({set}); });
+    EXPECT_NE(e.find("optim.matrix_lr must be a number"), std::string::npos) << e;
+  }
+  // A NaN that reaches the loader as a number (a Recipe built in code, written and read back) is out of range.
+  Recipe r;
+  r.optim.adam_beta2 = std::numeric_limits<float>::quiet_NaN();
+  const std::string e2 = error_of([&] { recipe_from_json(recipe_to_json(r)); });
+  EXPECT_NE(e2.find("recipe: optim.adam_beta2 must be a number in [0, 1), got nan"), std::string::npos) << e2;
+  r = Recipe{};
+  r.train.mtp_until = std::numeric_limits<double>::infinity();
+  EXPECT_NE(error_of([&] { recipe_from_json(recipe_to_json(r)); }).find("train.mtp_until"), std::string::npos);
+}
+
+TEST(Recipe, NumbersBeyondTheirTypeAreErrorsNamingTheKey) {
+  const std::string e1 = error_of([] { default_recipe_with({"optim.matrix_lr=1e39"}); });  // beyond float
+  EXPECT_NE(e1.find("optim.matrix_lr must be a finite number"), std::string::npos) << e1;
+  const std::string e2 = error_of([] { default_recipe_with({"train.steps=1e30"}); });  // beyond int64
+  EXPECT_NE(e2.find("train.steps is out of range"), std::string::npos) << e2;
+  const std::string e3 = error_of([] { default_recipe_with({"train.threads=4294967296"}); });  // beyond int
+  EXPECT_NE(e3.find("train.threads is out of range"), std::string::npos) << e3;
+}
+
+TEST(Recipe, ThreadsHaveAnUpperBoundNamingTheCoreCount) {
+  const std::string e = error_of([] { default_recipe_with({"train.threads=100000"}); });
+  EXPECT_NE(e.find("train.threads must be at most " + std::to_string(max_host_threads())), std::string::npos) << e;
+  EXPECT_NE(e.find("cores"), std::string::npos) << e;
+  EXPECT_NE(e.find("got 100000"), std::string::npos) << e;
+  EXPECT_NO_THROW(default_recipe_with({"train.threads=" + std::to_string(max_host_threads())}));
+  EXPECT_NO_THROW(default_recipe_with({"train.threads=1"}));
+}
+
+TEST(Recipe, ErrorsFromAFileCarryOneSourceLocation) {
+  const std::string path = ::testing::TempDir() + "/bad_depth_recipe.json";
+  const std::string text = "{\"model\": {\"depth\": 0}}";
+  write_file_atomic(path, text.data(), text.size());
+  const std::string e = error_of([&] { load_recipe(path); });
+  EXPECT_NE(e.find(path), std::string::npos) << e;
+  const std::regex location(R"([A-Za-z0-9_./-]+\.(cpp|h):[0-9]+: )");
+  const auto n = std::distance(std::sregex_iterator(e.begin(), e.end(), location), std::sregex_iterator());
+  EXPECT_EQ(n, 1) << e;
 }
 
 TEST(Recipe, EveryShippedRecipeParsesAndResolves) {

@@ -1,0 +1,165 @@
+// The trainer's files under failure: a diverging run keeps only a checkpoint whose weights are finite and whose loss
+// was finite (it resumes into a finite loss); a failed write of metrics.jsonl is an Error naming it; a malformed
+// progress record in a checkpoint is an Error naming the file; a SIGINT stops the run after its step with a
+// checkpoint that resumes.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "base/stop_signal.h"
+#include "io/safetensors.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+namespace nanotrn::train {
+namespace {
+
+Recipe tiny_recipe(std::vector<std::string> extra = {}) {
+  std::vector<std::string> o = {"model.vocab_size=64", "model.depth=2",     "model.model_dim=32",
+                                "model.head_dim=16",   "model.n_kv_head=1", "model.ve_gate_channels=8",
+                                "batch.seq_len=16",    "batch.rows=4",      "train.budget=0",
+                                "train.steps=4",       "eval.tokens=256",   "eval.rows=4"};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return default_recipe_with(o);
+}
+
+TrainerData pattern_data(const Recipe& r) {
+  TrainerData d;
+  d.train = make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 11);
+  d.val = make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 12);
+  d.token_bytes.assign(static_cast<size_t>(r.model.vocab_size), 1);
+  d.description = "synthetic";
+  return d;
+}
+
+std::string empty_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/nanotrn_trainer_safety_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(TrainerSafety, ADivergingRunKeepsACheckpointThatResumesIntoAFiniteLoss) {
+  FixedClock clock(0.01);
+  // Learning rates large enough to diverge, small enough that some checkpoints come first: the first of these that
+  // stops with a NonFiniteLoss after at least two steps.
+  for (const char* lr : {"1000", "10000", "100000", "1000000"}) {
+    SCOPED_TRACE(std::string("learning rates ") + lr);
+    const std::string dir = empty_dir("diverge");
+    const std::vector<std::string> lrs = {std::string("optim.matrix_lr=") + lr, std::string("optim.embedding_lr=") + lr,
+                                          std::string("optim.unembedding_lr=") + lr,
+                                          std::string("optim.scalar_lr=") + lr, "optim.momentum_warmup_steps=0"};
+    std::vector<std::string> set = {"train.steps=30", "train.checkpoint_every=1"};
+    set.insert(set.end(), lrs.begin(), lrs.end());
+    const Recipe bad = tiny_recipe(set);
+    std::string message;
+    try {
+      Trainer t(bad, pattern_data(bad), clock, {.out_dir = dir});
+      t.run();
+      continue;  // did not diverge
+    } catch (const NonFiniteLoss& e) {
+      message = e.what();
+    }
+    const std::string ckpt = dir + "/checkpoint.safetensors";
+    if (!std::filesystem::exists(ckpt)) continue;  // diverged at once: nothing was kept
+    const Checkpoint kept = load_checkpoint(ckpt);
+    const int64_t step = kept.progress.at("step").get<int64_t>();
+    if (step < 2) continue;
+    EXPECT_NE(message.find(ckpt + " (step " + std::to_string(step) + ") is intact"), std::string::npos) << message;
+    for (const auto& [name, t] : kept.with_prefix("model.")) {
+      for (float v : t.to_vector()) ASSERT_TRUE(std::isfinite(v)) << name;
+    }
+    // Resumed, the kept weights' next step has a finite loss (no out_dir: nothing is written).
+    Trainer again(bad, pattern_data(bad), clock, {.resume = ckpt, .stop_after_steps = step + 1});
+    const TrainResult res = again.run();
+    EXPECT_EQ(res.steps, step + 1);
+    EXPECT_TRUE(std::isfinite(res.last_loss));
+    return;
+  }
+  FAIL() << "no learning rate gave a divergence after a few checkpoints";
+}
+
+TEST(TrainerSafety, AFailedMetricsWriteIsAnErrorNamingTheFile) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const std::string dir = empty_dir("full");
+  std::filesystem::create_symlink("/dev/full", dir + "/metrics.jsonl");
+  const Recipe r = tiny_recipe({"train.steps=2"});
+  FixedClock clock(0.01);
+  Trainer t(r, pattern_data(r), clock, {.out_dir = dir});
+  try {
+    t.run();
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("cannot write " + dir + "/metrics.jsonl"), std::string::npos) << m;
+  }
+}
+
+TEST(TrainerSafety, AMalformedProgressRecordIsAnErrorNamingTheCheckpoint) {
+  const std::string dir = empty_dir("progress");
+  const Recipe r = tiny_recipe({"train.steps=2"});
+  FixedClock clock(0.01);
+  {
+    Trainer t(r, pattern_data(r), clock, {.out_dir = dir});
+    t.run();
+  }
+  const std::string ckpt = dir + "/checkpoint.safetensors";
+  SafetensorsFile f = load_safetensors(ckpt);
+  std::map<std::string, std::string> meta = f.metadata;
+  for (const std::string& progress :
+       {std::string(R"({"step": 2})"), std::string(R"({"step": "two"})"), std::string(R"([1, 2])")}) {
+    SCOPED_TRACE(progress);
+    meta["progress"] = progress;
+    save_safetensors(ckpt, f.tensors, meta);
+    try {
+      Trainer t(r, pattern_data(r), clock, {.resume = ckpt});
+      t.run();
+      FAIL() << "expected an Error";
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(ckpt + ": the progress record"), std::string::npos) << m;
+    }
+  }
+}
+
+TEST(TrainerSafety, ASigintStopsAfterTheStepWithACheckpointThatResumes) {
+  const std::string dir = empty_dir("sigint");
+  const Recipe r = tiny_recipe({"train.steps=6"});
+  FixedClock clock(0.01);
+  install_stop_signals();
+  clear_stop_signal();
+  int polls = 0;
+  TrainerOptions o{.out_dir = dir};
+  o.should_stop = [&polls] {
+    if (++polls == 3) ::raise(SIGINT);  // the handler only records it: this process keeps running
+    return stop_signal() != 0;
+  };
+  TrainResult res;
+  {
+    Trainer t(r, pattern_data(r), clock, o);
+    res = t.run();
+  }
+  EXPECT_EQ(stop_signal(), SIGINT);
+  clear_stop_signal();
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGHUP, SIG_DFL);
+  EXPECT_EQ(res.stop_reason, "interrupted");
+  EXPECT_EQ(res.steps, 2);
+  const std::string ckpt = dir + "/checkpoint.safetensors";
+  EXPECT_EQ(load_checkpoint(ckpt).progress.at("step"), 2);
+  Trainer again(r, pattern_data(r), clock, {.out_dir = dir, .resume = ckpt});
+  EXPECT_EQ(again.run().steps, 6);
+}
+
+}  // namespace
+}  // namespace nanotrn::train
