@@ -440,6 +440,8 @@ Recipe load_recipe(const std::string& path, const std::vector<std::string>& over
       throw Error(path + ": byte " + std::to_string(e.byte) + ": not valid JSON: " + e.what());
     }
   }
+  check(j.is_object(),
+        path + ": a recipe is a JSON object of sections ({\"model\": {...}, ...}), got " + std::string(j.type_name()));
   const json defaults = recipe_to_json(Recipe{});
   for (const std::string& o : overrides) apply_override(j, o, defaults);
   try {

@@ -197,6 +197,16 @@ TEST(Recipe, ErrorsFromAFileCarryOneSourceLocation) {
   EXPECT_EQ(n, 1) << e;
 }
 
+TEST(Recipe, AFileThatIsNotAnObjectIsNamedEvenWithOverrides) {
+  const std::string path = ::testing::TempDir() + "/array_recipe.json";
+  const std::string text = "[1, 2]";
+  write_file_atomic(path, text.data(), text.size());
+  // The override used to index the array and escape as a raw nlohmann type_error.
+  const std::string e = error_of([&] { load_recipe(path, {"train.steps=1"}); });
+  EXPECT_NE(e.find(path + ": a recipe is a JSON object"), std::string::npos) << e;
+  EXPECT_NE(e.find("got array"), std::string::npos) << e;
+}
+
 TEST(Recipe, EveryShippedRecipeParsesAndResolves) {
   int n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(NANOTRN_SOURCE_DIR "/recipes")) {
