@@ -5,8 +5,10 @@
 //   options.should_stop = [] { return stop_signal() != 0; };   // a job polls it between units of work
 //   if (int sig = stop_signal()) std::exit(128 + sig);        // 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP
 //
-// The recorded signal is the one piece of process-wide state here (a signal handler can reach nothing else); the
-// handler only writes it. Libraries take a should_stop callback instead of reading it.
+// install_stop_signals() blocks the three signals in the calling thread and every thread started after it, and
+// starts one watcher thread that takes them with sigwait: call it before any worker thread exists (the CLI does, first
+// thing in `train`). Send stop signals to the process (kill(getpid(), ...)), not to one thread (raise()). The
+// recorded signal is the one piece of process-wide state here; libraries take a should_stop callback instead.
 #pragma once
 
 #include <string>

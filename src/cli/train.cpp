@@ -46,6 +46,9 @@ void add_train(CLI::App& app, const Home& home) {
   cmd->add_flag("--json", args->json, "Print the final summary as JSON on stdout");
   cmd->add_flag("--quiet", args->quiet, "No progress lines");
   cmd->callback([args, home] {
+    // The first SIGINT/SIGTERM/SIGHUP ends the run after its current step, with a checkpoint; a second ends it now.
+    // Installed before any worker thread exists, so that every thread inherits the blocked mask (stop_signal.h).
+    install_stop_signals();
     std::vector<std::string> extra;
     if (!args->budget.empty()) extra.push_back("train.budget=" + args->budget);
     const train::Recipe recipe = open_recipe(args->recipe, home, extra);
@@ -58,8 +61,6 @@ void add_train(CLI::App& app, const Home& home) {
     o.out_dir = args->out;
     o.resume = args->resume;
     if (!args->quiet) o.print = [](const std::string& line) { std::cerr << line << "\n"; };
-    // The first SIGINT/SIGTERM/SIGHUP ends the run after its current step, with a checkpoint; a second ends it now.
-    install_stop_signals();
     o.should_stop = [] { return stop_signal() != 0; };
     {
       Engine probe_engine(EngineOptions{.num_threads = recipe.train.threads});

@@ -100,7 +100,8 @@ class KernelBuilder {
                  const View& mv_scale, bool accumulate = false, Loc loc = Loc::current());
   // TensorE transpose: dst[F,P] (PSUM) = src[P,F] (SBUF), P, F <= 128; dst dtype = src dtype or fp32.
   void transpose(const View& dst, const View& src, Loc loc = Loc::current());
-  // ScalarE: dst = f(src * scale + bias), computed in fp32, rounded to dst's dtype.
+  // ScalarE: dst = f(src * scale + bias), computed in fp32 (the product and the sum each rounded to fp32, no fused
+  // multiply-add: a model assumption), rounded to dst's dtype.
   void activation(const View& dst, const View& src, Act f, float scale = 1.0f, float bias = 0.0f,
                   Loc loc = Loc::current());
   // Same with a per-partition bias vector [P, 1] (any float dtype): dst[p, f] = f(src[p, f] * scale + bias[p, 0]).

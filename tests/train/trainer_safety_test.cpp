@@ -140,7 +140,11 @@ TEST(TrainerSafety, ASigintStopsAfterTheStepWithACheckpointThatResumes) {
   int polls = 0;
   TrainerOptions o{.out_dir = dir};
   o.should_stop = [&polls] {
-    if (++polls == 3) ::raise(SIGINT);  // the handler only records it: this process keeps running
+    if (++polls == 3) {
+      ::kill(::getpid(), SIGINT);  // only recorded: this process keeps running
+      // The watcher thread records it asynchronously: wait for it (at most 10 s).
+      for (int i = 0; i < 1000 && stop_signal() == 0; i++) ::usleep(10000);
+    }
     return stop_signal() != 0;
   };
   TrainResult res;
