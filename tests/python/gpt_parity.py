@@ -4,8 +4,8 @@
 
 Reads  IN.safetensors:  "model.<name>" initial weights, "ids" and "targets" i32 [steps, B, T], metadata "recipe"
                         (nanotrn's resolved recipe JSON) and "steps".
-Writes OUT.safetensors: "grad.<name>" (step-0 gradients), "loss" f32 [steps + 1] (loss before each step and after
-                        the last).
+Writes OUT.safetensors: "grad.<name>" (step-0 gradients), "final.<name>" (the weights after the last step), "loss"
+                        f32 [steps + 1] (loss before each step and after the last).
 Usage: gpt_parity.py IN OUT
 """
 import json
@@ -214,6 +214,8 @@ def main():
             a.step()
     with torch.no_grad():
         losses.append(gpt.loss(ids[steps - 1], targets[steps - 1], mtp).item())
+    for n, t in gpt.w.items():
+        out["final." + n] = t.detach().clone()
     out["loss"] = torch.tensor(losses, dtype=torch.float32)
     write_safetensors(sys.argv[2], out)
 
