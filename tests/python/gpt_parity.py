@@ -161,16 +161,8 @@ class Muon:
             p.sub_(eta * X + eta * wd * p * mask)
 
 
-def main():
-    inputs, meta = read_safetensors(sys.argv[1])
-    recipe = json.loads(meta["recipe"])
-    cfg, o = recipe["model"], recipe["optim"]
-    steps = int(meta["steps"])
-    weights = {k[len("model."):]: v for k, v in inputs.items() if k.startswith("model.")}
-    gpt = Gpt(cfg, weights)
-    mtp = recipe["train"]["mtp_weights"]
-    ids, targets = inputs["ids"], inputs["targets"]
-
+def build_optimizers(gpt, cfg, o):
+    """AdamW per parameter group (each param group keeps its base lr as "base_lr") and Muon for the matrices."""
     s_d = (cfg["model_dim"] / 768.0) ** -0.5 if o["scale_lr_by_width"] else 1.0
     b = (o["adam_beta1"], o["adam_beta2"])
     groups = {"lm_head": (o["unembedding_lr"] * s_d, b), "wte": (o["embedding_lr"] * s_d, b),
@@ -194,7 +186,21 @@ def main():
         if ps:
             adams.append(torch.optim.AdamW(ps, lr=lr, betas=betas, eps=o["adam_eps"],
                                            weight_decay=o["adam_weight_decay"]))
-    muon = Muon([t for n, t in gpt.w.items() if group_of(n) == "matrix"], o)
+            adams[-1].param_groups[0]["base_lr"] = lr
+    return adams, Muon([t for n, t in gpt.w.items() if group_of(n) == "matrix"], o)
+
+
+def main():
+    inputs, meta = read_safetensors(sys.argv[1])
+    recipe = json.loads(meta["recipe"])
+    cfg, o = recipe["model"], recipe["optim"]
+    steps = int(meta["steps"])
+    weights = {k[len("model."):]: v for k, v in inputs.items() if k.startswith("model.")}
+    gpt = Gpt(cfg, weights)
+    mtp = recipe["train"]["mtp_weights"]
+    ids, targets = inputs["ids"], inputs["targets"]
+
+    adams, muon = build_optimizers(gpt, cfg, o)
 
     out, losses = {}, []
     for step in range(steps):
