@@ -6,7 +6,9 @@ Reads  IN.safetensors:  "model.<name>" initial weights, "ids" and "targets" i32 
                         (nanotrn's resolved recipe JSON) and "steps".
 Writes OUT.safetensors: "grad.<name>" (step-0 gradients), "final.<name>" (the weights after the last step), "loss"
                         f32 [steps + 1] (loss before each step and after the last).
-Usage: gpt_parity.py IN OUT
+Usage: gpt_parity.py IN OUT [--bf16]
+  --bf16: forward and backward under torch.autocast(cpu, bfloat16) (PyTorch's own bf16 mixed precision: matmuls in
+          bf16, fp32 weights and optimiser).
 """
 import json
 import math
@@ -203,8 +205,10 @@ def main():
     adams, muon = build_optimizers(gpt, cfg, o)
 
     out, losses = {}, []
+    bf16 = "--bf16" in sys.argv[3:]
     for step in range(steps):
-        loss = gpt.loss(ids[step], targets[step], mtp)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            loss = gpt.loss(ids[step], targets[step], mtp).float()
         for t in gpt.w.values():
             t.grad = None
         loss.backward()
@@ -219,7 +223,8 @@ def main():
         for a in adams:
             a.step()
     with torch.no_grad():
-        losses.append(gpt.loss(ids[steps - 1], targets[steps - 1], mtp).item())
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            losses.append(gpt.loss(ids[steps - 1], targets[steps - 1], mtp).item())
     for n, t in gpt.w.items():
         out["final." + n] = t.detach().clone()
     out["loss"] = torch.tensor(losses, dtype=torch.float32)
