@@ -434,6 +434,8 @@ Recipe load_recipe(const std::string& path, const std::vector<std::string>& over
       j = json::parse(bytes.begin(), bytes.end());
     } catch (const json::parse_error& e) {
       throw Error(path + ": byte " + std::to_string(e.byte) + ": not valid JSON: " + e.what());
+    } catch (const json::exception& e) {  // out_of_range: a number too large for a double ("1E400")
+      throw Error(path + ": not valid JSON: " + e.what());
     }
   }
   const json defaults = recipe_to_json(Recipe{});
