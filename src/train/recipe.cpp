@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -71,7 +72,10 @@ class Reader {
   static void convert(const json& v, T& out, const std::string& name) {
     check(v.is_number_integer() || (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()),
           "recipe: " + name + " must be an integer, got " + v.dump());
-    out = static_cast<T>(v.get<double>());
+    // The range of T, as doubles: [-2^digits, 2^digits) signed, [0, 2^digits) unsigned (both ends exact).
+    const double d = v.get<double>(), end = std::ldexp(1.0, std::numeric_limits<T>::digits);
+    check(d >= (std::is_signed_v<T> ? -end : 0.0) && d < end, "recipe: " + name + " is out of range, got " + v.dump());
+    out = static_cast<T>(d);
   }
   template <typename T>
   requires std::is_floating_point_v<T>
@@ -414,6 +418,8 @@ void apply_override(json& j, const std::string& assignment, const json& defaults
     check(known->is_object() && known->contains(parts[i]),
           "recipe override: unknown key '" + key + "' ('" + parts[i] + "' is not a field here)");
     known = &(*known)[parts[i]];
+    check(target->is_object(), "recipe override '" + key + "': the recipe's value holding '" + parts[i] +
+                                   "' is not an object, got " + target->dump());
     if (i + 1 < parts.size()) {
       if (!target->contains(parts[i])) (*target)[parts[i]] = json::object();
       target = &(*target)[parts[i]];
