@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets in fuzz/ (clang, -fsanitize=fuzzer,address,undefined; only the few sources each parser
-# needs) and runs each for a bounded time. Usage: bash scripts/fuzz.sh [seconds per target, default 10]
+# Builds the libFuzzer targets in fuzz/ (clang, -fsanitize=fuzzer,address,undefined; only the few sources each
+# parser needs), two at a time (CI has 2 cores), and runs each for a bounded time, starting from its seed corpus
+# kept in the repo (fuzz/corpus/<target>/). Usage: bash scripts/fuzz.sh [seconds per target, default 10]
 # A crash, a sanitizer report or an unexpected exception fails the script; the reproducer lands in build/fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,34 +10,39 @@ out=build/fuzz
 mkdir -p "$out"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc
        -include fuzz/source_location_compat.h)
+tensor=(src/tensor/tensor.cpp src/tensor/allocator.cpp src/tensor/strided.cpp src/dtype/dtype.cpp
+        src/dtype/convert.cpp src/base/rng.cpp)
 
-build() {  # name sources...
+build() {  # name sources-and-libraries...
   local name=$1
   shift
   clang++ "${flags[@]}" "fuzz/$name.cpp" "$@" src/base/error.cpp -o "$out/$name"
 }
-build shard_fuzz src/data/shard.cpp src/base/file.cpp &
-build tiktoken_fuzz src/tokenizer/tiktoken_file.cpp &
-build jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp &
-wait %1 && wait %2 && wait %3
+targets=()
+pending=()
+queue() {  # name sources-and-libraries...: builds in the background, at most two at a time
+  targets+=("$1")
+  if [ "${#pending[@]}" -ge 2 ]; then
+    wait "${pending[0]}"
+    pending=("${pending[@]:1}")
+  fi
+  build "$@" &
+  pending+=("$!")
+}
+queue shard_fuzz src/data/shard.cpp src/base/file.cpp
+queue tiktoken_fuzz src/tokenizer/tiktoken_file.cpp
+queue jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp
+queue safetensors_fuzz src/io/safetensors.cpp src/base/file.cpp "${tensor[@]}"
+queue recipe_fuzz src/train/recipe.cpp src/model/config.cpp src/base/file.cpp
+queue catalog_fuzz src/hw/catalog.cpp
+queue sentencepiece_fuzz src/tokenizer/sentencepiece_model.cpp -lsentencepiece
+for p in "${pending[@]}"; do wait "$p"; done
 
-# Seed inputs: one small valid file per format.
-python3 - "$out" <<'PY'
-import base64, os, struct, sys
-out = sys.argv[1]
-def put(name, data):
-    os.makedirs(os.path.join(out, "seeds_" + name), exist_ok=True)
-    with open(os.path.join(out, "seeds_" + name, "seed"), "wb") as f:
-        f.write(data)
-put("shard_fuzz", struct.pack("<256i", 20240520, 1, 3, *([0] * 253)) + struct.pack("<3H", 5, 300, 7))
-put("tiktoken_fuzz", b"".join(base64.b64encode(bytes([i])) + b" %d\n" % i for i in range(4)) + b"YWI= 4\n")
-put("jsonl_fuzz", b'{"id": "a", "text": "hello\\nworld"}\n\n{"text": "\\u00e9"}\n')
-PY
-
-for name in shard_fuzz tiktoken_fuzz jsonl_fuzz; do
+for name in "${targets[@]}"; do
   mkdir -p "$out/corpus_$name"
+  # New inputs go to build/fuzz/corpus_<name> (the first directory); the repo's seeds are only read.
   if ! (cd "$out" && "./$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    "corpus_$name" "seeds_$name" > "$name.log" 2>&1); then
+    "corpus_$name" "../../fuzz/corpus/$name" > "$name.log" 2>&1); then
     tail -n 60 "$out/$name.log"
     echo "fuzz: $name FAILED (log: $out/$name.log)"
     exit 1

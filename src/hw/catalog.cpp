@@ -217,7 +217,7 @@ Catalog load_catalog(const std::string& json_text, const std::string& origin) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 1E400
     throw Error(origin + ": not valid JSON: " + e.what());
   }
   check(j.is_object(), origin + ": expected an object");

@@ -155,6 +155,8 @@ SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::
     header = nlohmann::json::parse(data + 8, data + 8 + n);
   } catch (const nlohmann::json::parse_error& e) {
     fail(8 + e.byte, std::string("header is not valid JSON: ") + e.what());
+  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number too large for a double ("1E400")
+    fail(8, std::string("header is not valid JSON: ") + e.what());
   }
   if (!header.is_object()) fail(8, "header is not a JSON object");
   const uint64_t base = 8 + n, buffer = size - base;

@@ -3,6 +3,7 @@
 
 #include <sentencepiece_processor.h>
 
+#include <exception>
 #include <filesystem>
 
 #include "base/error.h"
@@ -17,7 +18,14 @@ struct SentencePieceModel::Impl {
 SentencePieceModel::SentencePieceModel(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
   check(std::filesystem::is_regular_file(path), "sentencepiece: no model file at " + path);
-  const auto status = impl_->sp.Load(path);
+  // libsentencepiece reports most defects as a status, but throws for some (a piece starting with a NUL byte makes its
+  // trie builder throw): both become an Error naming the file.
+  sentencepiece::util::Status status;
+  try {
+    status = impl_->sp.Load(path);
+  } catch (const std::exception& e) {
+    throw Error(path + ": not a valid SentencePiece model: " + e.what());
+  }
   check(status.ok(), path + ": not a valid SentencePiece model: " + status.ToString());
   check(impl_->sp.bos_id() >= 0, path + ": the SentencePiece model has no BOS piece (bos_id = -1)");
 }

@@ -418,6 +418,8 @@ void apply_override(json& j, const std::string& assignment, const json& defaults
     check(known->is_object() && known->contains(parts[i]),
           "recipe override: unknown key '" + key + "' ('" + parts[i] + "' is not a field here)");
     known = &(*known)[parts[i]];
+    check(target->is_object(), "recipe override '" + key + "': the recipe's value holding '" + parts[i] +
+                                   "' is not an object, got " + target->dump());
     if (i + 1 < parts.size()) {
       if (!target->contains(parts[i])) (*target)[parts[i]] = json::object();
       target = &(*target)[parts[i]];
@@ -438,6 +440,8 @@ Recipe load_recipe(const std::string& path, const std::vector<std::string>& over
       j = json::parse(bytes.begin(), bytes.end());
     } catch (const json::parse_error& e) {
       throw Error(path + ": byte " + std::to_string(e.byte) + ": not valid JSON: " + e.what());
+    } catch (const json::exception& e) {  // out_of_range: a number too large for a double ("1E400")
+      throw Error(path + ": not valid JSON: " + e.what());
     }
   }
   check(j.is_object(),

@@ -4,9 +4,11 @@
 
 Reads  IN.safetensors:  "model.<name>" initial weights, "ids" and "targets" i32 [steps, B, T], metadata "recipe"
                         (nanotrn's resolved recipe JSON) and "steps".
-Writes OUT.safetensors: "grad.<name>" (step-0 gradients), "loss" f32 [steps + 1] (loss before each step and after
-                        the last).
-Usage: gpt_parity.py IN OUT
+Writes OUT.safetensors: "grad.<name>" (step-0 gradients), "final.<name>" (the weights after the last step), "loss"
+                        f32 [steps + 1] (loss before each step and after the last).
+Usage: gpt_parity.py IN OUT [--bf16]
+  --bf16: forward and backward under torch.autocast(cpu, bfloat16) (PyTorch's own bf16 mixed precision: matmuls in
+          bf16, fp32 weights and optimiser).
 """
 import json
 import math
@@ -161,16 +163,8 @@ class Muon:
             p.sub_(eta * X + eta * wd * p * mask)
 
 
-def main():
-    inputs, meta = read_safetensors(sys.argv[1])
-    recipe = json.loads(meta["recipe"])
-    cfg, o = recipe["model"], recipe["optim"]
-    steps = int(meta["steps"])
-    weights = {k[len("model."):]: v for k, v in inputs.items() if k.startswith("model.")}
-    gpt = Gpt(cfg, weights)
-    mtp = recipe["train"]["mtp_weights"]
-    ids, targets = inputs["ids"], inputs["targets"]
-
+def build_optimizers(gpt, cfg, o):
+    """AdamW per parameter group (each param group keeps its base lr as "base_lr") and Muon for the matrices."""
     s_d = (cfg["model_dim"] / 768.0) ** -0.5 if o["scale_lr_by_width"] else 1.0
     b = (o["adam_beta1"], o["adam_beta2"])
     groups = {"lm_head": (o["unembedding_lr"] * s_d, b), "wte": (o["embedding_lr"] * s_d, b),
@@ -194,11 +188,27 @@ def main():
         if ps:
             adams.append(torch.optim.AdamW(ps, lr=lr, betas=betas, eps=o["adam_eps"],
                                            weight_decay=o["adam_weight_decay"]))
-    muon = Muon([t for n, t in gpt.w.items() if group_of(n) == "matrix"], o)
+            adams[-1].param_groups[0]["base_lr"] = lr
+    return adams, Muon([t for n, t in gpt.w.items() if group_of(n) == "matrix"], o)
+
+
+def main():
+    inputs, meta = read_safetensors(sys.argv[1])
+    recipe = json.loads(meta["recipe"])
+    cfg, o = recipe["model"], recipe["optim"]
+    steps = int(meta["steps"])
+    weights = {k[len("model."):]: v for k, v in inputs.items() if k.startswith("model.")}
+    gpt = Gpt(cfg, weights)
+    mtp = recipe["train"]["mtp_weights"]
+    ids, targets = inputs["ids"], inputs["targets"]
+
+    adams, muon = build_optimizers(gpt, cfg, o)
 
     out, losses = {}, []
+    bf16 = "--bf16" in sys.argv[3:]
     for step in range(steps):
-        loss = gpt.loss(ids[step], targets[step], mtp)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            loss = gpt.loss(ids[step], targets[step], mtp).float()
         for t in gpt.w.values():
             t.grad = None
         loss.backward()
@@ -213,7 +223,10 @@ def main():
         for a in adams:
             a.step()
     with torch.no_grad():
-        losses.append(gpt.loss(ids[steps - 1], targets[steps - 1], mtp).item())
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            losses.append(gpt.loss(ids[steps - 1], targets[steps - 1], mtp).item())
+    for n, t in gpt.w.items():
+        out["final." + n] = t.detach().clone()
     out["loss"] = torch.tensor(losses, dtype=torch.float32)
     write_safetensors(sys.argv[2], out)
 
