@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (again.size() != docs.size()) __builtin_trap();
     for (size_t i = 0; i < docs.size(); ++i) {
       if (again[i].text != docs[i].text || again[i].id != docs[i].id) __builtin_trap();
-      if (nanotrn::data::find_invalid_utf8(docs[i].text) != std::string_view::npos) __builtin_trap();
+      if (nanotrn::find_invalid_utf8(docs[i].text) != std::string_view::npos) __builtin_trap();
     }
   } catch (const nanotrn::Error&) {
   }

@@ -16,7 +16,7 @@ tensor=(src/tensor/tensor.cpp src/tensor/allocator.cpp src/tensor/strided.cpp sr
 build() {  # name sources-and-libraries...
   local name=$1
   shift
-  clang++ "${flags[@]}" "fuzz/$name.cpp" "$@" src/base/error.cpp -o "$out/$name"
+  clang++ "${flags[@]}" "fuzz/$name.cpp" "$@" src/base/error.cpp src/base/temp_files.cpp -o "$out/$name"
 }
 targets=()
 pending=()
@@ -32,8 +32,8 @@ queue() {  # name sources-and-libraries...: builds in the background, at most tw
 queue shard_fuzz src/data/shard.cpp src/base/file.cpp
 queue tiktoken_fuzz src/tokenizer/tiktoken_file.cpp
 queue jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp
-queue safetensors_fuzz src/io/safetensors.cpp src/base/file.cpp "${tensor[@]}"
-queue recipe_fuzz src/train/recipe.cpp src/model/config.cpp src/base/file.cpp
+queue safetensors_fuzz src/io/safetensors.cpp src/io/crc32c.cpp src/base/file.cpp "${tensor[@]}"
+queue recipe_fuzz src/train/recipe.cpp src/train/recipe_ranges.cpp src/model/config.cpp src/base/file.cpp src/base/utf8.cpp
 queue catalog_fuzz src/hw/catalog.cpp
 queue sentencepiece_fuzz src/tokenizer/sentencepiece_model.cpp -lsentencepiece
 for p in "${pending[@]}"; do wait "$p"; done

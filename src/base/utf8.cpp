@@ -34,4 +34,13 @@ Utf8Step utf8_step(std::string_view s, size_t i) {
   return {j - i, got == need};
 }
 
+size_t find_invalid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const Utf8Step st = utf8_step(s, i);
+    if (!st.valid) return i;
+    i += st.length;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace nanotrn

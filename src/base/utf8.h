@@ -1,4 +1,4 @@
-// The one UTF-8 decoding step that corpus validation and the token-bytes table share.
+// The one UTF-8 decoding step that corpus validation, recipe overrides and the token-bytes table share.
 //
 //   for (size_t i = 0; i < s.size();) { Utf8Step st = utf8_step(s, i); ...; i += st.length; }
 //
@@ -18,5 +18,9 @@ struct Utf8Step {
 };
 
 Utf8Step utf8_step(std::string_view s, size_t i);
+
+// The byte offset of the first invalid UTF-8 sequence in s (overlongs, surrogates and > U+10FFFF are invalid), or
+// std::string_view::npos when s is valid.
+size_t find_invalid_utf8(std::string_view s);
 
 }  // namespace nanotrn

@@ -5,16 +5,14 @@
 #include <string>
 #include <string_view>
 
+#include "base/utf8.h"  // find_invalid_utf8, which documents are checked with
+
 namespace nanotrn::data {
 
 struct Document {
   std::string id;
   std::string text;
 };
-
-// The byte offset of the first invalid UTF-8 sequence in s (overlongs, surrogates and > U+10FFFF are invalid), or
-// std::string_view::npos when s is valid.
-size_t find_invalid_utf8(std::string_view s);
 
 // Number of UTF-8 characters (bytes that are not continuation bytes 10xxxxxx).
 size_t count_utf8_chars(std::string_view s);

@@ -9,15 +9,6 @@
 
 namespace nanotrn::data {
 
-size_t find_invalid_utf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    const Utf8Step st = utf8_step(s, i);
-    if (!st.valid) return i;
-    i += st.length;
-  }
-  return std::string_view::npos;
-}
-
 size_t count_utf8_chars(std::string_view s) {
   size_t n = 0;
   for (char c : s) n += (static_cast<uint8_t>(c) & 0xC0) != 0x80;

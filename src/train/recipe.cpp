@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/utf8.h"
 #include "train/recipe_ranges.h"
 
 namespace nanotrn::train {
@@ -408,6 +409,9 @@ void apply_override(json& j, const std::string& assignment, const json& defaults
   const size_t eq = assignment.find('=');
   check(eq != std::string::npos && eq > 0,
         "recipe override '" + assignment + "' must look like key.path=value (e.g. optim.matrix_lr=0.02)");
+  const size_t bad = find_invalid_utf8(assignment);
+  check(bad == std::string::npos, "recipe override: not valid UTF-8 at byte " + std::to_string(bad) +
+                                      " (a recipe holds JSON text, which is UTF-8)");
   const std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   std::vector<std::string> parts;
   std::stringstream ss(key);

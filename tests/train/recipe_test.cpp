@@ -207,6 +207,12 @@ TEST(Recipe, AFileThatIsNotAnObjectIsNamedEvenWithOverrides) {
   EXPECT_NE(e.find("got array"), std::string::npos) << e;
 }
 
+TEST(Recipe, AnOverrideThatIsNotUtf8IsNamed) {
+  // Found by fuzz/recipe_fuzz.cpp: the bytes became a JSON string and escaped as a raw nlohmann type_error on dump.
+  const std::string e = error_of([] { default_recipe_with({"optim.muon_dtype=\xc3\x28"}); });
+  EXPECT_NE(e.find("recipe override: not valid UTF-8 at byte 17"), std::string::npos) << e;
+}
+
 TEST(Recipe, EveryShippedRecipeParsesAndResolves) {
   int n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(NANOTRN_SOURCE_DIR "/recipes")) {
