@@ -48,6 +48,12 @@ std::vector<uint8_t> read_file(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
+  // The rename would replace whatever `path` is: refuse anything but a regular file (or nothing), so that a device
+  // such as /dev/full or /dev/stdout is never swapped for a plain file.
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  check(!std::filesystem::exists(st) || std::filesystem::is_regular_file(st),
+        "cannot write '" + path + "': it is not a regular file (files are written to a temporary and renamed over it)");
   const std::string tmp = temporary_path(path);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot create", tmp);

@@ -45,5 +45,11 @@ int main(int argc, char** argv) {
     std::cerr << "nanotrn: internal error (a missing check: please report the command): " << e.what() << "\n";
     return 1;
   }
+  // Output that could not be written (a full disk, a closed pipe, /dev/full) is a failure, not a silent success.
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "nanotrn: error: cannot write to standard output (disk full or output closed)\n";
+    return 1;
+  }
   return 0;
 }

@@ -2,13 +2,13 @@
 #include "neuron/trace.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "base/error.h"
+#include "base/file.h"
 
 namespace nanotrn::neuron {
 
@@ -161,10 +161,8 @@ void write_trace_file(const std::string& path, const Program& program, const Tim
 
 void write_trace_file(const std::string& path, const std::vector<const Program*>& programs,
                       const std::vector<TimingResult>& timings, const NeuronCoreSpec& spec) {
-  std::ofstream f(path);
-  check(static_cast<bool>(f), "cannot open trace file '" + path + "' for writing");
-  f << trace_json(programs, timings, spec).dump(1) << "\n";
-  check(static_cast<bool>(f), "failed writing trace file '" + path + "'");
+  const std::string text = trace_json(programs, timings, spec).dump(1) + "\n";
+  write_file_atomic(path, text.data(), text.size());  // checked to the last byte; errors name the file
 }
 
 }  // namespace nanotrn::neuron

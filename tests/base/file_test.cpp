@@ -1,6 +1,7 @@
 // Crash leftovers of write_file_atomic: remove_stale_temporaries() deletes a temporary whose process is gone and
 // keeps a live process's and files that only look similar.
 #include "base/file.h"
+#include "base/error.h"
 #include "base/temp_files.h"
 
 #include <sys/wait.h>
@@ -51,6 +52,20 @@ TEST(File, WriteFileAtomicLeavesNoTemporary) {
   for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename() == "a.bin" ? 0 : 1;
   EXPECT_EQ(n, 0);
   EXPECT_EQ(read_file(dir + "/a.bin").size(), 3u);
+}
+
+TEST(File, WriteFileAtomicNeverRenamesOverADeviceOrFolder) {
+  // /dev/full is a character device: renaming a temporary over it would turn it into a plain file.
+  for (const std::string path : {std::string("/dev/full"), ::testing::TempDir()}) {
+    try {
+      write_file_atomic(path, "abc", 3);
+      FAIL() << "wrote over " << path;
+    } catch (const Error& e) {
+      EXPECT_NE(e.message().find("cannot write '" + path + "': it is not a regular file"), std::string::npos)
+          << e.message();
+    }
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
 }
 
 }  // namespace
