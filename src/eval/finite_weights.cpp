@@ -7,17 +7,27 @@
 
 namespace nanotrn {
 
-void check_finite_weights(const model::Gpt& gpt, const std::string& source) {
+std::string NonFiniteWeight::describe() const {
+  return "weight '" + name + "' " + shape + " holds " + std::to_string(value) + " at element " +
+         std::to_string(element);
+}
+
+std::optional<NonFiniteWeight> first_non_finite_weight(const model::Gpt& gpt) {
   for (const model::Parameter& p : gpt.parameters()) {
-    const Tensor v = p.value.contiguous();
-    const std::vector<float> values = v.to_vector();
-    for (size_t i = 0; i < values.size(); i++) {
-      if (std::isfinite(values[i])) continue;
-      throw Error(source + ": weight '" + p.name + "' " + shape_str(v.shape()) + " holds " + std::to_string(values[i]) +
-                  " at element " + std::to_string(i) +
-                  "; a model with a non-finite weight has no meaningful output (the run diverged, or the file was "
-                  "damaged)");
+    const Tensor v = p.value.contiguous();  // the parameters are: no copy
+    const float* w = v.data<float>();
+    for (int64_t i = 0, n = v.numel(); i < n; i++) {
+      if (!std::isfinite(w[i])) return NonFiniteWeight{p.name, shape_str(v.shape()), i, w[i]};
     }
+  }
+  return std::nullopt;
+}
+
+void check_finite_weights(const model::Gpt& gpt, const std::string& source) {
+  if (const std::optional<NonFiniteWeight> bad = first_non_finite_weight(gpt)) {
+    throw Error(source + ": " + bad->describe() +
+                "; a model with a non-finite weight has no meaningful output (the run diverged, or the file was "
+                "damaged)");
   }
 }
 

@@ -15,6 +15,28 @@ void require(bool ok, const std::string& field, const std::string& why) {
   check(ok, "model config: " + field + " " + why);
 }
 
+// The parameter groups of count_params(), in any number type: int64 for the counts, double for the overflow guard
+// in resolve() (one formula for both).
+template <typename N>
+struct Groups {
+  N wte, lm_head, value_embeds, ve_gates, block_matrices, scalars;
+  N total() const { return wte + lm_head + value_embeds + ve_gates + block_matrices + scalars; }
+};
+
+template <typename N>
+Groups<N> param_groups(const GptConfig& c) {
+  const N d = static_cast<N>(c.model_dim), kv = static_cast<N>(c.n_kv_head * c.head_dim);
+  const N q = static_cast<N>(c.n_head * c.head_dim), hidden = static_cast<N>(c.mlp_mult) * d;
+  const N vocab = static_cast<N>(c.vocab_size), depth = static_cast<N>(c.depth);
+  const N ve = static_cast<N>(value_embed_layers(c));
+  return {.wte = vocab * d,
+          .lm_head = vocab * d,
+          .value_embeds = ve * vocab * kv,
+          .ve_gates = ve * static_cast<N>(c.ve_gate_channels * c.n_kv_head),
+          .block_matrices = depth * (q * d + 2 * kv * d + d * q + 2 * hidden * d),
+          .scalars = 2 * depth};
+}
+
 }  // namespace
 
 GptConfig resolve(const GptConfig& config) {
@@ -48,13 +70,12 @@ GptConfig resolve(const GptConfig& config) {
         c.ve_gate_channels >= 1 && c.ve_gate_channels <= c.model_dim, "model.ve_gate_channels",
         "must be in [1, model_dim = " + std::to_string(c.model_dim) + "], got " + std::to_string(c.ve_gate_channels));
   }
-  // count_params() works in int64: refuse a shape whose count would overflow it long before any allocation. 2^53
-  // parameters (32 PiB of fp32 weights) is far beyond any machine, so this never refuses a model that could train.
-  const double d = static_cast<double>(c.model_dim), heads = static_cast<double>(c.n_head * c.head_dim);
-  const double approx = static_cast<double>(c.depth) * (2 * heads + 2 * static_cast<double>(c.mlp_mult) * d) * d * 2 +
-                        4 * static_cast<double>(c.vocab_size) * d;
-  require(approx < std::ldexp(1.0, 53), "model",
-          "has about " + format_number("%.3g", approx) + " parameters (" + format_number("%.3g", approx * 4) +
+  // count_params() works in int64: refuse a shape whose count would overflow it, counted in double by the same
+  // formula, before any allocation. 2^53 parameters (32 PiB of fp32 weights) is far beyond any machine, so this
+  // never refuses a model that could train.
+  const double params = param_groups<double>(c).total();
+  require(params < std::ldexp(1.0, 53), "model",
+          "has about " + format_number("%.3g", params) + " parameters (" + format_number("%.3g", params * 4) +
               " bytes of fp32 weights alone): more than any machine can hold (model.depth = " +
               std::to_string(c.depth) + ", model_dim = " + std::to_string(c.model_dim) + ")");
   return c;
@@ -71,16 +92,14 @@ int64_t value_embed_layers(const GptConfig& c) {
 }
 
 ParamCounts count_params(const GptConfig& c) {
-  const int64_t d = c.model_dim, kv = c.n_kv_head * c.head_dim, q = c.n_head * c.head_dim;
-  const int64_t hidden = c.mlp_mult * d;
+  const Groups<int64_t> g = param_groups<int64_t>(c);
   ParamCounts n;
-  n.wte = c.vocab_size * d;
-  n.lm_head = c.vocab_size * d;
-  const int64_t ve = value_embed_layers(c);
-  n.value_embeds = ve * c.vocab_size * kv;
-  n.ve_gates = ve * c.ve_gate_channels * c.n_kv_head;
-  n.block_matrices = c.depth * (q * d + 2 * kv * d + d * q + 2 * hidden * d);
-  n.scalars = 2 * c.depth;
+  n.wte = g.wte;
+  n.lm_head = g.lm_head;
+  n.value_embeds = g.value_embeds;
+  n.ve_gates = g.ve_gates;
+  n.block_matrices = g.block_matrices;
+  n.scalars = g.scalars;
   return n;
 }
 

@@ -14,15 +14,10 @@ std::string MemoryNeed::describe() const {
 }
 
 MemoryNeed training_memory(const Recipe& recipe, const model::GptConfig& c, int64_t rows) {
-  // The parameter groups of model::count_params, in double.
-  const double d = static_cast<double>(c.model_dim), vocab = static_cast<double>(c.vocab_size);
-  const double q = static_cast<double>(c.n_head * c.head_dim), kv = static_cast<double>(c.n_kv_head * c.head_dim);
-  const double hidden = static_cast<double>(c.mlp_mult) * d, depth = static_cast<double>(c.depth);
-  const double ve = static_cast<double>(model::value_embed_layers(c));
-  const double matrices = depth * (q * d + 2 * kv * d + d * q + 2 * hidden * d);
-  const double others =
-      2 * vocab * d + ve * vocab * kv + ve * static_cast<double>(c.ve_gate_channels * c.n_kv_head) + 2 * depth;
-  const double params = matrices + others;
+  // resolve() has refused any shape whose count could overflow int64, so count_params is exact here.
+  const model::ParamCounts n = model::count_params(c);
+  const double params = static_cast<double>(n.total()), matrices = static_cast<double>(n.block_matrices);
+  const double others = params - matrices, depth = static_cast<double>(c.depth), d = static_cast<double>(c.model_dim);
   constexpr double f32 = 4.0;
   MemoryNeed m;
   m.weights = params * f32;

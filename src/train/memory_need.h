@@ -4,12 +4,12 @@
 //   MemoryNeed need = training_memory(recipe, model::resolve(recipe.model), recipe.batch.rows);
 //   require_fits(need, host_memory().available_bytes, "this machine has ... available (MemAvailable)");
 //
-// It is a lower bound, counted in double (no overflow for absurd sizes): fp32 weights and gradients (4 + 4 bytes
-// per parameter), the optimiser state (AdamW: two fp32 moments per embedding, head, gate and scalar parameter;
-// Muon: one fp32 momentum per block-matrix parameter), the EMA copy when ema.decay > 0, and the activations
-// backward needs at the least: the residual stream entering each block and the final norm, rows x seq_len x
-// model_dim fp32 values each. Workspaces, logits and per-op saved tensors come on top, so a run the check admits
-// can still be too big, but one it refuses never fits.
+// It is a lower bound, from model::count_params of a resolved config (resolve() refuses counts that would overflow):
+// fp32 weights and gradients (4 + 4 bytes per parameter), the optimiser state (AdamW: two fp32 moments per embedding,
+// head, gate and scalar parameter; Muon: one fp32 momentum per block-matrix parameter), the EMA copy when ema.decay >
+// 0, and the activations backward needs at the least: the residual stream entering each block and the final norm, rows
+// x seq_len x model_dim fp32 values each. Workspaces, logits and per-op saved tensors come on top, so a run the check
+// admits can still be too big, but one it refuses never fits.
 #pragma once
 
 #include <cstdint>

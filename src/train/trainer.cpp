@@ -13,6 +13,7 @@
 #include "autograd/tape.h"
 #include "base/format.h"
 #include "base/temp_files.h"
+#include "eval/finite_weights.h"
 #include "ops/ops.h"
 #include "optim/schedule.h"
 #include "train/checkpoint.h"
@@ -139,16 +140,6 @@ struct Trainer::State {
             {"train_position", train_position}};
   }
 
-  bool parameters_finite() const {
-    for (const model::Parameter& p : gpt.parameters()) {
-      const float* w = p.value.data<float>();
-      for (int64_t i = 0, n = p.value.numel(); i < n; i++) {
-        if (!std::isfinite(w[i])) return false;
-      }
-    }
-    return true;
-  }
-
   std::string kept_checkpoint() const {
     return checkpoint_step >= 0 ? checkpoint_path + " (step " + std::to_string(checkpoint_step) + ") is intact"
                                 : std::string("no checkpoint was written");
@@ -159,10 +150,9 @@ struct Trainer::State {
   void save(nlohmann::json train_position) {
     pending_position.reset();
     if (checkpoint_path.empty()) return;
-    if (!parameters_finite()) {
-      throw NonFiniteLoss(
-          "the weights after step " + std::to_string(step) +
-          " are not all finite; no checkpoint was written for them; last good checkpoint: " + kept_checkpoint());
+    if (const std::optional<NonFiniteWeight> bad = first_non_finite_weight(gpt)) {
+      throw NonFiniteLoss("the weights after step " + std::to_string(step) + " are not all finite (" + bad->describe() +
+                          "); no checkpoint was written for them; last good checkpoint: " + kept_checkpoint());
     }
     remove_stale_temporaries(opts.out_dir);
     save_checkpoint(checkpoint_path, recipe, gpt, optim.state(), optim.counters(), ema, progress_json(train_position));
