@@ -15,6 +15,7 @@
 #include "data/brown.h"
 #include "data/jsonl.h"
 #include "data/temp_dir.h"
+#include "support/error_of.h"
 
 namespace nanotrn::data {
 namespace {
@@ -147,15 +148,6 @@ TEST(Prepare, InvalidUtf8NamesFileAndByte) {
   }
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.message();
-  }
-  return "";
-}
-
 TEST(Prepare, ACutOrEditedSplitFileIsRefusedThenRebuilt) {
   testing::TempDir dir;
   std::string jsonl;
@@ -172,8 +164,8 @@ TEST(Prepare, ACutOrEditedSplitFileIsRefusedThenRebuilt) {
   for (int line = 0; line < 30; ++line) end = cut.find('\n', end) + 1;
   cut.resize(end);
   write_text(train, cut);
-  for (const std::string& msg :
-       {error_of([&] { read_corpus_split(dir / "out", "train"); }), error_of([&] { verify_corpus(dir / "out"); })}) {
+  for (const std::string& msg : {testing_support::error_message_of([&] { read_corpus_split(dir / "out", "train"); }),
+                                 testing_support::error_message_of([&] { verify_corpus(dir / "out"); })}) {
     EXPECT_NE(msg.find(train + " has " + std::to_string(cut.size()) + " bytes but corpus.json recorded " +
                        std::to_string(full.size())),
               std::string::npos)
@@ -186,8 +178,9 @@ TEST(Prepare, ACutOrEditedSplitFileIsRefusedThenRebuilt) {
   std::string edited(full.begin(), full.end());
   edited[edited.find("document")] = 'D';
   write_text(train, edited);
-  EXPECT_NE(error_of([&] { read_corpus_split(dir / "out", "train"); }).find(train + " has CRC-32C "),
-            std::string::npos);
+  EXPECT_NE(
+      testing_support::error_message_of([&] { read_corpus_split(dir / "out", "train"); }).find(train + " has CRC-32C "),
+      std::string::npos);
 
   // prepare on the damaged folder rebuilds it from the sources and says why.
   const CorpusInfo rebuilt = prepare_corpus({dir / "in.jsonl"}, dir / "out", {.val_fraction = 0.2});
@@ -205,7 +198,7 @@ TEST(Prepare, ACutOrEditedSplitFileIsRefusedThenRebuilt) {
     j[split].erase("file_crc32c");
   }
   write_text(dir / "out/corpus.json", j.dump());
-  const std::string old = error_of([&] { read_corpus_split(dir / "out", "train"); });
+  const std::string old = testing_support::error_message_of([&] { read_corpus_split(dir / "out", "train"); });
   EXPECT_NE(old.find("corpus.json records no size and checksum for train.jsonl"), std::string::npos) << old;
 }
 

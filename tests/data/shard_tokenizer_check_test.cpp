@@ -15,6 +15,7 @@
 #include "data/jsonl.h"
 #include "data/temp_dir.h"
 #include "data/tokenize_corpus.h"
+#include "support/error_of.h"
 #include "tokenizer/bpe_train.h"
 #include "tokenizer/text_gen.h"
 
@@ -26,15 +27,6 @@ tokenizer::Tokenizer train_tokenizer(int32_t vocab, int seed) {
   for (int i = 0; i < 30; ++i) texts.push_back(tokenizer::testing::synthetic_text(60, seed + i));
   std::vector<std::string_view> views(texts.begin(), texts.end());
   return tokenizer::Tokenizer(tokenizer::train_bpe(views, {.vocab_size = vocab}));
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.message();
-  }
-  return "";
 }
 
 TEST(ShardTokenizerCheck, RefusesShardsOfAnotherTokenizerNamingBoth) {
@@ -51,9 +43,11 @@ TEST(ShardTokenizerCheck, RefusesShardsOfAnotherTokenizerNamingBoth) {
   tokenize_corpus(dir / "corpus", small, dir / "shards");
   const std::string fix = "nanotrn data setup --recipe x";
 
-  EXPECT_EQ(error_of([&] { check_shards_match_tokenizer(dir / "shards", small, "tokA", fix); }), "");
+  EXPECT_EQ(
+      testing_support::error_message_of([&] { check_shards_match_tokenizer(dir / "shards", small, "tokA", fix); }), "");
 
-  const std::string bigger = error_of([&] { check_shards_match_tokenizer(dir / "shards", big, "tokB", fix); });
+  const std::string bigger =
+      testing_support::error_message_of([&] { check_shards_match_tokenizer(dir / "shards", big, "tokB", fix); });
   EXPECT_NE(
       bigger.find(dir / "shards/shards.json" + " records vocab 300, fingerprint " + tokenizer_fingerprint_hex(small)),
       std::string::npos)
@@ -64,7 +58,8 @@ TEST(ShardTokenizerCheck, RefusesShardsOfAnotherTokenizerNamingBoth) {
   EXPECT_NE(bigger.find("; run: " + fix), std::string::npos) << bigger;
 
   // Same vocabulary size, other merges: the fingerprint tells them apart.
-  const std::string other = error_of([&] { check_shards_match_tokenizer(dir / "shards", same_size, "tokC", fix); });
+  const std::string other =
+      testing_support::error_message_of([&] { check_shards_match_tokenizer(dir / "shards", same_size, "tokC", fix); });
   EXPECT_NE(other.find("the tokenizer at tokC has vocab 300, fingerprint " + tokenizer_fingerprint_hex(same_size)),
             std::string::npos)
       << other;
@@ -75,12 +70,14 @@ TEST(ShardTokenizerCheck, RefusesShardsOfAnotherTokenizerNamingBoth) {
   j.erase("tokenizer");
   const std::string old = j.dump();
   write_file_atomic(dir / "shards/shards.json", old.data(), old.size());
-  const std::string stale = error_of([&] { check_shards_match_tokenizer(dir / "shards", small, "tokA", fix); });
+  const std::string stale =
+      testing_support::error_message_of([&] { check_shards_match_tokenizer(dir / "shards", small, "tokA", fix); });
   EXPECT_NE(stale.find(dir / "shards/shards.json" + " does not record the tokenizer"), std::string::npos) << stale;
   EXPECT_NE(stale.find("nanotrn data tokenize"), std::string::npos) << stale;
 
   // Shards without a shards.json come from another tool: nothing to compare, and the caller is told so.
-  EXPECT_EQ(error_of([&] { check_shards_match_tokenizer(dir / "corpus", big, "tokB", fix); }), "");
+  EXPECT_EQ(testing_support::error_message_of([&] { check_shards_match_tokenizer(dir / "corpus", big, "tokB", fix); }),
+            "");
   EXPECT_FALSE(check_shards_match_tokenizer(dir / "corpus", big, "tokB", fix));
   write_file_atomic(dir / "shards/shards.json", bytes.data(), bytes.size());
   EXPECT_TRUE(check_shards_match_tokenizer(dir / "shards", small, "tokA", fix));

@@ -11,6 +11,7 @@
 #include "base/file.h"
 #include "data/jsonl.h"
 #include "data/temp_dir.h"
+#include "support/error_of.h"
 #include "tokenizer/text_gen.h"
 #include "train/data_setup.h"
 
@@ -31,15 +32,6 @@ train::Recipe tiny_setup(const TempDir& dir) {
                                      "data.tokenizer=" + dir / "tok", "data.train=" + dir / "tokens/train_*.bin",
                                      "data.val=" + dir / "tokens/val_*.bin", "batch.seq_len=32", "batch.rows=2",
                                      "eval.rows=2"});
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.message();
-  }
-  return "";
 }
 
 TEST(DataStages, BuildsWhatTheRecipeNamesThenSkipsEverything) {
@@ -88,11 +80,12 @@ TEST(DataStages, BuildsWhatTheRecipeNamesThenSkipsEverything) {
 
 TEST(DataStages, ShardGlobsMustBeWhatTokenizeWrites) {
   train::Recipe r = train::default_recipe_with({"data.train=a/train_*.bin", "data.val=b/val_*.bin"});
-  EXPECT_NE(error_of([&] { data_paths(r); }).find("one shard folder"), std::string::npos);
+  EXPECT_NE(testing_support::error_message_of([&] { data_paths(r); }).find("one shard folder"), std::string::npos);
   r.data.train = "a/*.bin";
-  EXPECT_NE(error_of([&] { data_paths(r); }).find("data.train is 'a/*.bin'"), std::string::npos);
+  EXPECT_NE(testing_support::error_message_of([&] { data_paths(r); }).find("data.train is 'a/*.bin'"),
+            std::string::npos);
   r.data.train = "synthetic:random";
-  EXPECT_NE(error_of([&] { data_paths(r); }).find("synthetic"), std::string::npos);
+  EXPECT_NE(testing_support::error_message_of([&] { data_paths(r); }).find("synthetic"), std::string::npos);
   r = train::default_recipe_with({});
   const DataPaths p = data_paths(r);
   EXPECT_EQ(p.shards, "out/data/tokens");
@@ -104,11 +97,13 @@ TEST(DataStages, MissingOrMismatchedDataNamesTheSetupCommand) {
   TempDir dir;
   const train::Recipe recipe = tiny_setup(dir);
   const std::string cmd = "nanotrn data setup --recipe tiny";
-  const std::string no_tok = error_of([&] { train::open_training_data(recipe, cmd); });
+  const std::string no_tok = testing_support::error_message_of([&] { train::open_training_data(recipe, cmd); });
   EXPECT_NE(no_tok.find("no tokenizer at " + dir / "tok" + "; run: " + cmd), std::string::npos) << no_tok;
 
   // Default: the command names the recipe by its name.
-  EXPECT_NE(error_of([&] { train::open_training_data(recipe); }).find("run: nanotrn data setup --recipe unnamed"),
+  EXPECT_NE(testing_support::error_message_of([&] {
+              train::open_training_data(recipe);
+            }).find("run: nanotrn data setup --recipe unnamed"),
             std::string::npos);
 
   setup_data(recipe, nullptr);
@@ -117,7 +112,7 @@ TEST(DataStages, MissingOrMismatchedDataNamesTheSetupCommand) {
     if (e.path().filename().string().rfind("train_", 0) == 0) train_shards.push_back(e.path());
   }
   for (const fs::path& p : train_shards) fs::remove(p);
-  const std::string no_shards = error_of([&] { train::open_training_data(recipe, cmd); });
+  const std::string no_shards = testing_support::error_message_of([&] { train::open_training_data(recipe, cmd); });
   EXPECT_NE(no_shards.find("matches no shard file; run: " + cmd), std::string::npos) << no_shards;
 
   // Shards tokenized with another tokenizer than data.tokenizer.
@@ -130,7 +125,7 @@ TEST(DataStages, MissingOrMismatchedDataNamesTheSetupCommand) {
   setup_data(other, nullptr);
   other.data.train = recipe.data.train;
   other.data.val = recipe.data.val;
-  const std::string mixed = error_of([&] { train::open_training_data(other, cmd); });
+  const std::string mixed = testing_support::error_message_of([&] { train::open_training_data(other, cmd); });
   EXPECT_NE(mixed.find("tokenized with another tokenizer"), std::string::npos) << mixed;
   // Both files and both vocabulary sizes.
   EXPECT_NE(mixed.find(dir / "tokens/shards.json" + " records vocab 300"), std::string::npos) << mixed;
@@ -145,7 +140,8 @@ TEST(DataStages, EvaluationNeedsOnlyTheValidationShards) {
   for (const auto& e : fs::directory_iterator(dir / "tokens")) {
     if (e.path().filename().string().rfind("train_", 0) == 0) fs::remove(e.path());
   }
-  EXPECT_NE(error_of([&] { train::open_training_data(recipe); }).find("data.train"), std::string::npos);
+  EXPECT_NE(testing_support::error_message_of([&] { train::open_training_data(recipe); }).find("data.train"),
+            std::string::npos);
   const train::TrainerData val = train::open_validation_data(recipe);
   EXPECT_EQ(val.train, nullptr);
   ASSERT_NE(val.val, nullptr);

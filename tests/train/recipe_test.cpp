@@ -14,47 +14,46 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "support/error_of.h"
 #include "train/recipe.h"
 #include "train/recipe_ranges.h"
 
 namespace nanotrn::train {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(Recipe, UnknownKeysAreErrorsNamingTheDottedPath) {
-  const std::string e1 = error_of([] { recipe_from_json({{"optim", {{"matrix_lrr", 0.02}}}}); });
+  const std::string e1 = testing_support::error_text_of([] { recipe_from_json({{"optim", {{"matrix_lrr", 0.02}}}}); });
   EXPECT_NE(e1.find("unknown key 'optim.matrix_lrr'"), std::string::npos) << e1;
-  const std::string e2 = error_of([] { recipe_from_json({{"modle", {}}}); });
+  const std::string e2 = testing_support::error_text_of([] { recipe_from_json({{"modle", {}}}); });
   EXPECT_NE(e2.find("unknown key 'modle'"), std::string::npos) << e2;
-  const std::string e3 = error_of([] { recipe_from_json({{"model", {{"init", {{"fcc", 1}}}}}}); });
+  const std::string e3 = testing_support::error_text_of([] {
+    recipe_from_json({{"model", {{"init", {{"fcc", 1}}}}}});
+  });
   EXPECT_NE(e3.find("model.init.fcc"), std::string::npos) << e3;
-  const std::string e4 = error_of([] { recipe_from_json({{"batch", {{"phases", {{{"from", 0}, {"acum", 2}}}}}}}); });
+  const std::string e4 = testing_support::error_text_of([] {
+    recipe_from_json({{"batch", {{"phases", {{{"from", 0}, {"acum", 2}}}}}}});
+  });
   EXPECT_NE(e4.find("batch.phases[0].acum"), std::string::npos) << e4;
 }
 
 TEST(Recipe, WrongTypesAndBadValuesNameTheField) {
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(testing_support::error_text_of([] {
               recipe_from_json({{"model", {{"depth", "eight"}}}});
             }).find("model.depth"),
             std::string::npos);
-  EXPECT_NE(error_of([] { recipe_from_json({{"model", {{"depth", 2.5}}}}); }).find("integer"), std::string::npos);
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(testing_support::error_text_of([] {
+              recipe_from_json({{"model", {{"depth", 2.5}}}});
+            }).find("integer"),
+            std::string::npos);
+  EXPECT_NE(testing_support::error_text_of([] {
               recipe_from_json({{"model", {{"activation", "swish"}}}});
             }).find("relu2"),
             std::string::npos);
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(testing_support::error_text_of([] {
               recipe_from_json({{"train", {{"precision", "fp8"}}}});
             }).find("train.precision"),
             std::string::npos);
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(testing_support::error_text_of([] {
               recipe_from_json({{"train", {{"budget", "ten minutes"}}}});
             }).find("duration"),
             std::string::npos);
@@ -70,9 +69,10 @@ TEST(Recipe, OverridesSetNestedFieldsAndRejectUnknownKeys) {
   EXPECT_EQ(r.model.activation, model::Activation::leaky_relu2);
   EXPECT_EQ(r.train.mtp_weights, (std::vector<float>{1.0f, 0.5f}));
   EXPECT_TRUE(r.data.mask_bos_targets);
-  const std::string e = error_of([] { default_recipe_with({"optim.matrix_lrr=0.02"}); });
+  const std::string e = testing_support::error_text_of([] { default_recipe_with({"optim.matrix_lrr=0.02"}); });
   EXPECT_NE(e.find("unknown key 'optim.matrix_lrr'"), std::string::npos) << e;
-  EXPECT_NE(error_of([] { default_recipe_with({"optim.matrix_lr"}); }).find("key.path=value"), std::string::npos);
+  EXPECT_NE(testing_support::error_text_of([] { default_recipe_with({"optim.matrix_lr"}); }).find("key.path=value"),
+            std::string::npos);
 }
 
 TEST(Recipe, JsonRoundTripIsExact) {
@@ -112,7 +112,7 @@ TEST(Recipe, MalformedFilesNameTheFileAndByte) {
   const std::string path = ::testing::TempDir() + "/bad_recipe.json";
   const std::string text = "{\"model\": {\"depth\": 4,}}";
   write_file_atomic(path, text.data(), text.size());
-  const std::string e = error_of([&] { load_recipe(path); });
+  const std::string e = testing_support::error_text_of([&] { load_recipe(path); });
   EXPECT_NE(e.find(path), std::string::npos) << e;
   EXPECT_NE(e.find("byte"), std::string::npos) << e;
 }
@@ -141,7 +141,7 @@ TEST(Recipe, NumbersOutOfRangeAreErrorsNamingTheDottedKeyAndValue) {
   };
   for (const auto& [set, key, value] : cases) {
     SCOPED_TRACE(set);
-    const std::string e = error_of([&] { default_recipe_with({set}); });
+    const std::string e = testing_support::error_text_of([&] { default_recipe_with({set}); });
     EXPECT_NE(e.find("recipe: " + key + " must be "), std::string::npos) << e;
     EXPECT_NE(e.find("got " + value), std::string::npos) << e;
   }
@@ -151,34 +151,38 @@ TEST(Recipe, NumbersOutOfRangeAreErrorsNamingTheDottedKeyAndValue) {
 
 TEST(Recipe, NanIsRejectedFromOverridesAndFromJson) {
   // An override "nan" is not JSON, so it becomes a string: a type error naming the key.
-  const std::string e1 = error_of([] { default_recipe_with({"optim.matrix_lr=nan"}); });
+  const std::string e1 = testing_support::error_text_of([] { default_recipe_with({"optim.matrix_lr=nan"}); });
   EXPECT_NE(e1.find("optim.matrix_lr must be a number"), std::string::npos) << e1;
   // So is a number beyond a double, and infinity spelled out.
   for (const char* set : {"optim.matrix_lr=1e999", "optim.matrix_lr=inf", "optim.matrix_lr=-Infinity"}) {
-    const std::string e = error_of([&] { default_recipe_with({set}); });
+    const std::string e = testing_support::error_text_of([&] { default_recipe_with({set}); });
     EXPECT_NE(e.find("optim.matrix_lr must be a number"), std::string::npos) << e;
   }
   // A NaN that reaches the loader as a number (a Recipe built in code, written and read back) is out of range.
   Recipe r;
   r.optim.adam_beta2 = std::numeric_limits<float>::quiet_NaN();
-  const std::string e2 = error_of([&] { recipe_from_json(recipe_to_json(r)); });
+  const std::string e2 = testing_support::error_text_of([&] { recipe_from_json(recipe_to_json(r)); });
   EXPECT_NE(e2.find("recipe: optim.adam_beta2 must be a number in [0, 1), got nan"), std::string::npos) << e2;
   r = Recipe{};
   r.train.mtp_until = std::numeric_limits<double>::infinity();
-  EXPECT_NE(error_of([&] { recipe_from_json(recipe_to_json(r)); }).find("train.mtp_until"), std::string::npos);
+  EXPECT_NE(testing_support::error_text_of([&] { recipe_from_json(recipe_to_json(r)); }).find("train.mtp_until"),
+            std::string::npos);
 }
 
 TEST(Recipe, NumbersBeyondTheirTypeAreErrorsNamingTheKey) {
-  const std::string e1 = error_of([] { default_recipe_with({"optim.matrix_lr=1e39"}); });  // beyond float
+  const std::string e1 =
+      testing_support::error_text_of([] { default_recipe_with({"optim.matrix_lr=1e39"}); });  // beyond float
   EXPECT_NE(e1.find("optim.matrix_lr must be a finite number"), std::string::npos) << e1;
-  const std::string e2 = error_of([] { default_recipe_with({"train.steps=1e30"}); });  // beyond int64
+  const std::string e2 =
+      testing_support::error_text_of([] { default_recipe_with({"train.steps=1e30"}); });  // beyond int64
   EXPECT_NE(e2.find("train.steps is out of range"), std::string::npos) << e2;
-  const std::string e3 = error_of([] { default_recipe_with({"train.threads=4294967296"}); });  // beyond int
+  const std::string e3 =
+      testing_support::error_text_of([] { default_recipe_with({"train.threads=4294967296"}); });  // beyond int
   EXPECT_NE(e3.find("train.threads is out of range"), std::string::npos) << e3;
 }
 
 TEST(Recipe, ThreadsHaveAnUpperBoundNamingTheCoreCount) {
-  const std::string e = error_of([] { default_recipe_with({"train.threads=100000"}); });
+  const std::string e = testing_support::error_text_of([] { default_recipe_with({"train.threads=100000"}); });
   EXPECT_NE(e.find("train.threads must be at most " + std::to_string(max_host_threads())), std::string::npos) << e;
   EXPECT_NE(e.find("cores"), std::string::npos) << e;
   EXPECT_NE(e.find("got 100000"), std::string::npos) << e;
@@ -190,7 +194,7 @@ TEST(Recipe, ErrorsFromAFileCarryOneSourceLocation) {
   const std::string path = ::testing::TempDir() + "/bad_depth_recipe.json";
   const std::string text = "{\"model\": {\"depth\": 0}}";
   write_file_atomic(path, text.data(), text.size());
-  const std::string e = error_of([&] { load_recipe(path); });
+  const std::string e = testing_support::error_text_of([&] { load_recipe(path); });
   EXPECT_NE(e.find(path), std::string::npos) << e;
   const std::regex location(R"([A-Za-z0-9_./-]+\.(cpp|h):[0-9]+: )");
   const auto n = std::distance(std::sregex_iterator(e.begin(), e.end(), location), std::sregex_iterator());
@@ -202,14 +206,14 @@ TEST(Recipe, AFileThatIsNotAnObjectIsNamedEvenWithOverrides) {
   const std::string text = "[1, 2]";
   write_file_atomic(path, text.data(), text.size());
   // The override used to index the array and escape as a raw nlohmann type_error.
-  const std::string e = error_of([&] { load_recipe(path, {"train.steps=1"}); });
+  const std::string e = testing_support::error_text_of([&] { load_recipe(path, {"train.steps=1"}); });
   EXPECT_NE(e.find(path + ": a recipe is a JSON object"), std::string::npos) << e;
   EXPECT_NE(e.find("got array"), std::string::npos) << e;
 }
 
 TEST(Recipe, AnOverrideThatIsNotUtf8IsNamed) {
   // Found by fuzz/recipe_fuzz.cpp: the bytes became a JSON string and escaped as a raw nlohmann type_error on dump.
-  const std::string e = error_of([] { default_recipe_with({"optim.muon_dtype=\xc3\x28"}); });
+  const std::string e = testing_support::error_text_of([] { default_recipe_with({"optim.muon_dtype=\xc3\x28"}); });
   EXPECT_NE(e.find("recipe override: not valid UTF-8 at byte 17"), std::string::npos) << e;
 }
 

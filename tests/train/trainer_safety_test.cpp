@@ -17,6 +17,7 @@
 #include "base/file.h"
 #include "base/stop_signal.h"
 #include "io/safetensors.h"
+#include "support/pattern_data.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 
@@ -30,15 +31,6 @@ Recipe tiny_recipe(std::vector<std::string> extra = {}) {
                                 "train.steps=4",       "eval.tokens=256",   "eval.rows=4"};
   o.insert(o.end(), extra.begin(), extra.end());
   return default_recipe_with(o);
-}
-
-TrainerData pattern_data(const Recipe& r) {
-  TrainerData d;
-  d.train = make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 11);
-  d.val = make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 12);
-  d.token_bytes.assign(static_cast<size_t>(r.model.vocab_size), 1);
-  d.description = "synthetic";
-  return d;
 }
 
 std::string empty_dir(const std::string& name) {
@@ -63,7 +55,7 @@ TEST(TrainerSafety, ADivergingRunKeepsACheckpointThatResumesIntoAFiniteLoss) {
     const Recipe bad = tiny_recipe(set);
     std::string message;
     try {
-      Trainer t(bad, pattern_data(bad), clock, {.out_dir = dir});
+      Trainer t(bad, testing_support::pattern_data(bad), clock, {.out_dir = dir});
       t.run();
       continue;  // did not diverge
     } catch (const NonFiniteLoss& e) {
@@ -79,7 +71,7 @@ TEST(TrainerSafety, ADivergingRunKeepsACheckpointThatResumesIntoAFiniteLoss) {
       for (float v : t.to_vector()) ASSERT_TRUE(std::isfinite(v)) << name;
     }
     // Resumed, the kept weights' next step has a finite loss (no out_dir: nothing is written).
-    Trainer again(bad, pattern_data(bad), clock, {.resume = ckpt, .stop_after_steps = step + 1});
+    Trainer again(bad, testing_support::pattern_data(bad), clock, {.resume = ckpt, .stop_after_steps = step + 1});
     const TrainResult res = again.run();
     EXPECT_EQ(res.steps, step + 1);
     EXPECT_TRUE(std::isfinite(res.last_loss));
@@ -94,7 +86,7 @@ TEST(TrainerSafety, AFailedMetricsWriteIsAnErrorNamingTheFile) {
   std::filesystem::create_symlink("/dev/full", dir + "/metrics.jsonl");
   const Recipe r = tiny_recipe({"train.steps=2"});
   FixedClock clock(0.01);
-  Trainer t(r, pattern_data(r), clock, {.out_dir = dir});
+  Trainer t(r, testing_support::pattern_data(r), clock, {.out_dir = dir});
   try {
     t.run();
     FAIL() << "expected an Error";
@@ -109,7 +101,7 @@ TEST(TrainerSafety, AMalformedProgressRecordIsAnErrorNamingTheCheckpoint) {
   const Recipe r = tiny_recipe({"train.steps=2"});
   FixedClock clock(0.01);
   {
-    Trainer t(r, pattern_data(r), clock, {.out_dir = dir});
+    Trainer t(r, testing_support::pattern_data(r), clock, {.out_dir = dir});
     t.run();
   }
   const std::string ckpt = dir + "/checkpoint.safetensors";
@@ -121,7 +113,7 @@ TEST(TrainerSafety, AMalformedProgressRecordIsAnErrorNamingTheCheckpoint) {
     meta["progress"] = progress;
     save_safetensors(ckpt, f.tensors, meta);
     try {
-      Trainer t(r, pattern_data(r), clock, {.resume = ckpt});
+      Trainer t(r, testing_support::pattern_data(r), clock, {.resume = ckpt});
       t.run();
       FAIL() << "expected an Error";
     } catch (const Error& e) {
@@ -149,7 +141,7 @@ TEST(TrainerSafety, ASigintStopsAfterTheStepWithACheckpointThatResumes) {
   };
   TrainResult res;
   {
-    Trainer t(r, pattern_data(r), clock, o);
+    Trainer t(r, testing_support::pattern_data(r), clock, o);
     res = t.run();
   }
   EXPECT_EQ(stop_signal(), SIGINT);
@@ -161,7 +153,7 @@ TEST(TrainerSafety, ASigintStopsAfterTheStepWithACheckpointThatResumes) {
   EXPECT_EQ(res.steps, 2);
   const std::string ckpt = dir + "/checkpoint.safetensors";
   EXPECT_EQ(load_checkpoint(ckpt).progress.at("step"), 2);
-  Trainer again(r, pattern_data(r), clock, {.out_dir = dir, .resume = ckpt});
+  Trainer again(r, testing_support::pattern_data(r), clock, {.out_dir = dir, .resume = ckpt});
   EXPECT_EQ(again.run().steps, 6);
 }
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "base/file.h"
+#include "support/pattern_data.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
@@ -38,15 +39,6 @@ Recipe small_recipe(std::vector<std::string> extra = {}) {
   return default_recipe_with(o);
 }
 
-TrainerData synthetic(const Recipe& r) {
-  TrainerData d;
-  d.train = make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 11);
-  d.val = make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 12);
-  d.token_bytes.assign(static_cast<size_t>(r.model.vocab_size), 1);
-  d.description = "synthetic";
-  return d;
-}
-
 std::string fresh_dir(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "/nanotrn_trainer_" + name;
   std::filesystem::remove_all(dir);
@@ -57,7 +49,7 @@ std::string fresh_dir(const std::string& name) {
 TEST(Trainer, LossFallsOnALearnableLanguage) {
   const Recipe r = small_recipe({"train.steps=60", "train.log_every=5"});
   FixedClock clock(0.01);
-  Trainer t(r, synthetic(r), clock, {});
+  Trainer t(r, testing_support::pattern_data(r), clock, {});
   const TrainResult res = t.run();
   ASSERT_GE(res.loss_curve.size(), 4u);
   EXPECT_NEAR(res.loss_curve.front().second, std::log(64.0), 0.05);  // zero-init blocks: ln V at step 0
@@ -75,15 +67,15 @@ TEST(Trainer, ResumeContinuesBitIdentically) {
   FixedClock clock(0.01);
   const std::string a = fresh_dir("straight"), b = fresh_dir("resumed");
   {
-    Trainer t(r, synthetic(r), clock, {.out_dir = a});
+    Trainer t(r, testing_support::pattern_data(r), clock, {.out_dir = a});
     EXPECT_EQ(t.run().steps, 20);
   }
   {
-    Trainer t(r, synthetic(r), clock, {.out_dir = b, .stop_after_steps = 10});
+    Trainer t(r, testing_support::pattern_data(r), clock, {.out_dir = b, .stop_after_steps = 10});
     EXPECT_EQ(t.run().steps, 10);
   }
   {
-    Trainer t(r, synthetic(r), clock, {.out_dir = b, .resume = b + "/checkpoint.safetensors"});
+    Trainer t(r, testing_support::pattern_data(r), clock, {.out_dir = b, .resume = b + "/checkpoint.safetensors"});
     EXPECT_EQ(t.run().steps, 20);
   }
   const Checkpoint ca = load_checkpoint(a + "/checkpoint.safetensors");
@@ -109,7 +101,7 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
   FixedClock clock(0.01);
   const Recipe good = small_recipe({"train.steps=3", "train.checkpoint_every=1"});
   {
-    Trainer t(good, synthetic(good), clock, {.out_dir = dir});
+    Trainer t(good, testing_support::pattern_data(good), clock, {.out_dir = dir});
     t.run();
   }
   const std::string ckpt = dir + "/checkpoint.safetensors";
@@ -117,7 +109,7 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
   // Same model, absurd learning rates: the weights overflow within a step or two.
   const Recipe bad = small_recipe({"train.steps=50", "train.checkpoint_every=100", "optim.matrix_lr=1e30",
                                    "optim.embedding_lr=1e30", "optim.unembedding_lr=1e30"});
-  Trainer t(bad, synthetic(bad), clock, {.out_dir = dir, .resume = ckpt});
+  Trainer t(bad, testing_support::pattern_data(bad), clock, {.out_dir = dir, .resume = ckpt});
   try {
     t.run();
     FAIL() << "expected NonFiniteLoss";
@@ -135,7 +127,7 @@ TEST(Trainer, TimeBudgetStopsWhereTheClockSays) {
   // 0.25 s per micro-batch against a 2 s budget: exactly 8 steps with one micro-batch each.
   const Recipe r = small_recipe({"train.budget=2s", "train.steps=0"});
   FixedClock clock(0.25);
-  Trainer t(r, synthetic(r), clock, {});
+  Trainer t(r, testing_support::pattern_data(r), clock, {});
   const TrainResult res = t.run();
   EXPECT_EQ(res.steps, 8);
   EXPECT_EQ(res.stop_reason, "budget");
@@ -162,7 +154,7 @@ TEST(Trainer, UnderADeviceClockProgressIsInDeviceTime) {
   TrainerOptions o;
   o.out_dir = dir;
   o.print = [&lines](const std::string& line) { lines.push_back(line); };
-  Trainer t(r, synthetic(r), clock, o);
+  Trainer t(r, testing_support::pattern_data(r), clock, o);
   const TrainResult res = t.run();
   const double tokens_per_step = static_cast<double>(r.batch.rows * r.batch.seq_len);
   int steps_seen = 0;
@@ -194,7 +186,7 @@ TEST(Trainer, UnderADeviceClockProgressIsInDeviceTime) {
 TEST(Evaluate, AllZeroLogitsGiveLog2VTimesTokensOverBytes) {
   const Recipe r = small_recipe();
   FixedClock clock(1.0);
-  Trainer t(r, synthetic(r), clock, {});
+  Trainer t(r, testing_support::pattern_data(r), clock, {});
   for (model::Parameter& p : t.model().parameters()) {
     if (p.name == "lm_head") p.value.zero();
   }
