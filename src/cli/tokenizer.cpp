@@ -26,10 +26,10 @@ struct Input {
 // anything else is read as a source (folder, .jsonl).
 Input read_input(const std::string& path, const std::string& split) {
   if (std::filesystem::exists(path + "/corpus.json")) return {data::read_corpus_split(path, split), ""};
-  std::vector<data::Document> docs = data::read_source(path);
-  if (std::filesystem::is_directory(path) || std::filesystem::path(path).extension() == ".jsonl") return {docs, ""};
-  data::SplitText pieces = data::split_text(docs[0]);
-  const std::string note = path + " (" + std::to_string(docs[0].text.size()) + " bytes) split into " +
+  if (std::filesystem::is_directory(path) || std::filesystem::path(path).extension() == ".jsonl")
+    return {data::read_source(path), ""};
+  data::SplitText pieces = data::read_text_source(path);
+  const std::string note = path + " (" + std::to_string(std::filesystem::file_size(path)) + " bytes) split into " +
                            std::to_string(pieces.docs.size()) + " documents at " +
                            (pieces.by_paragraphs ? "blank lines" : "line ends (it has no blank line)");
   return {std::move(pieces.docs), note};

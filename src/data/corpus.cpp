@@ -11,6 +11,7 @@
 #include "base/file.h"
 #include "data/brown.h"
 #include "data/jsonl.h"
+#include "data/split_text.h"
 #include "io/crc32c.h"
 
 namespace nanotrn::data {
@@ -110,11 +111,15 @@ void write_text(const std::string& path, const std::string& text) { write_file_a
 
 }  // namespace
 
+SplitText read_text_source(const std::string& path) {
+  return split_text(read_text_file(path, fs::path(path).filename().string()));
+}
+
 std::vector<Document> read_source(const std::string& path) {
   check(fs::exists(path), "data: no such file or directory: " + path);
   if (!fs::is_directory(path)) {
     if (is_jsonl(path)) return read_jsonl(path);
-    return {read_text_file(path, path)};
+    return read_text_source(path).docs;
   }
   std::vector<fs::path> files;
   for (auto it = fs::recursive_directory_iterator(path); it != fs::recursive_directory_iterator(); ++it) {
@@ -131,7 +136,7 @@ std::vector<Document> read_source(const std::string& path) {
     if (is_jsonl(f)) {
       for (Document& d : read_jsonl(f.string())) docs.push_back(std::move(d));
     } else {
-      docs.push_back(read_text_file(f.string(), f.string()));
+      docs.push_back(read_text_file(f.string(), f.lexically_relative(path).generic_string()));
     }
   }
   return docs;

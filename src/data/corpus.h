@@ -5,8 +5,11 @@
 //   std::vector<Document> val = read_corpus_split("out/data/corpus", "val");
 //
 // Sources: a directory (every regular file under it, sorted by path, hidden files skipped), a .jsonl file (one
-// document per line, jsonl.h) or any other file (one document). Text must be valid UTF-8 (else an Error naming the
-// file and byte offset). Document ids: the path (or the JSONL id); Brown samples are "brown/ca01" ...
+// document per line, jsonl.h) or any other file: under a directory one document, given alone its paragraphs (or
+// lines: split_text.h), so that one book still has a training and a validation side. Text must be valid UTF-8 (else
+// an Error naming the file and byte offset). Document ids do not depend on where the source lives: a file under a
+// directory is its path relative to that directory ("sub/a.txt"), a file given alone its name and paragraph
+// ("book.txt#12"), a JSONL line its id (jsonl.h); Brown samples are "brown/ca01" ...
 // Split: a document is in validation when split_hash(id) < val_fraction (split_hash is FNV-1a 64 of the id, mixed by
 // the splitmix64 finaliser, scaled to [0, 1)); so a document's side never depends on the other documents, and adding
 // training text never changes the validation set.
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "data/document.h"
+#include "data/split_text.h"
 
 namespace nanotrn::data {
 
@@ -35,6 +39,8 @@ double split_hash(std::string_view id);
 bool is_validation(std::string_view id, double val_fraction);
 
 std::vector<Document> read_source(const std::string& path);
+// What read_source makes of a lone plain text file, with how it was split (for a log line).
+SplitText read_text_source(const std::string& path);
 
 struct SplitCounts {
   int64_t docs = 0, bytes = 0, chars = 0;  // bytes: of the documents' text

@@ -122,12 +122,45 @@ TEST(Prepare, SplitsDirectoriesAndJsonlAndReusesTheFolder) {
   std::vector<std::string> a, b;
   for (const Document& d : val) a.push_back(d.id);
   for (const Document& d : read_corpus_split(dir / "out2", "val")) {
-    if (d.id.find("/f") != std::string::npos && std::stoi(d.id.substr(d.id.rfind("/f") + 2)) < 40) b.push_back(d.id);
+    if (d.id.starts_with("f") && std::stoi(d.id.substr(1)) < 40) b.push_back(d.id);
     if (d.id == "j1") b.push_back(d.id);
   }
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   EXPECT_EQ(a, b);
+}
+
+TEST(Prepare, DirectoryIdsAreRelativeToTheSource) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "src/sub");
+  write_text(dir / "src/sub/a.txt", "alpha");
+  const std::vector<Document> docs = read_source(dir / "src");
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(docs[0].id, "sub/a.txt");
+  EXPECT_EQ(docs[0].text, "alpha");
+}
+
+TEST(Prepare, ALoneTextFileIsSplitIntoParagraphsWhereverItLives) {
+  testing::TempDir dir;
+  std::string book;
+  for (int i = 0; i < 60; ++i) book += "Paragraph " + std::to_string(i) + " line one.\nline two.\n\n";
+  std::filesystem::create_directories(dir / "here");
+  std::filesystem::create_directories(dir / "there/deeper");
+  write_text(dir / "here/book.txt", book);
+  write_text(dir / "there/deeper/book.txt", book);
+  const std::vector<Document> docs = read_source(dir / "here/book.txt");
+  ASSERT_EQ(docs.size(), 60u);
+  EXPECT_EQ(docs[7].id, "book.txt#7");
+  EXPECT_EQ(docs[7].text, "Paragraph 7 line one.\nline two.");
+  const CorpusInfo a = prepare_corpus({dir / "here/book.txt"}, dir / "out_a", {.val_fraction = 0.2});
+  const CorpusInfo b = prepare_corpus({dir / "there/deeper/book.txt"}, dir / "out_b", {.val_fraction = 0.2});
+  EXPECT_EQ(a.train.docs + a.val.docs, 60);
+  EXPECT_GT(a.train.docs, 0);
+  EXPECT_GT(a.val.docs, 0);  // about 12 of 60; none would be a split_hash far from uniform
+  std::vector<std::string> va, vb;
+  for (const Document& d : read_corpus_split(dir / "out_a", "val")) va.push_back(d.id);
+  for (const Document& d : read_corpus_split(dir / "out_b", "val")) vb.push_back(d.id);
+  EXPECT_EQ(va, vb);  // the same book gives the same split, wherever it lives
 }
 
 TEST(Prepare, InvalidUtf8NamesFileAndByte) {
