@@ -134,7 +134,8 @@ std::vector<Document> read_source(const std::string& path) {
   std::vector<Document> docs;
   for (const fs::path& f : files) {
     if (is_jsonl(f)) {
-      for (Document& d : read_jsonl(f.string())) docs.push_back(std::move(d));
+      for (Document& d : read_jsonl(f.string(), "text", f.lexically_relative(path).generic_string()))
+        docs.push_back(std::move(d));
     } else {
       docs.push_back(read_text_file(f.string(), f.lexically_relative(path).generic_string()));
     }

@@ -1,6 +1,8 @@
 // JSONL corpora. See jsonl.h.
 #include "data/jsonl.h"
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -15,7 +17,9 @@ size_t count_utf8_chars(std::string_view s) {
   return n;
 }
 
-std::vector<Document> parse_jsonl(std::string_view content, const std::string& name, const std::string& text_field) {
+std::vector<Document> parse_jsonl(std::string_view content, const std::string& name, const std::string& text_field,
+                                  const std::string& id_name) {
+  const std::string& id_base = id_name.empty() ? name : id_name;
   std::vector<Document> docs;
   size_t pos = 0, line_no = 0;
   while (pos < content.size()) {
@@ -41,15 +45,16 @@ std::vector<Document> parse_jsonl(std::string_view content, const std::string& n
     const size_t bad = find_invalid_utf8(d.text);
     check(bad == std::string_view::npos, where + "the text is not valid UTF-8 at byte " + std::to_string(bad));
     const auto id = j.find("id");
-    d.id = id != j.end() && id->is_string() ? id->get<std::string>() : name + ":" + std::to_string(line_no);
+    d.id = id != j.end() && id->is_string() ? id->get<std::string>() : id_base + ":" + std::to_string(line_no);
     docs.push_back(std::move(d));
   }
   return docs;
 }
 
-std::vector<Document> read_jsonl(const std::string& path, const std::string& text_field) {
+std::vector<Document> read_jsonl(const std::string& path, const std::string& text_field, const std::string& id_name) {
   const std::vector<uint8_t> bytes = read_file(path);
-  return parse_jsonl(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path, text_field);
+  return parse_jsonl(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path, text_field,
+                     id_name.empty() ? std::filesystem::path(path).filename().string() : id_name);
 }
 
 std::string format_jsonl(const std::vector<Document>& docs) {

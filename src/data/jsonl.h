@@ -3,7 +3,9 @@
 //   std::vector<Document> docs = parse_jsonl(bytes, "corpus.jsonl");   // from memory (fuzzable)
 //   std::vector<Document> docs = read_jsonl("corpus.jsonl");           // from a file
 //
-// The id of a document is its "id" field when that is a string, else "<name>:<line>". Blank lines are allowed and
+// The id of a document is its "id" field when that is a string, else "<id_name>:<line>", where id_name is name by
+// default and read_jsonl's is the file's name without its folders (so that where a file lives never changes its
+// documents' ids, nor so the train/validation split: corpus.h). Blank lines are allowed and
 // ignored. Anything else that is not an object with a string text field is an Error "<name>:<line>: ...", as is text
 // that is not valid UTF-8.
 #pragma once
@@ -17,8 +19,9 @@
 namespace nanotrn::data {
 
 std::vector<Document> parse_jsonl(std::string_view content, const std::string& name,
-                                  const std::string& text_field = "text");
-std::vector<Document> read_jsonl(const std::string& path, const std::string& text_field = "text");
+                                  const std::string& text_field = "text", const std::string& id_name = "");
+std::vector<Document> read_jsonl(const std::string& path, const std::string& text_field = "text",
+                                 const std::string& id_name = "");
 
 // One {"id": ..., "text": ...} object per line.
 std::string format_jsonl(const std::vector<Document>& docs);

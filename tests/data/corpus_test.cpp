@@ -134,10 +134,13 @@ TEST(Prepare, DirectoryIdsAreRelativeToTheSource) {
   testing::TempDir dir;
   std::filesystem::create_directories(dir / "src/sub");
   write_text(dir / "src/sub/a.txt", "alpha");
+  write_text(dir / "src/sub/b.jsonl", "{\"text\": \"beta\"}\n");
   const std::vector<Document> docs = read_source(dir / "src");
-  ASSERT_EQ(docs.size(), 1u);
+  ASSERT_EQ(docs.size(), 2u);
   EXPECT_EQ(docs[0].id, "sub/a.txt");
   EXPECT_EQ(docs[0].text, "alpha");
+  EXPECT_EQ(docs[1].id, "sub/b.jsonl:1");
+  EXPECT_EQ(read_source(dir / "src/sub/b.jsonl").at(0).id, "b.jsonl:1");  // given alone: its name
 }
 
 TEST(Prepare, ALoneTextFileIsSplitIntoParagraphsWhereverItLives) {
