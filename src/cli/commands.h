@@ -15,6 +15,7 @@ void add_kernel(CLI::App& app);
 void add_train(CLI::App& app, const Home& home);
 void add_bench(CLI::App& app, const Home& home);
 void add_eval(CLI::App& app, const Home& home);
+void add_eval_core(CLI::App& eval, const Home& home);  // `eval core`, under add_eval's command
 void add_sample(CLI::App& app, const Home& home);
 void add_data(CLI::App& app, const Home& home);
 void add_tokenizer(CLI::App& app, const Home& home);

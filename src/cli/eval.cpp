@@ -4,12 +4,11 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/eval_model.h"
 #include "cli/recipe_args.h"
-#include "eval/finite_weights.h"
 #include "train/checkpoint.h"
 #include "train/data_setup.h"
 #include "train/evaluate.h"
-#include "train/recipe_paths.h"
 
 namespace nanotrn::cli {
 
@@ -32,22 +31,13 @@ void add_eval(CLI::App& app, const Home& home) {
   bpb->add_flag("--ema", args->ema, "Score the EMA weights instead of the live ones");
   bpb->add_flag("--json", args->json, "Machine-readable output");
   add_data_root_footer(bpb, home);
+  add_eval_core(*cmd, home);
   bpb->callback([args, home] {
-    const train::Checkpoint c = train::load_checkpoint(args->ckpt);
-    nlohmann::json rj = train::recipe_to_json(c.recipe);
-    for (const std::string& s : args->sets) train::apply_override(rj, s, rj);
-    train::Recipe r = train::recipe_from_json(rj);
-    train::resolve_data_paths(r, home);  // checkpoints of older builds hold paths as written
-    Engine engine(EngineOptions{.num_threads = r.train.threads});
-    Ctx ctx{engine, nullptr, r.train.precision == "bf16" ? DType::bf16 : DType::f32};
-    model::Gpt gpt(ctx, model::resolve(r.model), r.seed);
-    train::restore_model(gpt, c);
-    if (args->ema) {
-      const auto ema = c.with_prefix("ema.");
-      check(!ema.empty(), args->ckpt + ": this checkpoint has no EMA weights (ema.decay was 0)");
-      for (const auto& [name, t] : ema) gpt.parameter(name).value.copy_from(t);
-    }
-    check_finite_weights(gpt, args->ckpt + (args->ema ? " (EMA weights)" : ""));
+    EvalModel m = load_eval_model(args->ckpt, args->sets, args->ema, home);
+    const train::Checkpoint& c = m.checkpoint;
+    const train::Recipe& r = m.recipe;
+    Ctx ctx = m.ctx();
+    model::Gpt& gpt = *m.gpt;
     train::TrainerData data = train::open_validation_data(r, setup_command(r.name, args->sets));
     const train::BpbResult res = train::evaluate_bpb(
         ctx, gpt, *data.val, data.token_bytes,

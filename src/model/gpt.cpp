@@ -193,8 +193,12 @@ Tensor Gpt::per_token_nll(Ctx& ctx, const Tensor& ids, const Tensor& targets) {
 
 Tensor Gpt::logits(Ctx& ctx, const Tensor& ids, KvCache* cache) {
   NoGradGuard no_grad(ctx);
-  const Tensor h = hidden(ctx, ids, cache);
-  const Tensor z = ops::linear(ctx, h, p(lm_head_));
+  return head(ctx, hidden(ctx, ids, cache));
+}
+
+Tensor Gpt::head(Ctx& ctx, const Tensor& hidden) {
+  NoGradGuard no_grad(ctx);
+  const Tensor z = ops::linear(ctx, hidden, p(lm_head_));
   return config_.softcap > 0.0f ? ops::tanh_softcap(ctx, z, config_.softcap) : z;
 }
 

@@ -59,6 +59,9 @@ class Gpt {
   Tensor per_token_nll(Ctx& ctx, const Tensor& ids, const Tensor& targets);
   // Logits [B, T, V] of the given positions (softcapped), no autograd: for sampling with a cache.
   Tensor logits(Ctx& ctx, const Tensor& ids, KvCache* cache = nullptr);
+  // The head on hidden states [..., C] from hidden(): logits [..., V] (softcapped), no autograd. Lets a caller
+  // that needs few positions' logits (CORE scoring, icl/scorer.h) skip the head on the others.
+  Tensor head(Ctx& ctx, const Tensor& hidden);
 
  private:
   Tensor& p(size_t index) { return params_[index].value; }

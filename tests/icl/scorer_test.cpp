@@ -1,0 +1,155 @@
+// The CORE scorer's shared-prefix forward against the plain one: every row run alone through the whole model, its
+// cross-entropy and greedy argmax computed in double from those logits.
+#include "icl/scorer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "base/rng.h"
+
+namespace nanotrn::icl {
+namespace {
+
+model::GptConfig tiny() {
+  model::GptConfig c;
+  c.vocab_size = 97;
+  c.depth = 3;
+  c.model_dim = 48;
+  c.head_dim = 16;
+  c.n_head = 3;
+  c.n_kv_head = 1;
+  c.ve_gate_channels = 8;
+  return model::resolve(c);
+}
+
+std::vector<int32_t> random_tokens(size_t n, uint64_t stream) {
+  std::vector<int32_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(random_u32(11, stream, i) % 97u);
+  return v;
+}
+
+struct Plain {
+  std::vector<double> losses;
+  bool all_hit = true;
+};
+
+// The obvious way: one full forward per row.
+Plain plain_score(Ctx& ctx, model::Gpt& gpt, const ScoredRows& r) {
+  Plain p;
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const auto T = static_cast<int64_t>(r.rows[i].size());
+    const std::vector<float> z = gpt.logits(ctx, Tensor::from_ints({1, T}, r.rows[i])).to_vector();
+    const int64_t V = gpt.config().vocab_size;
+    double sum = 0.0;
+    for (int64_t pos = r.start[i] - 1; pos <= r.end[i] - 2; ++pos) {
+      const float* row = z.data() + pos * V;
+      const int32_t target = r.rows[i][static_cast<size_t>(pos + 1)];
+      double m = row[0];
+      int64_t best = 0;
+      for (int64_t j = 1; j < V; ++j) {
+        if (row[j] > row[best]) best = j;
+        m = std::max(m, static_cast<double>(row[j]));
+      }
+      double s = 0.0;
+      for (int64_t j = 0; j < V; ++j) s += std::exp(static_cast<double>(row[j]) - m);
+      sum += m + std::log(s) - row[target];
+      p.all_hit = p.all_hit && best == target;
+    }
+    p.losses.push_back(sum / static_cast<double>(r.end[i] - r.start[i]));
+  }
+  return p;
+}
+
+TEST(Scorer, SharedPrefixMatchesOneFullForwardPerRow) {
+  Engine engine;
+  Ctx ctx{engine};
+  model::Gpt gpt(ctx, tiny(), 3);
+  Scorer scorer(ctx, gpt);
+  // multiple choice: a 40-token shared context, answers of 1, 5 and 9 tokens
+  const std::vector<int32_t> prefix = random_tokens(40, 1);
+  ScoredRows mc;
+  for (size_t len : {1u, 5u, 9u}) {
+    std::vector<int32_t> row = prefix;
+    for (int32_t t : random_tokens(len, 100 + len)) row.push_back(t);
+    mc.start.push_back(40);
+    mc.end.push_back(static_cast<int64_t>(row.size()));
+    mc.rows.push_back(row);
+  }
+  const Plain want = plain_score(ctx, gpt, mc);
+  for (int64_t gold = 0; gold < 3; ++gold) {
+    const ExampleScore got = scorer.score(TaskType::multiple_choice, mc, gold);
+    ASSERT_EQ(got.losses.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(got.losses[i], want.losses[i], 2e-5) << i;
+    const size_t best =
+        static_cast<size_t>(std::min_element(want.losses.begin(), want.losses.end()) - want.losses.begin());
+    EXPECT_EQ(got.correct, static_cast<int64_t>(best) == gold);
+    EXPECT_EQ(got.tokens, 40 + 0 + 4 + 8);  // the prefix once, then each answer but its last token
+  }
+  // schema: different contexts of different lengths, a shared 6-token continuation
+  ScoredRows sc;
+  const std::vector<int32_t> cont = random_tokens(6, 7);
+  for (size_t len : {12u, 20u}) {
+    std::vector<int32_t> row = {5};
+    for (int32_t t : random_tokens(len, 200 + len)) row.push_back(t);
+    row.insert(row.end(), cont.begin(), cont.end());
+    sc.start.push_back(static_cast<int64_t>(row.size()) - 6);
+    sc.end.push_back(static_cast<int64_t>(row.size()));
+    sc.rows.push_back(row);
+  }
+  const Plain ws = plain_score(ctx, gpt, sc);
+  const ExampleScore gs = scorer.score(TaskType::schema, sc, 1);
+  for (size_t i = 0; i < 2; ++i) EXPECT_NEAR(gs.losses[i], ws.losses[i], 2e-5);
+  EXPECT_EQ(gs.correct, ws.losses[1] < ws.losses[0]);
+  // rows that share nothing (cropped differently): no cache at all
+  ScoredRows none = sc;
+  none.rows[1][0] = 6;
+  const Plain wn = plain_score(ctx, gpt, none);
+  const ExampleScore gn = scorer.score(TaskType::schema, none, 0);
+  for (size_t i = 0; i < 2; ++i) EXPECT_NEAR(gn.losses[i], wn.losses[i], 2e-5);
+}
+
+TEST(Scorer, LanguageModellingNeedsEveryGreedyToken) {
+  Engine engine;
+  Ctx ctx{engine};
+  model::Gpt gpt(ctx, tiny(), 4);
+  Scorer scorer(ctx, gpt);
+  // The model's own greedy continuation of a context is an exact match; one changed token is not.
+  std::vector<int32_t> row = random_tokens(30, 9);
+  for (int k = 0; k < 4; ++k) {
+    const auto T = static_cast<int64_t>(row.size());
+    const std::vector<float> z = gpt.logits(ctx, Tensor::from_ints({1, T}, row)).to_vector();
+    const float* last = z.data() + (T - 1) * 97;
+    row.push_back(static_cast<int32_t>(std::max_element(last, last + 97) - last));
+  }
+  ScoredRows lm{{row}, {30}, {34}};
+  EXPECT_TRUE(scorer.score(TaskType::language_modeling, lm, 0).correct);
+  EXPECT_TRUE(plain_score(ctx, gpt, lm).all_hit);
+  lm.rows[0][32] = (lm.rows[0][32] + 1) % 97;
+  EXPECT_FALSE(scorer.score(TaskType::language_modeling, lm, 0).correct);
+  EXPECT_TRUE(scorer.score(TaskType::language_modeling, lm, 0).losses.empty());
+}
+
+TEST(Scorer, AnEmptySpanIsNanAndPythonsMinKeepsTheFirst) {
+  Engine engine;
+  Ctx ctx{engine};
+  model::Gpt gpt(ctx, tiny(), 5);
+  Scorer scorer(ctx, gpt);
+  // Option 0 is a token prefix of option 1: its span is empty (start == end), its mean NaN. Python's min() keeps a
+  // NaN that comes first, so the prediction is 0 whatever option 1 scores.
+  const std::vector<int32_t> base = random_tokens(10, 3);
+  std::vector<int32_t> longer = base;
+  longer.push_back(4);
+  const ScoredRows r{{base, longer}, {10, 10}, {10, 11}};
+  const ExampleScore s = scorer.score(TaskType::multiple_choice, r, 0);
+  EXPECT_TRUE(std::isnan(s.losses[0]));
+  EXPECT_FALSE(std::isnan(s.losses[1]));
+  EXPECT_TRUE(s.correct);
+  EXPECT_FALSE(scorer.score(TaskType::multiple_choice, r, 1).correct);
+  // NaN second: never smaller, so the first row is chosen.
+  const ScoredRows flipped{{longer, base}, {10, 10}, {11, 10}};
+  EXPECT_TRUE(scorer.score(TaskType::multiple_choice, flipped, 0).correct);
+}
+
+}  // namespace
+}  // namespace nanotrn::icl
