@@ -35,6 +35,7 @@ queue jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp
 queue safetensors_fuzz src/io/safetensors.cpp src/io/crc32c.cpp src/base/file.cpp "${tensor[@]}"
 queue recipe_fuzz src/train/recipe.cpp src/train/recipe_ranges.cpp src/train/recipe_schema.cpp src/base/home.cpp src/model/config.cpp src/base/file.cpp src/base/utf8.cpp
 queue catalog_fuzz src/hw/catalog.cpp
+queue csv_fuzz src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp
 queue sentencepiece_fuzz src/tokenizer/sentencepiece_model.cpp -lsentencepiece
 for p in "${pending[@]}"; do wait "$p"; done
 
