@@ -1,4 +1,5 @@
 // `nanotrn eval bpb --ckpt C`: val_bpb of a checkpoint on its recipe's validation data (train/evaluate.h).
+// `nanotrn eval make-bundle` lives in eval_bundle.cpp.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -61,6 +62,7 @@ void add_eval(CLI::App& app, const Home& home) {
                   static_cast<long long>(c.progress.value("step", 0)));
     std::cout << line;
   });
+  add_eval_make_bundle(*cmd, home);
 }
 
 }  // namespace nanotrn::cli
