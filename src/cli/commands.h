@@ -23,5 +23,6 @@ void add_tokenizer(CLI::App& app, const Home& home);
 void add_predict(CLI::App& app, const Home& home);
 void add_devices(CLI::App& app);
 void add_recipe(CLI::App& app, const Home& home);
+void add_score(CLI::App& app);
 
 }  // namespace nanotrn::cli
