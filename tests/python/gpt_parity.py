@@ -74,7 +74,7 @@ class Gpt:
     def has_ve(self, i):
         return self.c["value_embeds"] == "alternating" and i % 2 == (self.c["depth"] - 1) % 2
 
-    def loss(self, ids, targets, mtp):
+    def logits(self, ids):  # ids [B, T] -> logits [B, T, V] (softcapped)
         c, w = self.c, self.w
         B, T = ids.shape
         H, Hkv, D = c["n_head"], c["n_kv_head"], c["head_dim"]
@@ -108,7 +108,11 @@ class Gpt:
         z = rms_norm(x) @ w["lm_head"].T
         if c["softcap"] > 0:
             z = c["softcap"] * torch.tanh(z / c["softcap"])
-        z = z.view(B * T, -1)
+        return z
+
+    def loss(self, ids, targets, mtp):
+        B, T = ids.shape
+        z = self.logits(ids).view(B * T, -1)
         total = 0.0
         for j, wt in enumerate(mtp):
             t = torch.full_like(targets, -1)
