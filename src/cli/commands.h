@@ -15,7 +15,7 @@ void add_kernel(CLI::App& app);
 void add_train(CLI::App& app, const Home& home);
 void add_bench(CLI::App& app, const Home& home);
 void add_eval(CLI::App& app, const Home& home);
-void add_eval_core(CLI::App& eval, const Home& home);  // `eval core`, under add_eval's command
+void add_eval_core(CLI::App& eval, const Home& home);         // `eval core`, under add_eval's command
 void add_eval_make_bundle(CLI::App& eval, const Home& home);  // eval_bundle.cpp, called by add_eval
 void add_sample(CLI::App& app, const Home& home);
 void add_data(CLI::App& app, const Home& home);

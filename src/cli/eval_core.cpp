@@ -18,7 +18,7 @@ namespace nanotrn::cli {
 namespace {
 
 std::string default_bundle(const Home& home) {
-  return home.project.empty() ? std::string("eval_bundles/brown-core") : home.project + "/eval_bundles/brown-core";
+  return home.project.empty() ? std::string(icl::kShippedBundle) : home.project + "/" + icl::kShippedBundle;
 }
 
 void print_table(const icl::CoreResult& r) {
@@ -65,6 +65,7 @@ void add_eval_core(CLI::App& eval, const Home& home) {
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->add_flag("--quiet", a->quiet, "No progress bar");
   cmd->callback([a, home] {
+    const icl::Bundle bundle = icl::read_bundle(a->bundle);  // the cheap checks first
     EvalModel m = load_eval_model(a->ckpt, a->sets, a->ema, home);
     const std::string tok_path = a->tokenizer.empty() ? m.recipe.data.tokenizer : a->tokenizer;
     const tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(tok_path);
@@ -77,7 +78,6 @@ void add_eval_core(CLI::App& eval, const Home& home) {
     if (!shards.empty() && std::filesystem::is_regular_file(shards + "/shards.json")) {
       data::check_shards_match_tokenizer(shards, tok, tok_path, "pass the tokenizer the model was trained with");
     }
-    const icl::Bundle bundle = icl::read_bundle(a->bundle);
     const bool bar = !a->quiet && !a->json && isatty(STDERR_FILENO);
     icl::CoreOptions o;
     o.max_len = m.recipe.batch.seq_len;

@@ -1,11 +1,14 @@
 // `nanotrn speedrun`: the main job on the default corpus (pipeline/speedrun.h): corpus, tokenizer, shards, a short
 // pretraining run of the default recipe, val_bpb against the unigram baseline, samples and a markdown report.
 // This file parses flags and prints.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
+#include "base/format.h"
 #include "cli/commands.h"
 #include "cli/recipe_args.h"
+#include "icl/bundle.h"
 #include "pipeline/speedrun.h"
 
 namespace nanotrn::cli {
@@ -15,6 +18,7 @@ void add_speedrun(CLI::App& app, const Home& home) {
   o->budget = "";
   o->root = home.path("out");
   o->home = home;
+  o->core_bundle = home.project.empty() ? "" : home.project + "/" + icl::kShippedBundle;
   auto* cmd = app.add_subcommand(
       "speedrun",
       "The main job on the default corpus: prepare the Brown corpus, train a BPE tokenizer, tokenize, pretrain the "
@@ -27,14 +31,19 @@ void add_speedrun(CLI::App& app, const Home& home) {
   cmd->add_option("--budget", o->budget, "Charged-time budget (default: the recipe's train.budget)");
   cmd->add_option("--samples", o->samples, "Lines to sample at the end")->capture_default_str();
   cmd->add_flag("--force", o->force, "Retrain even when a result for the same recipe exists");
+  cmd->add_option("--core-bundle", o->core_bundle, "CORE eval bundle scored after pretraining (\"\" skips CORE)")
+      ->capture_default_str();
+  cmd->add_option("--core-max-per-task", o->core_max_per_task, "At most N CORE examples per task (0 = all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->callback([o] {
     o->print = [](const std::string& line) { std::cerr << line << "\n"; };
     const pipeline::SpeedrunResult r = pipeline::run_speedrun(*o);
     std::printf(
-        "speedrun: val_bpb %.4f vs unigram baseline %.4f (same tokenizer); %lld steps, %lld tokens, %.0f s "
+        "speedrun: val_bpb %.4f vs unigram baseline %.4f (same tokenizer); CORE %s; %lld steps, %lld tokens, %.0f s "
         "charged; report %s\n",
-        r.val_bpb, r.unigram_bpb, static_cast<long long>(r.steps), static_cast<long long>(r.tokens), r.charged_seconds,
-        r.report_path.c_str());
+        r.val_bpb, r.unigram_bpb, std::isfinite(r.core) ? format_number("%.4f", r.core).c_str() : "not scored",
+        static_cast<long long>(r.steps), static_cast<long long>(r.tokens), r.charged_seconds, r.report_path.c_str());
   });
 }
 

@@ -82,8 +82,10 @@ std::vector<TaskSpec> parse_core_yaml(const std::string& text, const std::string
     check(t.IsMap(), where(name, t) + "each of icl_tasks must be a map");
     TaskSpec s;
     s.label = yaml_string(t, "label", name);
+    check(!s.label.empty(), where(name, t["label"]) + "the label is empty");
     s.dataset_uri = yaml_string(t, "dataset_uri", name);
-    check(!s.dataset_uri.empty() && fs::path(s.dataset_uri).is_relative() &&
+    check(!s.dataset_uri.empty() && s.dataset_uri.find('\0') == std::string::npos &&
+              fs::path(s.dataset_uri).is_relative() &&
               fs::path(s.dataset_uri).lexically_normal().string().rfind("..", 0) != 0,
           where(name, t["dataset_uri"]) + "dataset_uri must be a path inside eval_data/, got '" + s.dataset_uri + "'");
     yaml_string(t, "icl_task_type", name);

@@ -27,6 +27,10 @@
 
 namespace nanotrn::icl {
 
+// The small bundle the project ships (eval_bundles/brown-core/README.md), relative to the project folder: the default
+// of `eval core --bundle` and of the speedrun's CORE stage.
+inline constexpr const char* kShippedBundle = "eval_bundles/brown-core";
+
 enum class TaskType { multiple_choice, schema, language_modeling };
 // "multiple_choice", "schema", "language_modeling".
 const char* task_type_name(TaskType type);

@@ -1,7 +1,12 @@
 // CORE over a bundle. See core_eval.h.
 #include "icl/core_eval.h"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <chrono>
+#include <exception>
+#include <memory>
 
 #include "base/error.h"
 #include "icl/prompts.h"
@@ -43,7 +48,11 @@ CoreResult evaluate_core(const Ctx& ctx, model::Gpt& gpt, const tokenizer::Token
                                                          std::to_string(tok.vocab_size()) + " tokens, the model " +
                                                          std::to_string(gpt.config().vocab_size));
   const auto t0 = std::chrono::steady_clock::now();
-  Scorer scorer(ctx, gpt);
+  // One engine (allocator, GEMM primitive cache) per worker: examples run side by side, each on one thread (the
+  // OpenMP regions inside the ops are nested and run serially).
+  const int workers = options.threads > 0 ? options.threads : std::max(1, ctx.engine.num_threads());
+  std::vector<std::unique_ptr<Engine>> engines;
+  for (int w = 0; w < workers; ++w) engines.push_back(std::make_unique<Engine>());
   CoreResult result;
   const std::vector<TaskSpec> specs = select_tasks(bundle, options.tasks);
   for (size_t ti = 0; ti < specs.size(); ++ti) {
@@ -53,18 +62,43 @@ CoreResult evaluate_core(const Ctx& ctx, model::Gpt& gpt, const tokenizer::Token
     const std::vector<Example> data = task_subset(read_task_examples(bundle, tr.spec), options.max_per_task);
     tr.examples = static_cast<int64_t>(data.size());
     const auto n = static_cast<int64_t>(data.size());
-    for (int64_t idx = options.rank; idx < n; idx += options.world) {
+    std::vector<int64_t> mine;  // this rank's examples
+    for (int64_t idx = options.rank; idx < n; idx += options.world) mine.push_back(idx);
+    std::vector<ExampleRecord> records(mine.size());
+    std::vector<int64_t> tokens(mine.size(), 0);
+    std::vector<std::exception_ptr> errors(mine.size());
+    int64_t done = 0;
+#pragma omp parallel for num_threads(workers) schedule(dynamic, 1)
+    for (size_t k = 0; k < mine.size(); ++k) {
+      const int64_t idx = mine[k];
       const auto i = static_cast<size_t>(idx);
-      const std::string what = tr.spec.label + " example " + std::to_string(idx) + " (line " +
-                               std::to_string(data[i].line) + " of " + tr.spec.dataset_uri + ")";
-      const Prompts prompts = render_prompts(tr.spec, data, i, fewshot_indices(data.size(), i, tr.spec.num_fewshot));
-      ScoredRows rows = tokenize_prompts(tr.spec.type, prompts, tok, options.max_len, what);
-      const ExampleScore s = scorer.score(tr.spec.type, rows, data[i].gold);
-      tr.correct += s.correct ? 1 : 0;
-      tr.tokens += s.tokens;
-      if (options.keep_examples) tr.records.push_back({idx, std::move(rows), s.losses, s.correct});
-      if (options.progress) options.progress(ti, idx + 1, n);
+      try {
+        Ctx wctx{*engines[static_cast<size_t>(omp_get_thread_num())], nullptr, DType::f32};
+        Scorer scorer(wctx, gpt);
+        const std::string what = tr.spec.label + " example " + std::to_string(idx) + " (line " +
+                                 std::to_string(data[i].line) + " of " + tr.spec.dataset_uri + ")";
+        const Prompts prompts = render_prompts(tr.spec, data, i, fewshot_indices(data.size(), i, tr.spec.num_fewshot));
+        ScoredRows rows = tokenize_prompts(tr.spec.type, prompts, tok, options.max_len, what);
+        ExampleScore s = scorer.score(tr.spec.type, rows, data[i].gold);
+        tokens[k] = s.tokens;
+        records[k] = {idx, std::move(rows), std::move(s.losses), s.correct};
+      } catch (...) {
+        errors[k] = std::current_exception();  // rethrown below: an exception may not leave an OpenMP region
+      }
+#pragma omp critical(nanotrn_core_progress)
+      {
+        ++done;
+        if (options.progress) options.progress(ti, done, static_cast<int64_t>(mine.size()));
+      }
     }
+    for (const std::exception_ptr& e : errors) {
+      if (e) std::rethrow_exception(e);  // the first failing example, in order
+    }
+    for (size_t k = 0; k < mine.size(); ++k) {
+      tr.correct += records[k].correct ? 1 : 0;
+      tr.tokens += tokens[k];
+    }
+    if (options.keep_examples) tr.records = std::move(records);
     tr.seconds = seconds_since(t_task);
     finish(tr);
     result.tasks.push_back(std::move(tr));

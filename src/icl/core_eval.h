@@ -9,6 +9,9 @@
 // accuracy = correct / examples; centered = (accuracy - 0.01 rb) / (1 - 0.01 rb) with rb the task's random
 // baseline in percent; CORE = the unweighted mean of the centered accuracies of the tasks evaluated (the 22 of the
 // real bundle; a --tasks subset or another bundle gives the mean over its tasks, and the output says how many).
+// Examples run side by side on `threads` workers, each single-threaded with its own engine, in fp32 (the scorer
+// ignores ctx's matmul dtype); every example's result is independent of the others and of the worker that ran it.
+// A failing example (the first, in order) is thrown after the task's other examples finish.
 // Rows are cropped on the left to max_len, the model's length (the recipe's batch.seq_len: what it was trained on).
 //
 // Ranks: with world > 1 a rank scores examples rank, rank + world, ... and its TaskResult holds its count of
@@ -35,6 +38,7 @@ struct CoreOptions {
   int64_t max_per_task = 0;        // <= 0: every example
   std::vector<std::string> tasks;  // labels; empty: all of the bundle's
   int64_t rank = 0, world = 1;     // this process's share of the examples
+  int threads = 0;                 // examples scored side by side, one thread each; 0: ctx's engine's threads
   bool keep_examples = false;      // keep every example's rows, losses and verdict (TaskResult::records)
   // Called after each example with the task's index and examples done / of the task's total (a progress bar).
   std::function<void(size_t task, int64_t done, int64_t total)> progress;

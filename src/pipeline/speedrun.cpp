@@ -2,9 +2,11 @@
 #include "pipeline/speedrun.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "base/error.h"
@@ -14,6 +16,7 @@
 #include "data/shard.h"
 #include "data/tokenize_corpus.h"
 #include "eval/unigram.h"
+#include "icl/core_eval.h"
 #include "model/sample.h"
 #include "pipeline/data_stages.h"
 #include "tokenizer/tokenizer.h"
@@ -56,6 +59,11 @@ void write_report(const std::string& path, const train::Recipe& recipe, const da
   md << "| val_bpb (trained model) | " << format_number("%.4f", r.val_bpb) << " |\n";
   md << "| unigram baseline bpb (same tokenizer, train-split token frequencies) | "
      << format_number("%.4f", r.unigram_bpb) << " |\n";
+  if (std::isfinite(r.core)) {
+    md << "| CORE (mean centered accuracy, " << r.core_tasks.size() << " tasks) | " << format_number("%.4f", r.core)
+       << " |\n";
+  }
+  md << "| parameters | " << r.params << " |\n";
   md << "| steps | " << r.steps << " |\n| training tokens | " << r.tokens << " |\n";
   md << "| charged seconds | " << format_number("%.1f", r.charged_seconds) << " |\n";
   md << "| train / val tokens in the shards | " << shards.train_tokens << " / " << shards.val_tokens << " |\n";
@@ -63,6 +71,11 @@ void write_report(const std::string& path, const train::Recipe& recipe, const da
      << " |\n\n";
   md << "## Loss curve (training loss, nats/token)\n\n| step | loss |\n|---|---|\n";
   for (const auto& [step, loss] : r.loss_curve) md << "| " << step << " | " << format_number("%.4f", loss) << " |\n";
+  if (!r.core_tasks.empty()) {
+    md << "\n## CORE per task (centered accuracy: 0 is chance, 1 is every answer right)\n\n| task | centered "
+          "|\n|---|---|\n";
+    for (const auto& [label, c] : r.core_tasks) md << "| " << label << " | " << format_number("%.4f", c) << " |\n";
+  }
   md << "\n## Samples (temperature 0.8, top-k 40)\n\n";
   for (const std::string& s : r.samples) md << "```\n" << s << "\n```\n\n";
   const std::string text = md.str();
@@ -162,6 +175,38 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
     say("sample: " + res.samples.back());
   }
   stages.emplace_back("unigram baseline + samples", seconds_since(t0));
+
+  res.params = model::count_params(gpt.config()).total();
+  res.core = std::numeric_limits<double>::quiet_NaN();
+  if (!o.core_bundle.empty()) {
+    t0 = std::chrono::steady_clock::now();
+    icl::CoreOptions co;
+    co.max_len = recipe.batch.seq_len;
+    co.max_per_task = o.core_max_per_task;
+    const icl::CoreResult core = icl::evaluate_core(ctx, gpt, tok, icl::read_bundle(o.core_bundle), co);
+    res.core = core.core;
+    for (const icl::TaskResult& t : core.tasks) res.core_tasks.emplace_back(t.spec.label, t.centered);
+    const std::string core_text = icl::core_json(core, false).dump(2) + "\n";
+    write_file_atomic(run_dir + "/core.json", core_text.data(), core_text.size());
+    say("CORE " + format_number("%.4f", res.core) + " over " + std::to_string(core.tasks.size()) + " tasks of " +
+        o.core_bundle);
+    stages.emplace_back("CORE", seconds_since(t0));
+  }
+  // result.json gains what the Phase 2 composite ranks (`nanotrn score`).
+  {
+    const std::vector<uint8_t> bytes = read_file(result_path);
+    nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end());
+    j["name"] = recipe.name;
+    j["params"] = res.params;
+    if (std::isfinite(res.core)) {
+      j["core"] = res.core;
+      j["core_bundle"] = o.core_bundle;
+    } else {
+      j.erase("core");
+    }
+    const std::string text = j.dump(2);
+    write_file_atomic(result_path, text.data(), text.size());
+  }
 
   res.report_path = run_root + "/report.md";
   write_report(res.report_path, recipe, shards, res, stages);

@@ -80,6 +80,20 @@ TEST(CoreYaml, ErrorsNameTheLineAndTheKey) {
                   "core.yaml");
             }),
             "core.yaml:3:16: dataset_uri must be a path inside eval_data/, got '../../etc/passwd'");
+  EXPECT_EQ(error_message_of([] {
+              parse_core_yaml(
+                  "icl_tasks:\n- label: \"\"\n  dataset_uri: x\n  num_fewshot: [0]\n"
+                  "  icl_task_type: schema\n",
+                  "core.yaml");
+            }),
+            "core.yaml:2:10: the label is empty");
+  EXPECT_NE(error_message_of([] {
+              parse_core_yaml(
+                  "icl_tasks:\n- label: a\n  dataset_uri: \"x\\0y\"\n  num_fewshot: [0]\n"
+                  "  icl_task_type: schema\n",
+                  "core.yaml");
+            }).find("dataset_uri must be a path inside eval_data/"),
+            std::string::npos);
   const std::string twice =
       "icl_tasks:\n- label: a\n  dataset_uri: x\n  num_fewshot: [0]\n  icl_task_type: schema\n"
       "- label: a\n  dataset_uri: y\n  num_fewshot: [0]\n  icl_task_type: schema\n";
