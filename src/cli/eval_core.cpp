@@ -10,7 +10,9 @@
 #include "cli/commands.h"
 #include "cli/eval_model.h"
 #include "data/shard_tokenizer_check.h"
+#include "hw/catalog.h"
 #include "icl/core_eval.h"
+#include "predict/forward_rate.h"
 #include "tokenizer/tokenizer.h"
 
 namespace nanotrn::cli {
@@ -38,7 +40,7 @@ void print_table(const icl::CoreResult& r) {
 void add_eval_core(CLI::App& eval, const Home& home) {
   struct Args {
     std::string ckpt, bundle, tokenizer, records;
-    std::vector<std::string> tasks, sets;
+    std::vector<std::string> tasks, sets, project;
     int64_t max_per_task = 0;
     bool ema = false, json = false, quiet = false;
   };
@@ -61,6 +63,10 @@ void add_eval_core(CLI::App& eval, const Home& home) {
   cmd->add_option("--set", a->sets, "Override a field of the stored recipe (train.threads, data.tokenizer, ...)");
   cmd->add_option("--records", a->records,
                   "Also write every example's token rows, spans, losses and verdict to this JSON file");
+  cmd->add_option("--project", a->project,
+                  "Also price the scored tokens' forward on these catalog devices (comma-separated, e.g. trn2,trn3) "
+                  "with the step predictor's forward time")
+      ->delimiter(',');
   cmd->add_flag("--ema", a->ema, "Score the EMA weights instead of the live ones");
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->add_flag("--quiet", a->quiet, "No progress bar");
@@ -99,6 +105,20 @@ void add_eval_core(CLI::App& eval, const Home& home) {
     j["bundle"] = a->bundle;
     j["max_per_task"] = a->max_per_task;
     j["step"] = m.checkpoint.progress.value("step", 0);
+    int64_t tokens = 0;
+    for (const icl::TaskResult& t : r.tasks) tokens += t.tokens;
+    std::vector<std::string> projections;
+    for (const std::string& dev : a->project) {
+      const predict::ForwardRate f = predict::forward_rate(m.recipe, hw::builtin_catalog().find(dev));
+      const double s = static_cast<double>(tokens) / f.tokens_per_s;
+      j["projected_seconds"][dev] = s;
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "projected on one %s chip: %.2f s for the %lld tokens scored (forward at %.0f tokens/s, the "
+                    "predictor's micro-batch forward; an upper bound)",
+                    dev.c_str(), s, static_cast<long long>(tokens), f.tokens_per_s);
+      projections.emplace_back(line);
+    }
     const std::string out = (std::filesystem::path(a->ckpt).parent_path() / "core.json").string();
     const std::string text = j.dump(2) + "\n";
     write_file_atomic(out, text.data(), text.size());
@@ -111,6 +131,7 @@ void add_eval_core(CLI::App& eval, const Home& home) {
       return;
     }
     print_table(r);
+    for (const std::string& p : projections) std::printf("%s\n", p.c_str());
     std::printf("wrote %s\n", out.c_str());
   });
 }

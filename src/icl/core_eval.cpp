@@ -139,6 +139,7 @@ nlohmann::ordered_json core_json(const CoreResult& r, bool with_examples) {
     j["random_baseline"] = t.spec.random_baseline;
     j["examples"] = t.examples;
     j["correct"] = t.correct;
+    j["tokens"] = t.tokens;
     j["accuracy"] = t.accuracy;
     j["centered"] = t.centered;
     j["seconds"] = t.seconds;

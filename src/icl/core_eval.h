@@ -73,7 +73,7 @@ CoreResult evaluate_core(const Ctx& ctx, model::Gpt& gpt, const tokenizer::Token
 // Sums the ranks' correct counts (every rank's result, same tasks) and recomputes accuracy, centered and CORE.
 CoreResult combine_ranks(const std::vector<CoreResult>& per_rank);
 
-// {"core", "seconds", "tasks": [{"label", "type", "num_fewshot", "random_baseline", "examples", "correct",
+// {"core", "seconds", "tasks": [{"label", "type", "num_fewshot", "random_baseline", "examples", "correct", "tokens",
 // "accuracy", "centered", "seconds"[, "records": [{"index", "rows", "start", "end", "losses", "correct"}]]}]}; records
 // (with_examples) are the fields tests/python/core_reference.py writes per example.
 nlohmann::ordered_json core_json(const CoreResult& r, bool with_examples);

@@ -67,7 +67,8 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
   // The rest of each row that predicts a scored token: positions L .. end - 2.
   int64_t M = 0;
   for (int64_t i = 0; i < R; ++i) M = std::max(M, rows.end[static_cast<size_t>(i)] - 1 - L);
-  Tensor rest_logits;  // [R, M, V]
+  Tensor rest_logits;  // [R, M - F, V]: the rest's positions F .. M - 1
+  int64_t F = 0;
   if (M > 0) {
     std::vector<int32_t> ids(static_cast<size_t>(R * M), 0);  // padding never reaches a scored position (causal)
     for (int64_t i = 0; i < R; ++i) {
@@ -83,11 +84,14 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
       }
     }
     const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({R, M}, ids), L > 0 ? &cache : nullptr);
-    rest_logits = gpt_.head(ctx, h).contiguous();
+    // The head only from the first position any row scores (a schema's options score only their common suffix).
+    F = M;
+    for (int64_t i = 0; i < R; ++i) F = std::min(F, std::max<int64_t>(0, rows.start[static_cast<size_t>(i)] - 1 - L));
+    rest_logits = gpt_.head(ctx, ops::narrow(ctx, h, 1, F, M - F)).contiguous();
   }
   auto logits_at = [&](int64_t row, int64_t pos) -> const float* {
     if (pos == L - 1) return prefix_logits.data<float>();
-    return rest_logits.data<float>() + (row * M + (pos - L)) * V;
+    return rest_logits.data<float>() + (row * (M - F) + (pos - L - F)) * V;
   };
 
   std::vector<double> means(static_cast<size_t>(R));

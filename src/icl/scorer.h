@@ -12,7 +12,7 @@
 // How (the part that is ours): the rows of an example share a token prefix (BOS, the few-shot examples, the query).
 // It runs through the model once, with batch 1, into a KV cache; the cache is replicated over the rows and only the
 // tokens after it run, right-padded with BOS to the longest (the causal mask keeps padding from reaching any scored
-// position). The head is applied only at the positions that are scored. The forward is fp32 (ctx's matmul dtype is
+// position). The head runs only from the first position any row scores. The forward is fp32 (ctx's matmul dtype is
 // ignored) so that it is the model the reference scorer in PyTorch sees; losses are summed in double.
 #pragma once
 

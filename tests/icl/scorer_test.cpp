@@ -5,8 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
+#include "base/file.h"
 #include "base/rng.h"
+#include "data/temp_dir.h"
+#include "icl/core_eval.h"
+#include "tokenizer/bpe_train.h"
 
 namespace nanotrn::icl {
 namespace {
@@ -149,6 +154,81 @@ TEST(Scorer, AnEmptySpanIsNanAndPythonsMinKeepsTheFirst) {
   // NaN second: never smaller, so the first row is chosen.
   const ScoredRows flipped{{longer, base}, {10, 10}, {11, 10}};
   EXPECT_TRUE(scorer.score(TaskType::multiple_choice, flipped, 0).correct);
+}
+
+void write_text(const std::string& path, const std::string& s) { write_file_atomic(path, s.data(), s.size()); }
+
+TEST(CoreEval, RanksSplitTheExamplesAndCombineExactly) {
+  data::testing::TempDir dir;
+  std::filesystem::create_directories(dir / "b/eval_data/t");
+  write_text(dir / "b/core.yaml",
+             "icl_tasks:\n- label: mc\n  dataset_uri: t/mc.jsonl\n  num_fewshot: [2]\n  icl_task_type: "
+             "multiple_choice\n- label: lm\n  dataset_uri: t/lm.jsonl\n  num_fewshot: [1]\n  icl_task_type: "
+             "language_modeling\n");
+  write_text(dir / "b/eval_meta_data.csv",
+             "Eval Task,Task Category,Task Type,#shots,#datapoints,Random baseline,Centered Metric?,Description\n"
+             "mc,x,mc,2,9,25,,\nlm,x,lm,1,7,0,,\n");
+  std::string mc, lm;
+  const char* words[] = {"cat", "dog", "mat", "log", "sat", "ran", "the", "one", "two"};
+  for (int i = 0; i < 9; ++i) {
+    mc += std::string("{\"query\": \"the ") + words[i] + " sat on the\", \"choices\": [\"mat\", \"log\", \"dog\"], " +
+          "\"gold\": " + std::to_string(i % 3) + "}\n";
+  }
+  for (int i = 0; i < 7; ++i) {
+    lm += std::string("{\"context\": \"one plus ") + words[i] + " is\", \"continuation\": \"two\"}\n";
+  }
+  write_text(dir / "b/eval_data/t/mc.jsonl", mc);
+  write_text(dir / "b/eval_data/t/lm.jsonl", lm);
+  const Bundle bundle = read_bundle(dir / "b");
+
+  const std::vector<std::string> texts = {mc, lm,
+                                          "the cat sat on the mat. the dog sat on the log. one plus one is two"};
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  tokenizer::BpeTrainOptions o;
+  o.vocab_size = 300;
+  const tokenizer::Tokenizer tok(tokenizer::train_bpe(views, o));
+  model::GptConfig c = tiny();
+  c.vocab_size = 300;
+  Engine engine;
+  Ctx ctx{engine};
+  model::Gpt gpt(ctx, model::resolve(c), 6);
+
+  CoreOptions all;
+  all.max_len = 64;
+  all.keep_examples = true;
+  const CoreResult whole = evaluate_core(ctx, gpt, tok, bundle, all);
+  ASSERT_EQ(whole.tasks.size(), 2u);
+  EXPECT_EQ(whole.tasks[0].examples, 9);
+  std::vector<CoreResult> parts;
+  for (int64_t r = 0; r < 3; ++r) {
+    CoreOptions o3 = all;
+    o3.rank = r;
+    o3.world = 3;
+    o3.threads = 1;
+    parts.push_back(evaluate_core(ctx, gpt, tok, bundle, o3));
+    EXPECT_EQ(parts.back().tasks[0].records.size(), 3u);  // examples r, r + 3, r + 6
+    EXPECT_EQ(parts.back().tasks[0].records[1].index, r + 3);
+  }
+  const CoreResult joined = combine_ranks(parts);
+  for (size_t t = 0; t < 2; ++t) {
+    EXPECT_EQ(joined.tasks[t].correct, whole.tasks[t].correct);
+    EXPECT_EQ(joined.tasks[t].accuracy, whole.tasks[t].accuracy);  // exact: integer counts over the same total
+    EXPECT_EQ(joined.tasks[t].centered, whole.tasks[t].centered);
+  }
+  EXPECT_EQ(joined.core, whole.core);
+  // the workers' results are the serial ones, example by example
+  CoreOptions one = all;
+  one.threads = 1;
+  const CoreResult serial = evaluate_core(ctx, gpt, tok, bundle, one);
+  for (size_t t = 0; t < 2; ++t) {
+    for (size_t k = 0; k < serial.tasks[t].records.size(); ++k) {
+      EXPECT_EQ(serial.tasks[t].records[k].rows.rows, whole.tasks[t].records[k].rows.rows);
+      EXPECT_EQ(serial.tasks[t].records[k].correct, whole.tasks[t].records[k].correct);
+      for (size_t i = 0; i < serial.tasks[t].records[k].losses.size(); ++i) {
+        EXPECT_NEAR(serial.tasks[t].records[k].losses[i], whole.tasks[t].records[k].losses[i], 1e-5);
+      }
+    }
+  }
 }
 
 }  // namespace
