@@ -37,7 +37,7 @@ queue recipe_fuzz src/train/recipe.cpp src/train/recipe_ranges.cpp src/train/rec
 queue catalog_fuzz src/hw/catalog.cpp
 queue csv_fuzz src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp
 queue sentencepiece_fuzz src/tokenizer/sentencepiece_model.cpp -lsentencepiece
-queue core_bundle_fuzz src/icl/bundle.cpp src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp -lyaml-cpp
+queue core_bundle_fuzz src/icl/bundle.cpp src/data/jsonl.cpp src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp -lyaml-cpp
 for p in "${pending[@]}"; do wait "$p"; done
 
 for name in "${targets[@]}"; do

@@ -78,11 +78,11 @@ void add_eval_core(CLI::App& eval, const Home& home) {
     check(tok.vocab_size() == m.recipe.model.vocab_size,
           "eval core: the tokenizer " + tok_path + " has " + std::to_string(tok.vocab_size()) + " tokens, the model " +
               std::to_string(m.recipe.model.vocab_size) + " (pass the tokenizer it was trained with: --tokenizer)");
-    // The model was trained on the recipe's shards (data.train, a glob): where they are here and record their
-    // tokenizer, it must be this one.
-    const std::string shards = std::filesystem::path(m.recipe.data.train).parent_path().string();
-    if (!shards.empty() && std::filesystem::is_regular_file(shards + "/shards.json")) {
-      data::check_shards_match_tokenizer(shards, tok, tok_path, "pass the tokenizer the model was trained with");
+    // The model was trained on the recipe's shards: where they are here and record their tokenizer, it must be this
+    // one.
+    if (m.recipe.data.train.ends_with(".bin")) {  // a shard glob, not a synthetic source
+      data::check_shard_glob_matches_tokenizer(m.recipe.data.train, tok, tok_path,
+                                               "nanotrn eval core --tokenizer <the tokenizer that made these shards>");
     }
     const bool bar = !a->quiet && !a->json && isatty(STDERR_FILENO);
     icl::CoreOptions o;

@@ -10,6 +10,9 @@
 // that is not valid UTF-8.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +20,14 @@
 #include "data/document.h"
 
 namespace nanotrn::data {
+
+// The line rules every JSONL reader shares (documents here, CORE task files in icl/bundle.h): `fn` gets each non-blank
+// line's JSON object, its 1-based line number and the "<name>:<line>: " prefix for its own messages. A line that is
+// not valid UTF-8, not JSON or not an object is an Error with that prefix; blank lines (spaces, tabs, '\r') are
+// skipped; '\n' ends a line, and a final line needs none.
+void for_each_jsonl_object(
+    std::string_view content, const std::string& name,
+    const std::function<void(const nlohmann::json& object, int64_t line, const std::string& at)>& fn);
 
 std::vector<Document> parse_jsonl(std::string_view content, const std::string& name,
                                   const std::string& text_field = "text", const std::string& id_name = "");

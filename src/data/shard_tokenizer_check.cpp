@@ -38,4 +38,11 @@ bool check_shards_match_tokenizer(const std::string& shards_dir, const tokenizer
   return true;
 }
 
+bool check_shard_glob_matches_tokenizer(const std::string& glob, const tokenizer::Tokenizer& tok,
+                                        const std::string& tokenizer_path, const std::string& retokenize) {
+  std::string dir = std::filesystem::path(glob).parent_path().string();
+  if (dir.empty()) dir = ".";
+  return check_shards_match_tokenizer(dir, tok, tokenizer_path, retokenize);
+}
+
 }  // namespace nanotrn::data

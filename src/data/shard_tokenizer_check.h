@@ -20,5 +20,8 @@ namespace nanotrn::data {
 
 bool check_shards_match_tokenizer(const std::string& shards_dir, const tokenizer::Tokenizer& tok,
                                   const std::string& tokenizer_path, const std::string& retokenize);
+// The same for a recipe's shard glob (data.train, data.val: "dir/train_*.bin"): the folder is the glob's parent.
+bool check_shard_glob_matches_tokenizer(const std::string& glob, const tokenizer::Tokenizer& tok,
+                                        const std::string& tokenizer_path, const std::string& retokenize);
 
 }  // namespace nanotrn::data

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/utf8.h"
+#include "data/jsonl.h"
 #include "io/csv.h"
 
 namespace nanotrn::icl {
@@ -204,27 +205,9 @@ int64_t gold_field(const nlohmann::json& j, size_t options, const std::string& a
 
 std::vector<Example> parse_task_examples(std::string_view content, TaskType type, const std::string& name) {
   std::vector<Example> out;
-  size_t pos = 0;
-  int64_t line_no = 0;
-  while (pos < content.size()) {
-    ++line_no;
-    size_t end = content.find('\n', pos);
-    if (end == std::string_view::npos) end = content.size();
-    const std::string_view line = content.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const std::string at = name + ":" + std::to_string(line_no) + ": ";
-    const size_t bad = find_invalid_utf8(line);
-    check(bad == std::string_view::npos, at + "not valid UTF-8 at byte " + std::to_string(bad) + " of the line");
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(at + "not valid JSON: " + e.what());
-    }
-    check(j.is_object(), at + "expected a JSON object");
+  data::for_each_jsonl_object(content, name, [&](const nlohmann::json& j, int64_t line, const std::string& at) {
     Example ex;
-    ex.line = line_no;
+    ex.line = line;
     switch (type) {
       case TaskType::multiple_choice:
         ex.query = text_field(j, "query", at);
@@ -242,7 +225,7 @@ std::vector<Example> parse_task_examples(std::string_view content, TaskType type
         break;
     }
     out.push_back(std::move(ex));
-  }
+  });
   check(!out.empty(), name + ": the task file holds no examples");
   return out;
 }

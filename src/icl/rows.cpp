@@ -7,9 +7,6 @@
 
 namespace nanotrn::icl {
 
-namespace {
-
-// The number of tokens every row shares at the front (from_back false) or at the back.
 int64_t common_length(const std::vector<std::vector<int32_t>>& rows, bool from_back) {
   size_t min_len = rows[0].size();
   for (const auto& r : rows) min_len = std::min(min_len, r.size());
@@ -21,8 +18,6 @@ int64_t common_length(const std::vector<std::vector<int32_t>>& rows, bool from_b
   }
   return static_cast<int64_t>(min_len);
 }
-
-}  // namespace
 
 ScoredRows tokenize_prompts(TaskType type, const Prompts& prompts, const tokenizer::Tokenizer& tok, int64_t max_len,
                             const std::string& what) {

@@ -30,6 +30,9 @@ struct ScoredRows {
   std::vector<int64_t> start, end;  // per row: the answer tokens are rows[i][start[i] .. end[i])
 };
 
+// The number of tokens all rows share at the front (from_back false) or at the back; rows must not be empty.
+int64_t common_length(const std::vector<std::vector<int32_t>>& rows, bool from_back);
+
 ScoredRows tokenize_prompts(TaskType type, const Prompts& prompts, const tokenizer::Tokenizer& tok, int64_t max_len,
                             const std::string& what);
 

@@ -12,18 +12,6 @@ namespace nanotrn::icl {
 
 namespace {
 
-// The number of tokens all rows share at the front.
-int64_t shared_prefix(const std::vector<std::vector<int32_t>>& rows) {
-  size_t n = rows[0].size();
-  for (const auto& r : rows) n = std::min(n, r.size());
-  for (size_t i = 0; i < n; ++i) {
-    for (const auto& r : rows) {
-      if (r[i] != rows[0][i]) return static_cast<int64_t>(i);
-    }
-  }
-  return static_cast<int64_t>(n);
-}
-
 struct PositionLoss {
   double loss;
   bool argmax_hit;
@@ -52,7 +40,7 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
     for (int32_t t : r) check(t >= 0 && t < V, "Scorer: token " + std::to_string(t) + " is outside the vocabulary");
   }
   // The shared prefix, never past a span's first predicting position.
-  int64_t L = shared_prefix(rows.rows);
+  int64_t L = common_length(rows.rows, false);
   for (int64_t i = 0; i < R; ++i) L = std::min(L, rows.start[static_cast<size_t>(i)]);
   ExampleScore out;
 

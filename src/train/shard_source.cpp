@@ -49,15 +49,6 @@ class ShardSource final : public TokenSource {
   int64_t rows_;
 };
 
-// Shards that data::tokenize_corpus wrote record their tokenizer: a folder tokenized with another one would train on
-// (or score) the wrong ids without a word.
-bool check_tokenized_with(const std::string& glob, const tokenizer::Tokenizer& tok, const std::string& tokenizer_path,
-                          const std::string& setup) {
-  std::string dir = std::filesystem::path(glob).parent_path().string();
-  if (dir.empty()) dir = ".";
-  return data::check_shards_match_tokenizer(dir, tok, tokenizer_path, setup);
-}
-
 }  // namespace
 
 TrainerData open_shard_data(const Recipe& r, const std::string& setup_command, bool with_train) {
@@ -76,7 +67,7 @@ TrainerData open_shard_data(const Recipe& r, const std::string& setup_command, b
   d.token_bytes = tok.token_bytes();
   auto open = [&](const std::string& glob, const std::string& field, int64_t rows, bool shuffle) {
     std::vector<std::string> paths = expand(glob, field, setup);
-    if (!check_tokenized_with(glob, tok, r.data.tokenizer, setup)) unchecked.push_back(glob);
+    if (!data::check_shard_glob_matches_tokenizer(glob, tok, r.data.tokenizer, setup)) unchecked.push_back(glob);
     return std::make_unique<ShardSource>(std::move(paths), data::LoaderOptions{.rows = rows,
                                                                                .seq_len = r.batch.seq_len,
                                                                                .layout = layout,
