@@ -11,22 +11,13 @@
 #include "base/rng.h"
 #include "data/temp_dir.h"
 #include "icl/core_eval.h"
+#include "support/tiny_gpt.h"
 #include "tokenizer/bpe_train.h"
 
 namespace nanotrn::icl {
 namespace {
 
-model::GptConfig tiny() {
-  model::GptConfig c;
-  c.vocab_size = 97;
-  c.depth = 3;
-  c.model_dim = 48;
-  c.head_dim = 16;
-  c.n_head = 3;
-  c.n_kv_head = 1;
-  c.ve_gate_channels = 8;
-  return model::resolve(c);
-}
+model::GptConfig tiny() { return testing_support::tiny_gpt_config(); }
 
 std::vector<int32_t> random_tokens(size_t n, uint64_t stream) {
   std::vector<int32_t> v(n);

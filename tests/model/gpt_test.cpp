@@ -9,21 +9,12 @@
 #include "base/error.h"
 #include "base/rng.h"
 #include "model/gpt.h"
+#include "support/tiny_gpt.h"
 
 namespace nanotrn::model {
 namespace {
 
-GptConfig tiny() {
-  GptConfig c;
-  c.vocab_size = 97;
-  c.depth = 3;
-  c.model_dim = 48;
-  c.head_dim = 16;
-  c.n_head = 3;
-  c.n_kv_head = 1;
-  c.ve_gate_channels = 8;
-  return resolve(c);
-}
+GptConfig tiny() { return testing_support::tiny_gpt_config(); }
 
 Tensor random_ids(int64_t B, int64_t T, int32_t V, uint64_t stream) {
   std::vector<int32_t> v(static_cast<size_t>(B * T));
