@@ -16,6 +16,7 @@ packages=(
   clang libclang-rt-dev                                  # libFuzzer targets for the file parsers (fuzz/)
   python3 python3-torch python3-sentencepiece            # PyTorch parity tests and peer benchmarks (/usr/bin/python3)
   python3-regex python3-yaml python3-jinja2              # the independent CORE scorer (tests/python/core_reference.py)
+  chromium fonts-dejavu-core                             # headless render tests of the HTML report (tests/report/)
 )
 
 missing=()

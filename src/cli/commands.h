@@ -24,5 +24,6 @@ void add_predict(CLI::App& app, const Home& home);
 void add_devices(CLI::App& app);
 void add_recipe(CLI::App& app, const Home& home);
 void add_score(CLI::App& app);
+void add_report(CLI::App& app);  // `report` and `plot` (report.cpp)
 
 }  // namespace nanotrn::cli

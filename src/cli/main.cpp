@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     nanotrn::cli::add_predict(app, home);
     nanotrn::cli::add_devices(app);
     nanotrn::cli::add_score(app);
+    nanotrn::cli::add_report(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -35,7 +35,7 @@ std::vector<std::string> split_values(const std::string& sweep, std::string* key
   while (at <= rest.size()) {
     const size_t comma = rest.find(',', at);
     const std::string item = rest.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    check(!item.empty(), "--sweep: empty value in '" + sweep + "'");
+    check(!item.empty(), "empty value in '" + sweep + "'");
     v.push_back(item);
     if (comma == std::string::npos) break;
     at = comma + 1;
@@ -75,13 +75,19 @@ void add_predict(CLI::App& app, const Home& home) {
   struct Args {
     RecipeArgs recipe;
     std::string device = "trn2", trace, sweep;
-    int64_t lnc = 0, trace_phase = -1;
+    int64_t lnc = 0, trace_phase = -1, top = 10;
     bool json = false, shard_optimizer = false, no_overlap = false;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("predict", "Predict a recipe's step time, tokens/s, MFU and steps on a device");
   add_recipe_flags(cmd, a->recipe, home);
-  cmd->add_option("--device", a->device, "Catalog device (nanotrn devices), or host (measured)")->capture_default_str();
+  cmd->add_option("--device", a->device,
+                  "Catalog device (nanotrn devices), or host (measured); several, comma-separated (trn2,trn3,h100), "
+                  "print one comparison table")
+      ->capture_default_str();
+  cmd->add_option("--top", a->top, "Rows of the top-kernels table (0 = every kernel)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--lnc", a->lnc, "Physical cores per logical core (Trainium; 0 = the device default)");
   cmd->add_flag("--shard-optimizer", a->shard_optimizer, "Split Muon's Newton-Schulz over the data-parallel ranks");
   cmd->add_flag("--no-overlap", a->no_overlap, "Do not overlap the gradient all-reduce with the last backward");
@@ -93,6 +99,25 @@ void add_predict(CLI::App& app, const Home& home) {
     const predict::PredictOptions o{
         .lnc = a->lnc, .shard_optimizer = a->shard_optimizer, .overlap_allreduce = !a->no_overlap};
     const train::Recipe recipe = open_recipe(a->recipe, home);
+    const size_t top = static_cast<size_t>(a->top);
+    if (a->device.find(',') != std::string::npos) {
+      check(a->sweep.empty() && a->trace.empty(),
+            "--device with several devices compares them; it takes no "
+            "--sweep or --trace (give one device for those)");
+      std::string key;
+      std::vector<predict::Prediction> ps;
+      for (const std::string& d : split_values("device=" + a->device, &key)) {
+        ps.push_back(predict::predict(recipe, pick_device(d, recipe), o));
+      }
+      if (a->json) {
+        nlohmann::json j = nlohmann::json::array();
+        for (const predict::Prediction& p : ps) j.push_back(predict::prediction_json(p, top));
+        std::cout << nlohmann::json{{"devices", j}}.dump(2) << "\n";
+      } else {
+        std::cout << predict::comparison_text(ps);
+      }
+      return;
+    }
     const hw::Device device = pick_device(a->device, recipe);
     if (!a->sweep.empty()) {
       print_sweep(a->recipe, home, a->sweep, device, o, a->json);
@@ -107,9 +132,9 @@ void add_predict(CLI::App& app, const Home& home) {
       write_file_atomic(a->trace, text.data(), text.size());
     }
     if (a->json) {
-      std::cout << predict::prediction_json(p).dump(2) << "\n";
+      std::cout << predict::prediction_json(p, top).dump(2) << "\n";
     } else {
-      std::cout << predict::prediction_text(p);
+      std::cout << predict::prediction_text(p, top);
       if (!a->trace.empty()) std::cout << "trace: " << a->trace << " (open in ui.perfetto.dev)\n";
     }
   });

@@ -196,6 +196,7 @@ std::string kernel_run_text(const KernelRunResult& r) {
   std::string s = o.kernel + " " + shape + " " + std::string(dtype_name(o.dtype)) + ", " + schedule_name(o.schedule) +
                   " schedule (modelled, not measured)\n";
   s += report_text(r.report);
+  s += "bound: " + bound_verdict(r.report).verdict + "\n";
   if (!o.trace_path.empty()) s += "trace written to " + o.trace_path + "\n";
   if (r.checked) {
     char line[320];
@@ -214,7 +215,8 @@ nlohmann::json kernel_run_json(const KernelRunResult& r) {
                       {"core", o.core},
                       {"physical_cores", o.physical_cores},
                       {"schedule", schedule_name(o.schedule)},
-                      {"report", report_json(r.report)}};
+                      {"report", report_json(r.report)},
+                      {"bound", hw::bound_json(bound_verdict(r.report))}};
   if (o.kernel == "matmul") {
     j["m"] = o.m;
     j["k"] = o.k;

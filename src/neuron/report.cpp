@@ -199,4 +199,19 @@ nlohmann::json report_json(const Report& r) {
           {"stall_sums", sums}};
 }
 
+hw::EngineUse engine_use(const Report& r) {
+  hw::EngineUse u;
+  for (const TrackUse& t : r.tracks) {
+    const hw::Engine e = hw::engine_of_track(t.name);
+    if (e != hw::Engine::dma) u[e] = std::max(u[e], t.busy_ns * 1e-9);
+  }
+  if (r.dma_peak_gbps > 0) u[hw::Engine::dma] = r.dma_bytes / (r.dma_peak_gbps * 1e9);
+  return u;
+}
+
+hw::BoundVerdict bound_verdict(const Report& r) {
+  return hw::classify_bound(engine_use(r), r.total_ns * 1e-9, r.flops, r.dma_bytes, r.peak_tflops * 1e12,
+                            r.dma_peak_gbps * 1e9);
+}
+
 }  // namespace nanotrn::neuron

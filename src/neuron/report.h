@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/bound.h"
 #include "neuron/machine.h"
 #include "neuron/program.h"
 #include "neuron/timing.h"
@@ -72,6 +73,10 @@ Report make_report(const Program& program, const TimingResult& timing, const Neu
 Report make_report(const std::vector<const Program*>& programs, const std::vector<TimingResult>& timings,
                    const NeuronCoreSpec& spec, double flops = 0, size_t max_stalls = 5);
 std::string report_text(const Report& r);
+// What binds the kernel (hw/bound.h): per engine its busiest track over the cores, DMA as dma_bytes at the core's
+// peak DMA bandwidth; the ridge from peak_tflops and dma_peak_gbps.
+hw::EngineUse engine_use(const Report& r);
+hw::BoundVerdict bound_verdict(const Report& r);
 nlohmann::json report_json(const Report& r);
 
 }  // namespace nanotrn::neuron

@@ -1,6 +1,7 @@
 // The speedrun pipeline. See speedrun.h.
 #include "pipeline/speedrun.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,8 @@
 #include "icl/core_eval.h"
 #include "model/sample.h"
 #include "pipeline/data_stages.h"
+#include "predict/predictor.h"
+#include "report/run_report.h"
 #include "tokenizer/tokenizer.h"
 #include "train/checkpoint.h"
 #include "train/clock.h"
@@ -31,6 +34,8 @@ namespace nanotrn::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr const char* kChallengeBudget = "30m";  // the challenge's Phase 1 run (recipe-spec §12)
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -48,8 +53,33 @@ std::vector<int32_t> read_tokens(const std::vector<std::string>& paths, int32_t 
   return out;
 }
 
+// The Trainium projection of the recipe: one table, then each device's top kernels.
+std::string predictions_markdown(const std::vector<predict::Prediction>& ps) {
+  std::ostringstream md;
+  md << "\n## The same recipe on Trainium (modelled by nanotrn predict, not measured)\n\n";
+  md << "| device | step s | tokens/s | MFU | steps in " << format_number("%.0f s", ps.empty() ? 0.0 : ps[0].budget_s)
+     << " |\n|---|---|---|---|---|\n";
+  for (const predict::Prediction& p : ps) {
+    const predict::PhasePrediction& ph = p.phases.back();
+    md << "| " << p.device << " | " << format_number("%.4f", ph.time.step_s) << " | "
+       << format_number("%.0f", ph.tokens_per_s) << " | " << format_number("%.1f %%", 100.0 * ph.mfu) << " | "
+       << p.walk.steps << " |\n";
+  }
+  for (const predict::Prediction& p : ps) {
+    md << "\n### Top kernels on " << p.device
+       << "\n\n| kernel | pass | time s | share | bound |\n|---|---|---|---|---|\n";
+    const std::vector<predict::KernelLine> k = predict::last_phase_kernels(p);
+    for (size_t i = 0; i < std::min<size_t>(5, k.size()); i++) {
+      md << "| " << k[i].label << " | " << predict::to_string(k[i].pass) << " | " << format_number("%.6f", k[i].seconds)
+         << " | " << format_number("%.1f %%", 100.0 * k[i].share) << " | " << k[i].bound.verdict << " |\n";
+    }
+  }
+  return md.str();
+}
+
 void write_report(const std::string& path, const train::Recipe& recipe, const data::ShardSet& shards,
-                  const SpeedrunResult& r, const std::vector<std::pair<std::string, double>>& stages) {
+                  const SpeedrunResult& r, const std::vector<std::pair<std::string, double>>& stages,
+                  const std::vector<predict::Prediction>& predictions) {
   std::ostringstream md;
   md << "# nanotrn speedrun report\n\n";
   md << "Recipe `" << recipe.name << "`: " << recipe.description << "\n\n";
@@ -76,6 +106,7 @@ void write_report(const std::string& path, const train::Recipe& recipe, const da
           "|\n|---|---|\n";
     for (const auto& [label, c] : r.core_tasks) md << "| " << label << " | " << format_number("%.4f", c) << " |\n";
   }
+  md << predictions_markdown(predictions);
   md << "\n## Samples (temperature 0.8, top-k 40)\n\n";
   for (const std::string& s : r.samples) md << "```\n" << s << "\n```\n\n";
   const std::string text = md.str();
@@ -198,6 +229,7 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
     nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end());
     j["name"] = recipe.name;
     j["params"] = res.params;
+    j["unigram_bpb"] = res.unigram_bpb;  // the HTML report's baseline (report/run_report.h)
     if (std::isfinite(res.core)) {
       j["core"] = res.core;
       j["core_bundle"] = o.core_bundle;
@@ -208,9 +240,24 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
     write_file_atomic(result_path, text.data(), text.size());
   }
 
+  t0 = std::chrono::steady_clock::now();
+  const std::vector<predict::Prediction> predictions =
+      report::predict_on_devices(recipe, {"trn2", "trn3"}, kChallengeBudget);
+  for (const predict::Prediction& p : predictions) {
+    say(p.device + ": " + std::to_string(p.walk.steps) + " steps in " + kChallengeBudget + ", " +
+        format_number("%.0f tok/s", p.phases.back().tokens_per_s) + ", MFU " +
+        format_number("%.1f%%", 100.0 * p.phases.back().mfu) + " (modelled)");
+  }
+  stages.emplace_back("Trainium predictions", seconds_since(t0));
   res.report_path = run_root + "/report.md";
-  write_report(res.report_path, recipe, shards, res, stages);
-  say("report: " + res.report_path);
+  write_report(res.report_path, recipe, shards, res, stages, predictions);
+  report::ReportInputs in = report::gather_run_report(run_dir, {.devices = {}, .unigram_bpb = res.unigram_bpb});
+  in.predictions = predictions;
+  in.title = "nanotrn speedrun: " + recipe.name;
+  res.html_report_path = run_root + "/report.html";
+  const std::string html = report::run_report_html(in);
+  write_file_atomic(res.html_report_path, html.data(), html.size());
+  say("report: " + res.report_path + " and " + res.html_report_path);
   return res;
 }
 

@@ -8,9 +8,11 @@
 // data/tokens (the recipe's data.* are set to these, then built by pipeline/data_stages.h: the Brown corpus unless
 // data/corpus already holds a prepared corpus, a BPE with the recipe's vocabulary, train/val shards),
 // speedrun/run (metrics.jsonl, checkpoint, core.json), speedrun/result.json (the training summary with val_bpb,
-// core and params: what `nanotrn score` ranks), speedrun/report.md. Every stage is skipped when its
-// output exists and is valid for the same inputs (data_stages.h says when for the data; the training result must
-// name the same recipe); `force` reruns training. `recipe` is a file or a shipped name (train/recipe_paths.h).
+// core, params and unigram_bpb: what `nanotrn score` ranks), speedrun/report.md and speedrun/report.html, both with
+// the recipe priced on trn2 and trn3 for the challenge's 30 minutes (steps, tokens/s, MFU, top kernels). Every stage is
+// skipped when its output exists and is valid for the same inputs (data_stages.h says when for the data; the training
+// result must name the same recipe); `force` reruns training. `recipe` is a file or a shipped name
+// (train/recipe_paths.h).
 #pragma once
 
 #include <functional>
@@ -45,7 +47,8 @@ struct SpeedrunResult {
   double core = 0.0;                                       // NaN when CORE was skipped
   std::vector<std::pair<std::string, double>> core_tasks;  // label, centered accuracy
   int64_t params = 0;
-  std::string report_path;
+  std::string report_path;       // report.md
+  std::string html_report_path;  // report.html (report/html_report.h)
 };
 
 SpeedrunResult run_speedrun(const SpeedrunOptions& options);

@@ -14,18 +14,14 @@ namespace {
 
 // "NC1 DMA q7" -> "DMA"; "Tensor" -> "Tensor".
 std::string engine_class(const std::string& track) {
-  std::string s = track;
-  if (s.rfind("NC", 0) == 0) {
-    const size_t sp = s.find(' ');
-    if (sp != std::string::npos) s = s.substr(sp + 1);
-  }
-  if (s.rfind("DMA", 0) == 0) return "DMA";
-  return s;
+  const hw::Engine e = hw::engine_of_track(track);
+  return e == hw::Engine::dma ? "DMA" : std::string(track.substr(track.rfind(' ') + 1));
 }
 
 OpCost scaled(OpCost c, double f) {
   c.seconds *= f;
   for (auto& [k, v] : c.engines) v *= f;
+  for (double& v : c.use.busy_s) v *= f;
   return c;
 }
 
@@ -59,6 +55,8 @@ OpCost KernelCoster::roofline(double flops, double bytes) const {
   c.seconds = hw::roofline_seconds(flops, bytes, peak, bw);
   const bool compute_bound = flops / peak >= bytes / bw;
   c.engines[compute_bound ? "Tensor" : "DMA"] = c.seconds;
+  c.use[hw::Engine::tensor] = flops / peak;
+  c.use[hw::Engine::dma] = bytes / bw;
   return c;
 }
 
@@ -73,6 +71,7 @@ OpCost KernelCoster::time_on_core(const std::string& kernel, std::vector<int64_t
     double& e = c.engines[engine_class(t.name)];
     e = std::max(e, t.busy_ns * 1e-9);
   }
+  c.use = neuron::engine_use(r);
   return c;
 }
 

@@ -14,7 +14,7 @@
 //  * a matmul with more than kMaxTimedTiles 128x512x128 tiles is timed on a block of M rows and scaled by M.
 // Roofline: max(flops / peak, bytes / bandwidth) with the logical core's TensorE peak (machine.h) and its share of
 // chip HBM bandwidth (Trainium), or the device's peak and HBM bandwidth (others).
-// Engine busy times: from the timed report's tracks (max over the tracks of one engine class, physical cores
+// Engine busy times (engines): from the timed report's tracks (max over the tracks of one engine class, physical cores
 // and DMA queues folded); roofline ops count as "Tensor" when compute-bound and "DMA" when memory-bound.
 // Not here: launch overheads and overlap (step_model.h).
 #pragma once
@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "dtype/dtype.h"
+#include "hw/bound.h"
 #include "hw/catalog.h"
 #include "predict/lowering.h"
 
@@ -35,6 +36,9 @@ struct OpCost {
   double seconds = 0;                     // all `count` invocations
   std::string method;                     // "neuron v3x2" or "roofline"
   std::map<std::string, double> engines;  // engine class -> busy seconds (all invocations)
+  // What binds the op (hw/bound.h), all invocations: timed kernels from their report (neuron::engine_use); roofline
+  // ops Tensor = flops / peak and DMA = bytes / bandwidth.
+  hw::EngineUse use;
 };
 
 class KernelCoster {

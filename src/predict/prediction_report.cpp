@@ -13,31 +13,10 @@ std::string pad(const std::string& s, size_t width) {
   return "  " + s + std::string(s.size() < width ? width - s.size() : 1, ' ');
 }
 
-struct Breakdown {
-  std::vector<std::pair<std::string, double>> groups, engines, methods;  // seconds per step, largest first
-};
-
 std::vector<std::pair<std::string, double>> sorted(const std::map<std::string, double>& m) {
   std::vector<std::pair<std::string, double>> v(m.begin(), m.end());
   std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return v;
-}
-
-Breakdown breakdown(const StepTime& s) {
-  std::map<std::string, double> g, e, m;
-  auto add = [&](const std::vector<TimedOp>& ops, double times) {
-    for (const TimedOp& op : ops) {
-      g[op.op.group] += op.cost.seconds * times;
-      m[op.cost.method.rfind("neuron", 0) == 0 ? "software NeuronCore" : "roofline"] += op.cost.seconds * times;
-      for (const auto& [k, v] : op.cost.engines) e[k] += v * times;
-    }
-  };
-  add(s.micro_ops, static_cast<double>(s.accum));
-  add(s.optimizer_ops, 1.0);
-  g["kernel launch gaps"] += s.launch_s;
-  g["all-reduce (exposed)"] += s.allreduce_exposed_s;
-  g["host dispatch"] += s.host_s;
-  return {sorted(g), sorted(e), sorted(m)};
 }
 
 nlohmann::json pairs_json(const std::vector<std::pair<std::string, double>>& v) {
@@ -48,7 +27,34 @@ nlohmann::json pairs_json(const std::vector<std::pair<std::string, double>>& v) 
 
 }  // namespace
 
-std::string prediction_text(const Prediction& p) {
+StepBreakdown step_breakdown(const StepTime& s) {
+  std::map<std::string, double> g, e, m;
+  StepBreakdown b;
+  auto add = [&](const std::vector<TimedOp>& ops, double times) {
+    for (const TimedOp& op : ops) {
+      g[op.op.group] += op.cost.seconds * times;
+      m[op.cost.method.rfind("neuron", 0) == 0 ? "software NeuronCore" : "roofline"] += op.cost.seconds * times;
+      for (const auto& [k, v] : op.cost.engines) e[k] += v * times;
+      for (size_t i = 0; i < b.use.busy_s.size(); i++) b.use.busy_s[i] += op.cost.use.busy_s[i] * times;
+    }
+  };
+  add(s.micro_ops, static_cast<double>(s.accum));
+  add(s.optimizer_ops, 1.0);
+  g["kernel launch gaps"] += s.launch_s;
+  g["all-reduce (exposed)"] += s.allreduce_exposed_s;
+  g["host dispatch"] += s.host_s;
+  b.groups = sorted(g);
+  b.engines = sorted(e);
+  b.methods = sorted(m);
+  return b;
+}
+
+std::vector<KernelLine> last_phase_kernels(const Prediction& p) {
+  if (p.phases.empty()) return {};
+  return step_kernels(p.phases.back().time, p.rank_peak_flops, p.rank_bytes_per_s);
+}
+
+std::string prediction_text(const Prediction& p, size_t top) {
   std::string s = "predict " + p.recipe + " on " + p.device + " (" + p.device_kind + "; modelled, not measured)\n";
   s += "model: " + std::to_string(p.params) + " params, " + format_number("%.4g", p.flops_per_token) +
        " FLOPs/token, T " + std::to_string(p.seq_len) + ", " + p.dtype + "; peak " +
@@ -77,7 +83,7 @@ std::string prediction_text(const Prediction& p) {
   }
   if (!p.phases.empty()) {
     const StepTime& t = p.phases.back().time;
-    const Breakdown b = breakdown(t);
+    const StepBreakdown b = step_breakdown(t);
     s += "\nbreakdown of one phase-" + std::to_string(p.phases.back().index) + " step (" +
          format_number("%.4f s", t.step_s) + "; kernel times before overlap):\n";
     for (const auto& [k, v] : b.groups) {
@@ -90,17 +96,19 @@ std::string prediction_text(const Prediction& p) {
     s += "priced by:";
     for (const auto& [k, v] : b.methods) s += " " + k + format_number(" %.4f s;", v);
     s += "\n";
+    s += "\ntop kernels of that step (x = invocations; bound: the engine that sets the time, hw/bound.h):\n";
+    s += kernels_text(last_phase_kernels(p), top);
   }
   s += "prediction: " + std::to_string(p.kernels_timed) + " kernels timed, " + std::to_string(p.shapes_cached) +
        " shapes cached, " + format_number("%.3f s", p.predict_wall_s) + "\n";
   return s;
 }
 
-nlohmann::json prediction_json(const Prediction& p) {
+nlohmann::json prediction_json(const Prediction& p, size_t top) {
   nlohmann::json phases = nlohmann::json::array();
   for (const PhasePrediction& ph : p.phases) {
     const StepTime& t = ph.time;
-    const Breakdown b = breakdown(t);
+    const StepBreakdown b = step_breakdown(t);
     nlohmann::json ops = nlohmann::json::array();
     for (const TimedOp& op : t.micro_ops) {
       ops.push_back({{"name", op.op.name},
@@ -152,7 +160,10 @@ nlohmann::json prediction_json(const Prediction& p) {
           {"charged_s", p.walk.charged_s},
           {"notes", p.notes},
           {"kernels_timed", p.kernels_timed},
-          {"predict_wall_s", p.predict_wall_s}};
+          {"predict_wall_s", p.predict_wall_s},
+          {"rank_peak_flops", p.rank_peak_flops},
+          {"rank_bytes_per_s", p.rank_bytes_per_s},
+          {"top_kernels", kernels_json(last_phase_kernels(p), top)}};
 }
 
 nlohmann::json prediction_trace(const Prediction& p, size_t phase) {
@@ -164,6 +175,9 @@ nlohmann::json prediction_trace(const Prediction& p, size_t phase) {
   ev.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", 0}, {"args", {{"name", p.device + " rank 0"}}}});
   meta(0, "host dispatch");
   meta(1, "all-reduce");
+  for (int e = 0; e < hw::kEngineCount; e++) {
+    meta(2 + e, std::string(hw::engine_name(static_cast<hw::Engine>(e))) + " busy");
+  }
   int lanes = 0;  // kernels of one stage run side by side on tids 10, 11, ...
   auto slice = [&](int tid, const std::string& name, const std::string& cat, double start_s, double dur_s,
                    nlohmann::json args) {
@@ -192,6 +206,12 @@ nlohmann::json prediction_trace(const Prediction& p, size_t phase) {
              {"count", op.op.count},
              {"flops", op.op.flops},
              {"bytes", op.op.bytes}});
+      for (int e = 0; e < hw::kEngineCount; e++) {
+        const double busy = op.cost.use.busy_s[static_cast<size_t>(e)];
+        if (busy <= 0) continue;
+        slice(2 + e, op.op.name, "engine", clock + op.start_s, busy,
+              {{"busy_fraction", op.cost.seconds > 0 ? busy / op.cost.seconds : 0.0}});
+      }
     }
   };
   for (int64_t a = 0; a < t.accum; a++) {
@@ -212,6 +232,31 @@ nlohmann::json prediction_trace(const Prediction& p, size_t phase) {
             {"device", p.device},
             {"phase", phase},
             {"step_s", t.step_s}}}};
+}
+
+std::string comparison_text(const std::vector<Prediction>& ps) {
+  std::string s;
+  if (!ps.empty()) {
+    s = "compare " + ps[0].recipe + " (last batch phase; budget " + format_number("%.0f s", ps[0].budget_s) +
+        "; modelled, not measured)\n";
+  }
+  s += "device     kind        ranks  lnc     step s       tok/s    MFU  steps in budget  largest kernel (bound)\n";
+  for (const Prediction& p : ps) {
+    const std::vector<KernelLine> k = last_phase_kernels(p);
+    const PhasePrediction* last = p.phases.empty() ? nullptr : &p.phases.back();
+    char buf[384];
+    std::snprintf(buf, sizeof buf, "%-10s %-10s %6lld %4lld %10.4f %11.0f %5.1f%% %16lld  %s\n", p.device.c_str(),
+                  p.device_kind.c_str(), static_cast<long long>(p.ranks), static_cast<long long>(p.lnc),
+                  last ? last->time.step_s : 0.0, last ? last->tokens_per_s : 0.0, last ? 100.0 * last->mfu : 0.0,
+                  static_cast<long long>(p.walk.steps),
+                  k.empty()
+                      ? "-"
+                      : (k[0].label + " " + to_string(k[0].pass) + " " + format_number("%.1f%%", 100.0 * k[0].share) +
+                         " (" + std::string(hw::engine_name(k[0].bound.bound)) + ")")
+                            .c_str());
+    s += buf;
+  }
+  return s;
 }
 
 }  // namespace nanotrn::predict

@@ -76,6 +76,8 @@ Prediction predict(StepModel& m) {
   p.notes = m.notes();
   p.kernels_timed = m.coster().kernels_timed();
   p.shapes_cached = m.coster().cache_size();
+  p.rank_peak_flops = m.coster().rank_peak_flops(m.dtype());
+  p.rank_bytes_per_s = m.coster().rank_bytes_per_s();
   p.predict_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return p;
 }

@@ -20,6 +20,7 @@
 
 #include "hw/catalog.h"
 #include "predict/step_model.h"
+#include "predict/top_kernels.h"
 #include "train/recipe.h"
 
 namespace nanotrn::predict {
@@ -57,14 +58,33 @@ struct Prediction {
   std::vector<std::string> notes;
   size_t kernels_timed = 0, shapes_cached = 0;
   double predict_wall_s = 0;
+  double rank_peak_flops = 0, rank_bytes_per_s = 0;  // one rank's peak (recipe dtype) and HBM share: the ridge
 };
 
 Prediction predict(StepModel& model);
 Prediction predict(const train::Recipe& recipe, const hw::Device& device, const PredictOptions& options = {});
 
-std::string prediction_text(const Prediction& p);
-nlohmann::json prediction_json(const Prediction& p);
-// Chrome-trace / Perfetto JSON of one step of phase `phase`: micro-batches, optimiser, all-reduce, host dispatch.
+// Where one step's time goes, largest first: seconds per op group (with launch gaps, exposed all-reduce and host
+// dispatch), per engine class (busiest track; DMA = busiest queue), per pricing method; and per engine the busy
+// time hw/bound.h uses (DMA = bytes at peak bandwidth). Kernel times before overlap.
+struct StepBreakdown {
+  std::vector<std::pair<std::string, double>> groups, engines, methods;
+  hw::EngineUse use;
+};
+StepBreakdown step_breakdown(const StepTime& step);
+
+// The kernels of the last phase's step, largest first, with their binding engine (top_kernels.h).
+std::vector<KernelLine> last_phase_kernels(const Prediction& p);
+
+// `top`: rows of the top-kernels table (the last phase's step; 0 = every kernel). JSON: "top_kernels".
+std::string prediction_text(const Prediction& p, size_t top = 10);
+nlohmann::json prediction_json(const Prediction& p, size_t top = 10);
+// One row per prediction (`predict --device trn2,trn3,h100`): device, layout, last phase's step time, tokens/s, MFU,
+// steps in the budget, and the largest kernel with its binding engine.
+std::string comparison_text(const std::vector<Prediction>& predictions);
+// Chrome-trace / Perfetto JSON of one step of phase `phase`: micro-batches, optimiser, all-reduce, host dispatch, and
+// one track per engine with each kernel's busy time on it (from the kernel's start; the order of instructions inside
+// a kernel is in `nanotrn kernel run --trace`).
 nlohmann::json prediction_trace(const Prediction& p, size_t phase);
 
 }  // namespace nanotrn::predict

@@ -50,6 +50,7 @@ class OptimizerSet {
 
   double muon_momentum() const { return muon_->options().momentum; }
   double muon_lr() const { return muon_->options().lr; }
+  double muon_weight_decay() const { return muon_->options().weight_decay; }
 
  private:
   struct Group {

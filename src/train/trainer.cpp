@@ -356,6 +356,8 @@ TrainResult Trainer::run() {
                               {"step", s.step},
                               {"loss", res.last_loss},
                               {"lr_multiplier", lrm},
+                              {"muon_momentum", s.optim.muon_momentum()},
+                              {"weight_decay", s.optim.muon_weight_decay()},
                               {"phase", phase},
                               {"grad_norm", grad_norm},
                               {"charged_seconds", s.charged},

@@ -4,6 +4,7 @@
 // trainer.
 #include <chrono>
 #include <cstdio>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -135,13 +136,26 @@ TEST(Predict, TraceHoldsEveryKernelOfOneStep) {
   const Prediction p = predict(tiny("30s"), hw::builtin_catalog().find("trn2"));
   const nlohmann::json t = prediction_trace(p, 0);
   const StepTime& s = p.phases[0].time;
-  size_t slices = 0;
+  size_t slices = 0, engine_slices = 0;
+  std::map<std::pair<std::string, double>, double> kernel_end;  // (name, start) -> end, of the kernel lanes
   for (const nlohmann::json& e : t.at("traceEvents")) {
     if (e.at("ph") != "X") continue;
-    slices++;
     EXPECT_GE(e.at("ts").get<double>(), 0.0);
     EXPECT_LE(e.at("ts").get<double>() + e.at("dur").get<double>(), s.step_s * 1e6 * (1 + 1e-9));
+    if (e.at("cat") == "engine") continue;
+    slices++;
+    kernel_end[{e.at("name").get<std::string>(), e.at("ts").get<double>()}] =
+        e.at("ts").get<double>() + e.at("dur").get<double>();
   }
+  // Each engine track's slice lies inside its kernel's slice: it starts with it and is no longer.
+  for (const nlohmann::json& e : t.at("traceEvents")) {
+    if (e.at("ph") != "X" || e.at("cat") != "engine") continue;
+    engine_slices++;
+    const auto k = kernel_end.find({e.at("name").get<std::string>(), e.at("ts").get<double>()});
+    ASSERT_NE(k, kernel_end.end()) << e.dump();
+    EXPECT_LE(e.at("ts").get<double>() + e.at("dur").get<double>(), k->second * (1 + 1e-9)) << e.dump();
+  }
+  EXPECT_GE(engine_slices, s.micro_ops.size());  // every kernel keeps at least one engine busy
   // micro-batch kernels x accum + optimiser kernels + one host launch per graph + the all-reduce.
   EXPECT_EQ(slices, s.micro_ops.size() * static_cast<size_t>(s.accum) + s.optimizer_ops.size() +
                         static_cast<size_t>(s.accum + 1) + (s.allreduce_s > 0 ? 1 : 0));

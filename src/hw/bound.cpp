@@ -1,0 +1,93 @@
+// The binding engine of a kernel. See bound.h.
+#include "hw/bound.h"
+
+#include <cmath>
+
+#include "base/error.h"
+#include "base/format.h"
+
+namespace nanotrn::hw {
+
+std::string_view engine_name(Engine e) {
+  switch (e) {
+    case Engine::tensor:
+      return "TensorE";
+    case Engine::vector:
+      return "VectorE";
+    case Engine::scalar:
+      return "ScalarE";
+    case Engine::gpsimd:
+      return "GpSimd";
+    case Engine::dma:
+      return "DMA";
+    case Engine::stalls:
+      return "stalls";
+  }
+  return "?";
+}
+
+Engine engine_of_track(std::string_view track) {
+  std::string_view s = track;
+  if (s.size() > 2 && s.substr(0, 2) == "NC") {  // "NC1 Vector": an SPMD core's track
+    const size_t sp = s.find(' ');
+    if (sp != std::string_view::npos) s = s.substr(sp + 1);
+  }
+  if (s == "Tensor") return Engine::tensor;
+  if (s == "Vector") return Engine::vector;
+  if (s == "Scalar") return Engine::scalar;
+  if (s == "GpSimd") return Engine::gpsimd;
+  if (s.substr(0, 3) == "DMA") return Engine::dma;
+  throw Error("engine_of_track: '" + std::string(track) + "' is not an engine track");
+}
+
+BoundVerdict classify_bound(const EngineUse& use, double seconds, double flops, double bytes, double peak_flops,
+                            double bytes_per_s) {
+  check(seconds > 0 && std::isfinite(seconds), "classify_bound: the kernel's time must be positive");
+  check(peak_flops > 0 && bytes_per_s > 0, "classify_bound: peak FLOP/s and bytes/s must be positive");
+  BoundVerdict v;
+  for (int i = 0; i < kEngineCount; i++) {
+    const double u = use.busy_s[static_cast<size_t>(i)] / seconds;
+    if (u > v.utilisation) {
+      v.utilisation = u;
+      v.busiest = static_cast<Engine>(i);
+    }
+  }
+  v.bound = v.utilisation >= kBoundThreshold ? v.busiest : Engine::stalls;
+  v.intensity = bytes > 0 ? flops / bytes : INFINITY;
+  v.ridge = peak_flops / bytes_per_s;
+  const std::string side = std::string(v.intensity >= v.ridge ? "compute" : "memory") + " side of the roofline";
+  const std::string ai = std::isfinite(v.intensity) ? format_number("%.3g", v.intensity) : std::string("inf");
+  const std::string against =
+      "intensity " + ai + " FLOP/B vs ridge " + format_number("%.3g", v.ridge) + " (" + side + ")";
+  const std::string pct = format_number("%.0f%%", 100.0 * v.utilisation);
+  const std::string busiest(engine_name(v.busiest));
+  switch (v.bound) {
+    case Engine::tensor:
+      v.verdict = "TensorE-bound: TensorE busy " + pct + "; " + against;
+      break;
+    case Engine::dma:
+      v.verdict = "DMA-bound: " + pct + " of peak DMA bandwidth; " + against;
+      break;
+    case Engine::vector:
+    case Engine::scalar:
+    case Engine::gpsimd:
+      v.verdict = busiest + "-bound: " + busiest + " busy " + pct + ", element-wise work sets the time; " + against;
+      break;
+    case Engine::stalls:
+      v.verdict = "stall-bound: the busiest engine (" + busiest + ") is at " + pct +
+                  "; waits between engines and fixed latencies set the time; " + against;
+      break;
+  }
+  return v;
+}
+
+nlohmann::json bound_json(const BoundVerdict& v) {
+  return {{"bound", engine_name(v.bound)},
+          {"busiest", engine_name(v.busiest)},
+          {"utilisation", v.utilisation},
+          {"intensity", std::isfinite(v.intensity) ? nlohmann::json(v.intensity) : nlohmann::json(nullptr)},
+          {"ridge", v.ridge},
+          {"verdict", v.verdict}};
+}
+
+}  // namespace nanotrn::hw

@@ -1,0 +1,165 @@
+// Reading metrics.jsonl. See run_metrics.h.
+#include "report/run_metrics.h"
+
+#include <cmath>
+#include <limits>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "data/jsonl.h"
+
+namespace nanotrn::report {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double number(const nlohmann::json& o, const char* key, const std::string& at) {
+  const auto it = o.find(key);
+  if (it == o.end()) throw Error(at + "\"" + key + "\" is missing");
+  if (it->is_null()) return kNaN;
+  if (!it->is_number()) throw Error(at + "\"" + key + "\" is not a number");
+  return it->get<double>();
+}
+
+double optional_number(const nlohmann::json& o, const char* key, const std::string& at) {
+  return o.contains(key) ? number(o, key, at) : kNaN;
+}
+
+int64_t integer(const nlohmann::json& o, const char* key, const std::string& at) {
+  const auto it = o.find(key);
+  if (it == o.end()) throw Error(at + "\"" + key + "\" is missing");
+  if (!it->is_number_integer()) throw Error(at + "\"" + key + "\" is not an integer");
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
+RunMetrics parse_run_metrics(std::string_view content, const std::string& name) {
+  RunMetrics m;
+  m.path = name;
+  bool started = false;
+  data::for_each_jsonl_object(content, name, [&](const nlohmann::json& o, int64_t, const std::string& at) {
+    const auto ev = o.find("event");
+    if (ev == o.end() || !ev->is_string()) throw Error(at + "no \"event\" string");
+    const std::string e = ev->get<std::string>();
+    if (e == "start") {
+      if (!o.contains("recipe") || !o["recipe"].is_object()) throw Error(at + "start event without a recipe object");
+      m.recipe = o["recipe"];
+      started = true;
+      return;
+    }
+    if (!started) throw Error(at + "\"" + e + "\" event before any start event");
+    if (e == "step") {
+      StepRecord s;
+      s.step = integer(o, "step", at);
+      s.phase = integer(o, "phase", at);
+      s.tokens = integer(o, "tokens", at);
+      s.loss = number(o, "loss", at);
+      s.lr_multiplier = number(o, "lr_multiplier", at);
+      s.muon_momentum = optional_number(o, "muon_momentum", at);
+      s.weight_decay = optional_number(o, "weight_decay", at);
+      s.charged_seconds = number(o, "charged_seconds", at);
+      s.tokens_per_second = number(o, "tokens_per_second", at);
+      s.host_tokens_per_second = number(o, "host_tokens_per_second", at);
+      const char* kind = o.contains("mfu") ? "mfu" : o.contains("fraction_of_peak") ? "fraction_of_peak" : "";
+      s.peak_fraction = *kind ? number(o, kind, at) : kNaN;
+      if (*kind) m.peak_kind = kind;
+      if (!m.steps.empty() && s.step <= m.steps.back().step) {
+        // a resume from an earlier checkpoint re-runs steps: the later record of a step replaces the earlier ones
+        while (!m.steps.empty() && m.steps.back().step >= s.step) m.steps.pop_back();
+      }
+      m.steps.push_back(s);
+    } else if (e == "eval") {
+      m.evals.push_back({integer(o, "step", at), number(o, "charged_seconds", at), number(o, "val_bpb", at)});
+    } else if (e == "summary") {
+      integer(o, "steps", at);
+      integer(o, "tokens", at);
+      number(o, "charged_seconds", at);
+      m.summary = o;
+    }
+    // other events (nonfinite_loss, ...) carry nothing the reports draw
+  });
+  if (!started) throw Error(name + ": no start event (is this a nanotrn metrics.jsonl?)");
+  return m;
+}
+
+namespace {
+constexpr std::pair<Metric, const char*> kMetrics[] = {{Metric::loss, "loss"},
+                                                       {Metric::lr_multiplier, "lr_multiplier"},
+                                                       {Metric::muon_momentum, "muon_momentum"},
+                                                       {Metric::weight_decay, "weight_decay"},
+                                                       {Metric::tokens_per_second, "tokens_per_second"},
+                                                       {Metric::host_tokens_per_second, "host_tokens_per_second"},
+                                                       {Metric::peak_fraction, "peak_fraction"},
+                                                       {Metric::val_bpb, "val_bpb"}};
+
+double field(const StepRecord& s, Metric m) {
+  switch (m) {
+    case Metric::loss:
+      return s.loss;
+    case Metric::lr_multiplier:
+      return s.lr_multiplier;
+    case Metric::muon_momentum:
+      return s.muon_momentum;
+    case Metric::weight_decay:
+      return s.weight_decay;
+    case Metric::tokens_per_second:
+      return s.tokens_per_second;
+    case Metric::host_tokens_per_second:
+      return s.host_tokens_per_second;
+    case Metric::peak_fraction:
+      return s.peak_fraction;
+    case Metric::val_bpb:
+      break;
+  }
+  return kNaN;
+}
+}  // namespace
+
+Metric parse_metric(const std::string& name) {
+  std::string names;
+  for (const auto& [m, n] : kMetrics) {
+    if (name == n) return m;
+    names += std::string(names.empty() ? "" : ", ") + n;
+  }
+  throw Error("unknown metric '" + name + "' (one of: " + names + ")");
+}
+
+std::string metric_name(Metric m) {
+  for (const auto& [k, n] : kMetrics) {
+    if (k == m) return n;
+  }
+  return "?";
+}
+
+XAxis parse_x_axis(const std::string& name) {
+  if (name == "step") return XAxis::step;
+  if (name == "charged_seconds" || name == "time") return XAxis::charged_seconds;
+  throw Error("unknown x axis '" + name + "' (step or charged_seconds)");
+}
+
+std::vector<std::pair<double, double>> metric_points(const RunMetrics& m, Metric y, XAxis x) {
+  std::vector<std::pair<double, double>> p;
+  if (y == Metric::val_bpb) {
+    for (const EvalRecord& e : m.evals) {
+      p.emplace_back(x == XAxis::step ? static_cast<double>(e.step) : e.charged_seconds, e.val_bpb);
+    }
+    if (m.summary.is_object() && m.summary.contains("val_bpb") && m.summary["val_bpb"].is_number()) {
+      p.emplace_back(x == XAxis::step ? static_cast<double>(m.summary["steps"].get<int64_t>())
+                                      : m.summary["charged_seconds"].get<double>(),
+                     m.summary["val_bpb"].get<double>());
+    }
+    return p;
+  }
+  for (const StepRecord& s : m.steps) {
+    p.emplace_back(x == XAxis::step ? static_cast<double>(s.step) : s.charged_seconds, field(s, y));
+  }
+  return p;
+}
+
+RunMetrics read_run_metrics(const std::string& path) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  return parse_run_metrics(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+}
+
+}  // namespace nanotrn::report

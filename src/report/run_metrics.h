@@ -1,0 +1,70 @@
+// A run's metrics.jsonl (written by train/trainer.cpp), read back for reports and plots.
+//
+//   RunMetrics m = read_run_metrics("out/run/metrics.jsonl");
+//   m.steps[i].loss, m.evals[j].val_bpb, m.recipe (the last "start" event's recipe JSON), m.summary (may be null)
+//
+// The file: one JSON object per line with an "event" field.
+//  * "start": {"recipe": <the resolved recipe>, "step": the step it starts from}. A resumed run appends a new start;
+//    its steps continue the earlier ones.
+//  * "step" (every train.log_every steps and step 1): step, loss (training loss of the step, nats/token),
+//    lr_multiplier, muon_momentum, weight_decay (Muon's), phase, grad_norm, charged_seconds and tokens (cumulative),
+//    ms_per_step, tokens_per_second (on the run's clock: the device's under --clock), host_ms_per_step,
+//    host_tokens_per_second, and "mfu" (device clocks) or "fraction_of_peak" (host clock with a measured peak).
+//  * "eval": step, charged_seconds, val_bpb.   "nonfinite_loss": step, loss.
+//  * "summary": the TrainResult (steps, tokens, charged_seconds, wall_seconds, val_bpb (null when not scored), ...).
+// Fields a reader needs are required (an Error "<file>:<line>: ..." names the missing one); a file with no start
+// event is an Error. Older files without muon_momentum / weight_decay read as NaN there.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace nanotrn::report {
+
+struct StepRecord {
+  int64_t step = 0, phase = 0, tokens = 0;
+  double loss = 0, lr_multiplier = 0, muon_momentum = 0, weight_decay = 0;
+  double charged_seconds = 0, tokens_per_second = 0, host_tokens_per_second = 0;
+  double peak_fraction = 0;  // mfu or fraction_of_peak; NaN when neither was logged
+};
+
+struct EvalRecord {
+  int64_t step = 0;
+  double charged_seconds = 0, val_bpb = 0;
+};
+
+struct RunMetrics {
+  std::string path;
+  nlohmann::json recipe;  // of the last start event
+  std::string peak_kind;  // "mfu", "fraction_of_peak" or "" (none logged)
+  std::vector<StepRecord> steps;
+  std::vector<EvalRecord> evals;
+  nlohmann::json summary;  // null when the run has not finished
+};
+
+RunMetrics parse_run_metrics(std::string_view content, const std::string& name);
+
+// One curve of a run (`nanotrn plot`, the HTML report): a step field, or val_bpb (the eval events, then the summary's
+// final score at its step when finite). x is the step or the charged seconds.
+enum class Metric {
+  loss,
+  lr_multiplier,
+  muon_momentum,
+  weight_decay,
+  tokens_per_second,
+  host_tokens_per_second,
+  peak_fraction,
+  val_bpb
+};
+enum class XAxis { step, charged_seconds };
+Metric parse_metric(const std::string& name);  // the enumerator's name; throws listing them
+XAxis parse_x_axis(const std::string& name);   // "step" | "charged_seconds" (or "time")
+std::string metric_name(Metric m);
+std::vector<std::pair<double, double>> metric_points(const RunMetrics& m, Metric y, XAxis x);
+RunMetrics read_run_metrics(const std::string& path);
+
+}  // namespace nanotrn::report

@@ -1,0 +1,39 @@
+// `nanotrn report RUN_DIR`: gathers what the HTML report shows for a run folder and writes RUN_DIR/report.html.
+//
+//   std::string path = write_run_report("out/run", {});          // trn2 and trn3, the challenge's 30 minutes
+//   ReportInputs in = gather_run_report("out/run", {.devices = {"trn2"}});
+//
+// From the folder: metrics.jsonl (required; report/run_metrics.h), core.json when present (eval core, speedrun),
+// and the unigram baseline from result.json beside the folder or in it (the speedrun writes "unigram_bpb" there)
+// unless the options carry one. Predictions: the run's own recipe (its start event) priced on each device
+// (predict/predictor.h) with train.budget = options.budget and no step limit, so every device answers "what does
+// this recipe reach in that budget". The file is written atomically.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "predict/predictor.h"
+#include "report/html_report.h"
+#include "train/recipe.h"
+
+namespace nanotrn::report {
+
+struct RunReportOptions {
+  std::vector<std::string> devices = {"trn2", "trn3"};  // catalog names (nanotrn devices)
+  std::string budget = "30m";                           // the budget the predictions walk
+  double unigram_bpb = std::numeric_limits<double>::quiet_NaN();
+  std::string output = {};  // default RUN_DIR/report.html
+  std::string title = {};   // default "nanotrn run report: <recipe name>"
+};
+
+// The recipe priced on each catalog device with train.budget = budget and train.steps = 0.
+std::vector<predict::Prediction> predict_on_devices(train::Recipe recipe, const std::vector<std::string>& devices,
+                                                    const std::string& budget);
+
+ReportInputs gather_run_report(const std::string& run_dir, const RunReportOptions& options);
+// Returns the path written.
+std::string write_run_report(const std::string& run_dir, const RunReportOptions& options);
+
+}  // namespace nanotrn::report

@@ -1,0 +1,90 @@
+// What binds a kernel (hw/bound.h): on kernels whose bound is known by construction, timed on the software
+// NeuronCore (a large square bf16 matmul does 2MNK FLOPs on 3 x 4096^2 elements, far above the ridge: TensorE; a
+// transpose moves bytes and does no arithmetic: DMA; a row softmax is exp / sum / scale passes over SBUF tiles:
+// VectorE or ScalarE), and the rules themselves (threshold, DMA by bandwidth, the ridge point).
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "base/error.h"
+#include "hw/bound.h"
+#include "neuron/kernel_run.h"
+#include "neuron/machine.h"
+
+namespace nanotrn::hw {
+namespace {
+
+TEST(Bound, LargeSquareMatmulIsTensorEBound) {
+  const neuron::Report r = neuron::time_kernel("matmul", {4096, 4096, 4096}, DType::bf16, "v3");
+  const BoundVerdict v = neuron::bound_verdict(r);
+  EXPECT_EQ(v.bound, Engine::tensor) << v.verdict;
+  // intensity is FLOPs over the bytes the kernel's DMAs actually move: never above 2 * 4096^3 FLOPs over the minimum
+  // traffic (each bf16 input read once, the fp32 output written once), and re-reads keep it within 4x of that
+  const double best = 2.0 * 4096.0 * 4096 * 4096 / (4096.0 * 4096 * (2 + 2 + 4));
+  EXPECT_LE(v.intensity, best * (1 + 1e-12));
+  EXPECT_GT(v.intensity, best / 4);
+  EXPECT_GT(v.intensity, v.ridge);
+  const neuron::NeuronCoreSpec& s = neuron::spec_for("v3");
+  EXPECT_NEAR(v.ridge,
+              2.0 * s.pe_rows.value * s.pe_cols.value * s.tensor_clock_ghz.value * 1e9 / (r.dma_peak_gbps * 1e9),
+              1e-9 * v.ridge);
+  EXPECT_NE(v.verdict.find("TensorE-bound"), std::string::npos);
+  EXPECT_NE(v.verdict.find("compute side"), std::string::npos);
+}
+
+TEST(Bound, LargeTransposeIsDmaBound) {
+  const neuron::Report r = neuron::time_kernel("transpose", {4096, 4096}, DType::bf16, "v3");
+  const BoundVerdict v = neuron::bound_verdict(r);
+  EXPECT_EQ(v.bound, Engine::dma) << v.verdict;
+  EXPECT_EQ(v.intensity, 0.0);  // no arithmetic
+  // DMA's utilisation is the achieved bandwidth's share of peak, which the report states independently
+  EXPECT_NEAR(v.utilisation, r.dma_gbps / r.dma_peak_gbps, 1e-9);
+  // ... while no single queue is half busy: the busiest queue would have called this stall-bound
+  for (const neuron::TrackUse& t : r.tracks) {
+    if (engine_of_track(t.name) == Engine::dma) EXPECT_LT(t.busy_fraction, kBoundThreshold) << t.name;
+  }
+}
+
+TEST(Bound, RowSoftmaxIsVectorOrScalarBound) {
+  const neuron::Report r = neuron::time_kernel("softmax", {4096, 4096}, DType::bf16, "v3");
+  const BoundVerdict v = neuron::bound_verdict(r);
+  EXPECT_TRUE(v.bound == Engine::vector || v.bound == Engine::scalar) << v.verdict;
+  EXPECT_LT(v.intensity, v.ridge);
+}
+
+TEST(Bound, BelowTheThresholdIsStallBoundAndNamesTheBusiestEngine) {
+  EngineUse u;
+  u[Engine::tensor] = 0.3;
+  u[Engine::vector] = 0.45;
+  const BoundVerdict v = classify_bound(u, 1.0, 1e12, 1e9, 1e14, 1e11);
+  EXPECT_EQ(v.bound, Engine::stalls);
+  EXPECT_EQ(v.busiest, Engine::vector);
+  EXPECT_DOUBLE_EQ(v.utilisation, 0.45);
+  EXPECT_DOUBLE_EQ(v.intensity, 1000.0);
+  EXPECT_DOUBLE_EQ(v.ridge, 1000.0);
+  EXPECT_NE(v.verdict.find("stall-bound"), std::string::npos);
+  u[Engine::vector] = 0.5;  // exactly at the threshold: bound
+  EXPECT_EQ(classify_bound(u, 1.0, 1e12, 1e9, 1e14, 1e11).bound, Engine::vector);
+}
+
+TEST(Bound, NoBytesIsInfiniteIntensityAndBadTimesAreErrors) {
+  EngineUse u;
+  u[Engine::tensor] = 1.0;
+  EXPECT_TRUE(std::isinf(classify_bound(u, 1.0, 1e9, 0, 1e12, 1e9).intensity));
+  EXPECT_TRUE(bound_json(classify_bound(u, 1.0, 1e9, 0, 1e12, 1e9))["intensity"].is_null());
+  EXPECT_THROW(classify_bound(u, 0.0, 1, 1, 1, 1), Error);
+  EXPECT_THROW(classify_bound(u, 1.0, 1, 1, 0, 1), Error);
+}
+
+TEST(Bound, TrackNamesMapToEngines) {
+  EXPECT_EQ(engine_of_track("Tensor"), Engine::tensor);
+  EXPECT_EQ(engine_of_track("NC1 Vector"), Engine::vector);
+  EXPECT_EQ(engine_of_track("Scalar"), Engine::scalar);
+  EXPECT_EQ(engine_of_track("GpSimd"), Engine::gpsimd);
+  EXPECT_EQ(engine_of_track("DMA q15"), Engine::dma);
+  EXPECT_EQ(engine_of_track("NC0 DMA q3"), Engine::dma);
+  EXPECT_THROW(engine_of_track("Sync"), Error);
+}
+
+}  // namespace
+}  // namespace nanotrn::hw

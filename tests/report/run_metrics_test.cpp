@@ -1,0 +1,105 @@
+// metrics.jsonl read back: fields, errors that name the line, a resumed run's re-run steps; and on a real trainer
+// run, the newly logged Muon momentum and weight decay follow the recipe's schedules (recipe-spec §3.3: a linear
+// momentum warm-up, weight decay decayed linearly to zero with progress), computed here from the recipe.
+#include <cmath>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "base/error.h"
+#include "report/run_metrics.h"
+#include "support/error_of.h"
+#include "support/pattern_data.h"
+#include "train/trainer.h"
+
+namespace nanotrn::report {
+namespace {
+
+const char* kStart = R"({"event":"start","recipe":{"name":"r"},"step":0})";
+
+std::string step_line(int step, double loss) {
+  return R"({"event":"step","step":)" + std::to_string(step) + R"(,"phase":0,"tokens":)" + std::to_string(64 * step) +
+         R"(,"loss":)" + std::to_string(loss) +
+         R"(,"lr_multiplier":1,"muon_momentum":0.9,"weight_decay":0.1,"charged_seconds":)" + std::to_string(step) +
+         R"(,"tokens_per_second":64,"host_tokens_per_second":60,"mfu":0.25})";
+}
+
+TEST(RunMetrics, ReadsStepsEvalsAndTheSummary) {
+  const std::string text = std::string(kStart) + "\n" + step_line(1, 4.0) + "\n" + step_line(2, 3.5) + "\n\n" +
+                           R"({"event":"eval","step":2,"charged_seconds":2.0,"val_bpb":1.5})" + "\n" +
+                           R"({"event":"summary","steps":2,"tokens":128,"charged_seconds":2.0,"val_bpb":null})";
+  const RunMetrics m = parse_run_metrics(text, "m.jsonl");
+  EXPECT_EQ(m.recipe["name"], "r");
+  ASSERT_EQ(m.steps.size(), 2u);
+  EXPECT_EQ(m.steps[1].step, 2);
+  EXPECT_DOUBLE_EQ(m.steps[1].loss, 3.5);
+  EXPECT_DOUBLE_EQ(m.steps[1].peak_fraction, 0.25);
+  EXPECT_EQ(m.peak_kind, "mfu");
+  ASSERT_EQ(m.evals.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.evals[0].val_bpb, 1.5);
+  EXPECT_EQ(m.summary["steps"], 2);
+  // val_bpb points: the eval only, since the summary's score is null
+  EXPECT_EQ(metric_points(m, Metric::val_bpb, XAxis::step).size(), 1u);
+  EXPECT_EQ(metric_points(m, Metric::loss, XAxis::charged_seconds)[1], std::make_pair(2.0, 3.5));
+}
+
+TEST(RunMetrics, AResumeFromAnEarlierCheckpointReplacesTheReRunSteps) {
+  const std::string text = std::string(kStart) + "\n" + step_line(1, 4.0) + "\n" + step_line(2, 3.5) + "\n" +
+                           step_line(3, 3.0) + "\n" + kStart + "\n" + step_line(3, 2.9) + "\n" + step_line(4, 2.5);
+  const RunMetrics m = parse_run_metrics(text, "m.jsonl");
+  ASSERT_EQ(m.steps.size(), 4u);
+  EXPECT_DOUBLE_EQ(m.steps[2].loss, 2.9);
+  EXPECT_EQ(m.steps[3].step, 4);
+}
+
+TEST(RunMetrics, ErrorsNameTheFileAndLine) {
+  EXPECT_NE(testing_support::error_message_of([] {
+              parse_run_metrics(step_line(1, 1.0), "m.jsonl");
+            }).find("m.jsonl:1: \"step\" event before any start event"),
+            std::string::npos);
+  std::string broken = step_line(2, 1.0);
+  broken.replace(broken.find("\"loss\""), 6, "\"lost\"");
+  EXPECT_NE(testing_support::error_message_of([&] {
+              parse_run_metrics(std::string(kStart) + "\n" + broken, "m.jsonl");
+            }).find("m.jsonl:2: \"loss\" is missing"),
+            std::string::npos);
+  EXPECT_NE(testing_support::error_message_of([] {
+              parse_run_metrics("{\"event\":\"start\"}\n", "m.jsonl");
+            }).find("m.jsonl:1: start event without a recipe object"),
+            std::string::npos);
+  EXPECT_NE(
+      testing_support::error_message_of([] { parse_run_metrics("\n", "m.jsonl"); }).find("m.jsonl: no start event"),
+      std::string::npos);
+  EXPECT_NE(testing_support::error_message_of([] { parse_metric("los"); }).find("unknown metric 'los' (one of: loss,"),
+            std::string::npos);
+}
+
+TEST(RunMetrics, TheTrainersLoggedSchedulesFollowTheRecipe) {
+  const train::Recipe r = train::default_recipe_with(
+      {"model.vocab_size=64", "model.depth=2", "model.model_dim=32", "model.head_dim=16", "model.n_kv_head=1",
+       "model.ve_gate_channels=8", "batch.seq_len=16", "batch.rows=4", "train.budget=0", "train.steps=12",
+       "train.log_every=1", "eval.tokens=256", "eval.rows=4", "optim.momentum_start=0.8", "optim.momentum=0.95",
+       "optim.momentum_warmup_steps=8", "optim.muon_weight_decay=0.2", "optim.muon_wd_decay_to_zero=true"});
+  const std::string dir = ::testing::TempDir() + "/nanotrn_run_metrics";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  train::FixedClock clock(0.01);
+  train::TrainerOptions o;
+  o.out_dir = dir;
+  train::Trainer t(r, testing_support::pattern_data(r), clock, o);
+  const train::TrainResult res = t.run();
+  const RunMetrics m = read_run_metrics(dir + "/metrics.jsonl");
+  ASSERT_EQ(m.steps.size(), 12u);
+  for (const StepRecord& s : m.steps) {
+    const int64_t k = s.step - 1;  // the record of step s is written after the optimiser step k = s - 1
+    const double mu = 0.8 + (0.95 - 0.8) * std::min(1.0, static_cast<double>(k) / 8.0);
+    EXPECT_NEAR(s.muon_momentum, mu, 1e-6) << s.step;
+    const double progress = static_cast<double>(k) / 12.0;  // step-limited run: step / steps
+    EXPECT_NEAR(s.weight_decay, 0.2 * (1.0 - progress), 1e-6) << s.step;
+  }
+  EXPECT_DOUBLE_EQ(m.steps.back().loss, res.last_loss);
+  EXPECT_EQ(m.summary["steps"], res.steps);
+}
+
+}  // namespace
+}  // namespace nanotrn::report
