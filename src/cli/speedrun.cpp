@@ -1,5 +1,6 @@
 // `nanotrn speedrun`: the main job on the default corpus (pipeline/speedrun.h): corpus, tokenizer, shards, a short
-// pretraining run of the default recipe, val_bpb against the unigram baseline, samples and a markdown report.
+// pretraining run of the default recipe, val_bpb against the unigram baseline, samples, CORE, the trn2/trn3 projection
+// and the markdown and HTML reports.
 // This file parses flags and prints.
 #include <cmath>
 #include <cstdio>
@@ -22,7 +23,8 @@ void add_speedrun(CLI::App& app, const Home& home) {
   auto* cmd = app.add_subcommand(
       "speedrun",
       "The main job on the default corpus: prepare the Brown corpus, train a BPE tokenizer, tokenize, pretrain the "
-      "default recipe for a short budget, score val_bpb against the unigram baseline, sample, write a report");
+      "default recipe for a short budget, score val_bpb against the unigram baseline, sample, score CORE, price the "
+      "recipe on trn2/trn3, write report.md and report.html");
   cmd->add_option("--root", o->root, "Folder for every stage's output")->capture_default_str();
   cmd->add_option("--recipe", o->recipe, "Recipe to pretrain: a JSON file or a shipped recipe's name")
       ->capture_default_str();
@@ -41,9 +43,10 @@ void add_speedrun(CLI::App& app, const Home& home) {
     const pipeline::SpeedrunResult r = pipeline::run_speedrun(*o);
     std::printf(
         "speedrun: val_bpb %.4f vs unigram baseline %.4f (same tokenizer); CORE %s; %lld steps, %lld tokens, %.0f s "
-        "charged; report %s\n",
+        "charged; reports %s and %s\n",
         r.val_bpb, r.unigram_bpb, std::isfinite(r.core) ? format_number("%.4f", r.core).c_str() : "not scored",
-        static_cast<long long>(r.steps), static_cast<long long>(r.tokens), r.charged_seconds, r.report_path.c_str());
+        static_cast<long long>(r.steps), static_cast<long long>(r.tokens), r.charged_seconds, r.report_path.c_str(),
+        r.html_report_path.c_str());
   });
 }
 

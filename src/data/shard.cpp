@@ -2,10 +2,12 @@
 #include "data/shard.h"
 
 #include <fcntl.h>
+#include <glob.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -148,6 +150,30 @@ MappedShard& MappedShard::operator=(MappedShard&& other) noexcept {
     other.size_ = 0;
   }
   return *this;
+}
+
+std::vector<std::string> glob_shards(const std::string& pattern) {
+  glob_t g{};
+  const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
+  std::vector<std::string> out;
+  if (rc == 0) {
+    for (size_t i = 0; i < g.gl_pathc; i++) out.emplace_back(g.gl_pathv[i]);
+  }
+  ::globfree(&g);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<int32_t> read_shard_ids(const std::vector<std::string>& paths, int32_t vocab_size) {
+  std::vector<int32_t> out;
+  for (const std::string& p : paths) {
+    const MappedShard s(p, vocab_size);
+    const ShardView v = s.view();
+    const size_t at = out.size();
+    out.resize(at + static_cast<size_t>(v.count));
+    v.copy(0, v.count, out.data() + at);
+  }
+  return out;
 }
 
 }  // namespace nanotrn::data

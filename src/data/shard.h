@@ -69,4 +69,9 @@ class MappedShard {
   ShardView view_;
 };
 
+// The files a shard glob (data.train, data.val: "out/data/tokens/train_*.bin") matches, sorted; empty when none.
+std::vector<std::string> glob_shards(const std::string& pattern);
+// Every id of the shards, in order (each validated against vocab_size as MappedShard does).
+std::vector<int32_t> read_shard_ids(const std::vector<std::string>& paths, int32_t vocab_size);
+
 }  // namespace nanotrn::data

@@ -14,13 +14,12 @@
 #include "base/file.h"
 #include "base/format.h"
 #include "data/corpus.h"
-#include "data/shard.h"
 #include "data/tokenize_corpus.h"
-#include "eval/unigram.h"
 #include "icl/core_eval.h"
 #include "model/sample.h"
 #include "pipeline/data_stages.h"
 #include "predict/predictor.h"
+#include "report/baseline.h"
 #include "report/run_report.h"
 #include "tokenizer/tokenizer.h"
 #include "train/checkpoint.h"
@@ -39,18 +38,6 @@ constexpr const char* kChallengeBudget = "30m";  // the challenge's Phase 1 run 
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::vector<int32_t> read_tokens(const std::vector<std::string>& paths, int32_t vocab) {
-  std::vector<int32_t> out;
-  for (const std::string& p : paths) {
-    const data::MappedShard s(p, vocab);
-    const data::ShardView v = s.view();
-    const size_t at = out.size();
-    out.resize(at + static_cast<size_t>(v.count));
-    v.copy(0, v.count, out.data() + at);
-  }
-  return out;
 }
 
 // The Trainium projection of the recipe: one table, then each device's top kernels.
@@ -178,10 +165,9 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   stages.emplace_back("pretrain + val_bpb", seconds_since(t0));
 
   t0 = std::chrono::steady_clock::now();
-  UnigramModel unigram(recipe.model.vocab_size);
-  unigram.count(read_tokens(shards.train_shards, tok.vocab_size()));
-  const std::vector<int32_t> val = read_tokens(shards.val_shards, tok.vocab_size());
-  res.unigram_bpb = unigram.bpb(val, tok.token_bytes());
+  const report::Baseline unigram = report::unigram_baseline(recipe);
+  check(std::isfinite(unigram.bpb), "speedrun: no unigram baseline: " + unigram.why);
+  res.unigram_bpb = unigram.bpb;
   say("val_bpb " + format_number("%.4f", res.val_bpb) + " vs unigram baseline " +
       format_number("%.4f", res.unigram_bpb) + " (same tokenizer)");
 

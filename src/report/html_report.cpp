@@ -68,6 +68,8 @@ std::string run_section(const ReportInputs& in, double host_tps) {
   if (std::isfinite(in.unigram_bpb) && in.unigram_bpb > 0) {
     s += row("unigram baseline bpb (same tokenizer)",
              keyed_cell("run.unigram_bpb", in.unigram_bpb, format_number("%.4f", in.unigram_bpb)));
+  } else if (!in.unigram_why.empty()) {
+    s += row("unigram baseline bpb", plain("not computed: " + in.unigram_why));
   }
   if (in.core.is_object() && in.core.contains("core")) {
     const double c = in.core["core"].get<double>();

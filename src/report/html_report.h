@@ -29,8 +29,9 @@ struct ReportInputs {
   std::string title;   // page heading
   std::string source;  // where the run lives, shown under the heading
   RunMetrics metrics;
-  double unigram_bpb = 0;  // NaN or <= 0: not computed
-  nlohmann::json core;     // core.json (icl/core_eval.h core_json), or null
+  double unigram_bpb = 0;   // NaN or <= 0: not computed
+  std::string unigram_why;  // why not, shown in its place
+  nlohmann::json core;      // core.json (icl/core_eval.h core_json), or null
   std::vector<predict::Prediction> predictions;
   std::string generated_by;  // version line
 };

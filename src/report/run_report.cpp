@@ -8,6 +8,7 @@
 #include "base/file.h"
 #include "base/version.h"
 #include "hw/catalog.h"
+#include "report/baseline.h"
 
 namespace nanotrn::report {
 
@@ -22,15 +23,6 @@ nlohmann::json read_json_file(const std::string& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(path + ": not valid JSON (" + e.what() + ")");
   }
-}
-
-double unigram_from_results(const std::string& run_dir) {
-  for (const fs::path& p : {fs::path(run_dir) / "result.json", fs::path(run_dir).parent_path() / "result.json"}) {
-    if (!fs::exists(p)) continue;
-    const nlohmann::json j = read_json_file(p.string());
-    if (j.contains("unigram_bpb") && j["unigram_bpb"].is_number()) return j["unigram_bpb"].get<double>();
-  }
-  return std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace
@@ -56,7 +48,13 @@ ReportInputs gather_run_report(const std::string& run_dir, const RunReportOption
   in.generated_by = version_line();
   const train::Recipe recipe = train::recipe_from_json(in.metrics.recipe);
   in.title = o.title.empty() ? "nanotrn run report: " + recipe.name : o.title;
-  in.unigram_bpb = std::isfinite(o.unigram_bpb) ? o.unigram_bpb : unigram_from_results(run_dir);
+  if (std::isfinite(o.unigram_bpb)) {
+    in.unigram_bpb = o.unigram_bpb;
+  } else {
+    const Baseline b = unigram_baseline(recipe);
+    in.unigram_bpb = b.bpb;
+    in.unigram_why = b.why;
+  }
   if (fs::exists(run_dir + "/core.json")) in.core = read_json_file(run_dir + "/core.json");
   in.predictions = predict_on_devices(recipe, o.devices, o.budget);
   return in;

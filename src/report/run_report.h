@@ -4,10 +4,9 @@
 //   ReportInputs in = gather_run_report("out/run", {.devices = {"trn2"}});
 //
 // From the folder: metrics.jsonl (required; report/run_metrics.h), core.json when present (eval core, speedrun),
-// and the unigram baseline from result.json beside the folder or in it (the speedrun writes "unigram_bpb" there)
-// unless the options carry one. Predictions: the run's own recipe (its start event) priced on each device
-// (predict/predictor.h) with train.budget = options.budget and no step limit, so every device answers "what does
-// this recipe reach in that budget". The file is written atomically.
+// and the unigram baseline of the recipe's own shards (baseline.h) unless the options carry one. Predictions: the run's
+// own recipe (its start event) priced on each device (predict/predictor.h) with train.budget = options.budget and no
+// step limit, so every device answers "what does this recipe reach in that budget". The file is written atomically.
 #pragma once
 
 #include <limits>

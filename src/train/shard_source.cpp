@@ -1,5 +1,4 @@
 // Token sources over the data pipeline's shards (data/loader.h) and the tokenizer's token-bytes table.
-#include <glob.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -8,6 +7,7 @@
 
 #include "base/error.h"
 #include "data/loader.h"
+#include "data/shard.h"
 #include "data/shard_tokenizer_check.h"
 #include "data/tokenize_corpus.h"
 #include "tokenizer/tokenizer.h"
@@ -18,16 +18,9 @@ namespace nanotrn::train {
 namespace {
 
 std::vector<std::string> expand(const std::string& pattern, const std::string& field, const std::string& setup) {
-  glob_t g{};
-  const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
-  std::vector<std::string> out;
-  if (rc == 0) {
-    for (size_t i = 0; i < g.gl_pathc; i++) out.emplace_back(g.gl_pathv[i]);
-  }
-  ::globfree(&g);
+  std::vector<std::string> out = data::glob_shards(pattern);
   check(!out.empty(),
         field + " '" + pattern + "' matches no shard file; run: " + setup + " (or point " + field + " at .bin shards)");
-  std::sort(out.begin(), out.end());
   return out;
 }
 
