@@ -17,6 +17,7 @@ packages=(
   python3 python3-torch python3-sentencepiece            # PyTorch parity tests and peer benchmarks (/usr/bin/python3)
   python3-regex python3-yaml python3-jinja2              # the independent CORE scorer (tests/python/core_reference.py)
   chromium fonts-dejavu-core                             # headless render tests of the HTML report (tests/report/)
+  libopenmpi-dev openmpi-bin                             # data-parallel training over MPI (src/dist/, mpirun)
 )
 
 missing=()

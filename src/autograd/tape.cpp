@@ -2,6 +2,7 @@
 #include "autograd/tape.h"
 
 #include <chrono>
+#include <unordered_map>
 
 #include "base/error.h"
 
@@ -62,7 +63,7 @@ void accumulate_grad(AutogradMeta& meta, const Tensor& grad) {
   add_into(meta.grad, g);
 }
 
-void Tape::backward(const Tensor& root, const Tensor& seed, bool retain) {
+void Tape::backward(const Tensor& root, const Tensor& seed, bool retain, const LeafHook& on_leaf_final) {
   check(root.defined() && root.requires_grad() && root.autograd(),
         "Tape::backward: the root does not require grad (was it computed with recording on, from parameters?)");
   Tensor s = seed.defined() ? seed : Tensor::full(root.shape(), 1.0f, root.allocator());
@@ -70,11 +71,35 @@ void Tape::backward(const Tensor& root, const Tensor& seed, bool retain) {
         "Tape::backward: seed of shape " + shape_str(s.shape()) + " for a root of shape " + shape_str(root.shape()));
   accumulate_grad(*root.autograd(), s);
 
+  // For the hook: the first node (in recording order) that reads each leaf is the last to touch its gradient.
+  std::unordered_map<const AutogradMeta*, size_t> first_reader;
+  if (on_leaf_final) {
+    for (size_t n = nodes_.size(); n-- > 0;) {
+      for (const auto& in : nodes_[n].inputs) {
+        if (in && in->is_leaf) first_reader[in.get()] = n;
+      }
+    }
+  }
+  const auto leaves_done = [&](const Node& node, size_t n) {
+    if (!on_leaf_final) return;
+    for (const auto& in : node.inputs) {
+      if (!in || !in->is_leaf) continue;
+      auto it = first_reader.find(in.get());
+      if (it != first_reader.end() && it->second == n) {
+        first_reader.erase(it);  // a node may read the same leaf twice: report it once
+        on_leaf_final(*in);
+      }
+    }
+  };
+
   for (size_t n = nodes_.size(); n-- > 0;) {
     Node& node = nodes_[n];
     bool any = false;
     for (auto& out : node.outputs) any = any || out->grad.defined();
-    if (!any) continue;
+    if (!any) {
+      leaves_done(node, n);
+      continue;
+    }
     std::vector<Tensor> grad_outputs(node.outputs.size());
     for (size_t i = 0; i < node.outputs.size(); i++) {
       grad_outputs[i] = node.outputs[i]->grad.defined()
@@ -106,6 +131,7 @@ void Tape::backward(const Tensor& root, const Tensor& seed, bool retain) {
                 shape_str(node.input_shapes[i]));
       accumulate_grad(*node.inputs[i], grad_inputs[i]);
     }
+    leaves_done(node, n);
   }
   if (!retain) nodes_.clear();
 }

@@ -42,9 +42,15 @@ class Tape {
   // as placeholders. `op` is a static string naming the op (for errors and debugging).
   void record(const char* op, const std::vector<Tensor>& inputs, std::vector<Tensor*> outputs, BackwardFn backward);
 
+  // Called once per leaf during backward(), as soon as its gradient for this pass is final: right after the last
+  // node (in reverse order) that takes it as an input has run (data-parallel training starts reducing it then).
+  using LeafHook = std::function<void(AutogradMeta& leaf)>;
+
   // Runs the backward pass from `root`. `seed` is d loss / d root; defaults to ones (root is usually a scalar).
-  // Clears the tape afterwards unless `retain` (then backward can run again over the same nodes).
-  void backward(const Tensor& root, const Tensor& seed = Tensor(), bool retain = false);
+  // Clears the tape afterwards unless `retain` (then backward can run again over the same nodes). `on_leaf_final`,
+  // when set, is told about every leaf that requires grad and is an input of some node.
+  void backward(const Tensor& root, const Tensor& seed = Tensor(), bool retain = false,
+                const LeafHook& on_leaf_final = {});
 
   void clear() { nodes_.clear(); }
   size_t size() const { return nodes_.size(); }

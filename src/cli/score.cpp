@@ -60,7 +60,7 @@ std::vector<std::string> notes(const std::vector<RankedRun>& ranked) {
   return out;
 }
 
-void print_table(const std::vector<RankedRun>& ranked) {
+void print_ranking_table(const std::vector<RankedRun>& ranked) {
   size_t name_width = 4;
   for (const RankedRun& r : ranked) name_width = std::max(name_width, r.run.name.size());
   const int w = static_cast<int>(name_width);
@@ -97,7 +97,7 @@ void add_score(CLI::App& app) {
   cmd->callback([a] {
     const std::vector<RankedRun> ranked = composite_score(read_run_results(a->results));
     if (!a->json) {
-      print_table(ranked);
+      print_ranking_table(ranked);
       return;
     }
     nlohmann::json runs = nlohmann::json::array();

@@ -32,6 +32,13 @@ void BpbAccumulator::add_token(double nll_nats, int64_t bytes) {
   tokens_++;
 }
 
+void BpbAccumulator::add_partial(double nats, int64_t bytes, int64_t tokens) {
+  check(bytes >= 0 && tokens >= 0, "BpbAccumulator::add_partial: negative byte or token count");
+  nats_ += nats;
+  bytes_ += bytes;
+  tokens_ += tokens;
+}
+
 double BpbAccumulator::bpb() const {
   check(bytes_ > 0, "BpbAccumulator::bpb: no target bytes were counted");
   return nats_ / (std::log(2.0) * static_cast<double>(bytes_));

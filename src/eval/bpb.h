@@ -22,6 +22,8 @@ class BpbAccumulator {
   // Targets < 0 (ignored positions) are skipped; a target >= token_bytes.size() is an error naming it.
   void add(const Tensor& nll_nats, const Tensor& targets, const std::vector<int32_t>& token_bytes);
   void add_token(double nll_nats, int64_t bytes);
+  // Adds another accumulator's sums (a batch scored elsewhere): nats in double, bytes and tokens exactly.
+  void add_partial(double nats, int64_t bytes, int64_t tokens);
   double nats() const { return nats_; }
   int64_t bytes() const { return bytes_; }
   int64_t tokens() const { return tokens_; }

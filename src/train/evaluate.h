@@ -4,12 +4,17 @@
 //
 // Scores floor(tokens / (rows * seq_len)) batches (at least one) read from `source` from its current position; the
 // caller rewinds the source (restore()) so that every evaluation sees the same tokens. Per-token losses are the
-// training loss's (same softcapped fp32 logits), summed in double by BpbAccumulator.
+// training loss's (same softcapped fp32 logits), summed in double by BpbAccumulator: per batch, then the batch sums in
+// batch order. With a communicator of N ranks, every rank reads every batch (the stream position stays the same on
+// all ranks) and scores batches b with b mod N == rank; the per-batch sums are exchanged exactly (each slot is
+// filled by one rank, the others add zeros) and added in batch order, so the result has the same bits at every world
+// size.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "dist/communicator.h"
 #include "eval/bpb.h"
 #include "model/gpt.h"
 #include "train/token_source.h"
@@ -30,6 +35,6 @@ struct BpbResult {
 };
 
 BpbResult evaluate_bpb(Ctx& ctx, model::Gpt& gpt, TokenSource& source, const std::vector<int32_t>& token_bytes,
-                       const EvalShape& shape);
+                       const EvalShape& shape, dist::Communicator* comm = nullptr);
 
 }  // namespace nanotrn::train

@@ -26,7 +26,14 @@ MuonOptions muon_options(const OptimConfig& config, DType precision) {
                       : DType::f32};
 }
 
-OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& config, DType precision) : config_(config) {
+OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& config, DType precision,
+                           std::vector<bool> owned)
+    : config_(config) {
+  auto& params = gpt.parameters();
+  check(owned.empty() || owned.size() == params.size(), "OptimizerSet: " + std::to_string(owned.size()) +
+                                                            " ownership flags for " + std::to_string(params.size()) +
+                                                            " parameters");
+  if (owned.empty()) owned.assign(params.size(), true);
   const double d = static_cast<double>(gpt.config().model_dim);
   const float s_d = config.scale_lr_by_width ? static_cast<float>(std::pow(d / 768.0, -0.5)) : 1.0f;
   std::vector<Tensor*> matrices;
@@ -44,9 +51,13 @@ OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& confi
        config.adam_beta2},
       {ParamGroup::x0_lambda, "x0_lambda", config.scalar_lr, config.x0_beta1, config.x0_beta2},
   };
-  for (model::Parameter& p : gpt.parameters()) {
+  for (size_t i = 0; i < params.size(); i++) {
+    model::Parameter& p = params[i];
     all_params_.push_back(&p.value);
-    if (p.group == ParamGroup::matrix) {
+    if (p.group != ParamGroup::matrix) continue;
+    layout_.push_back({"optim." + p.name + ".momentum", i});
+    layout_.push_back({"optim." + p.name + ".second_moment", i});
+    if (owned[i]) {
       matrices.push_back(&p.value);
       muon_names_.push_back(p.name);
     }
@@ -57,13 +68,19 @@ OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& confi
     Group g;
     g.name = s.name;
     g.base_lr = s.lr;
-    for (model::Parameter& p : gpt.parameters()) {
-      if (p.group == s.group) {
+    bool any = false;
+    for (size_t i = 0; i < params.size(); i++) {
+      model::Parameter& p = params[i];
+      if (p.group != s.group) continue;
+      any = true;
+      layout_.push_back({"optim." + p.name + ".exp_avg", i});
+      layout_.push_back({"optim." + p.name + ".exp_avg_sq", i});
+      if (owned[i]) {
         ps.push_back(&p.value);
         g.param_names.push_back(p.name);
       }
     }
-    if (ps.empty()) continue;
+    if (!any) continue;  // a group the model does not have (kept, possibly empty, when another rank owns it)
     g.adam = std::make_unique<AdamW>(ps, AdamWOptions{.lr = s.lr,
                                                       .beta1 = s.beta1,
                                                       .beta2 = s.beta2,
@@ -133,6 +150,12 @@ std::vector<std::pair<std::string, Tensor>> OptimizerSet::state() const {
     }
   }
   return out;
+}
+
+int64_t OptimizerSet::state_bytes() const {
+  int64_t bytes = 0;
+  for (const auto& [name, t] : state()) bytes += t.numel() * 4;
+  return bytes;
 }
 
 std::map<std::string, std::string> OptimizerSet::counters() const {

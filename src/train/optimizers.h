@@ -10,6 +10,10 @@
 // optim.scale_lr_by_width (autoresearch's s_d); resid lambdas scalar_lr * resid_lr_scale; x0 lambdas scalar_lr with
 // betas (x0_beta1, x0_beta2). Every lr is multiplied by the schedule's multiplier each step.
 // state()/load_state() are the checkpoint's view: named tensors "optim.<param>.<slot>" plus the step counters.
+// Sharded (ZeRO-1, dist/ownership.h): constructed with `owned` (one flag per gpt.parameters() entry), the set keeps
+// state for, and steps, only the owned parameters; state() lists only their tensors and state_layout() every
+// parameter's slot names with the parameter's index, so a checkpoint can collect the slots from their owners. The
+// step counters are kept for every group on every rank. Gradient clipping still sees every gradient.
 #pragma once
 
 #include <map>
@@ -32,8 +36,9 @@ MuonOptions muon_options(const OptimConfig& config, DType precision);
 
 class OptimizerSet {
  public:
-  // `precision` is the run's matmul dtype; optim.muon_dtype "auto" follows it.
-  OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& config, DType precision = DType::f32);
+  // `precision` is the run's matmul dtype; optim.muon_dtype "auto" follows it. `owned` empty: every parameter.
+  OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& config, DType precision = DType::f32,
+               std::vector<bool> owned = {});
 
   void schedule(int64_t step, double lr_multiplier, double progress);
   // Global gradient L2 norm over all parameters; when max_norm > 0 and the norm exceeds it, scales every gradient
@@ -43,6 +48,13 @@ class OptimizerSet {
   void zero_grad();
 
   std::vector<std::pair<std::string, Tensor>> state() const;
+  struct Slot {
+    std::string name;  // "optim.<param>.<slot>", as in state()
+    size_t param;      // index into gpt.parameters()
+  };
+  const std::vector<Slot>& state_layout() const { return layout_; }
+  // Bytes of optimiser state this rank holds.
+  int64_t state_bytes() const;
   std::map<std::string, std::string> counters() const;
   // Copies saved state back (every tensor of state() must be present with the same shape; errors name the tensor).
   void load_state(const std::vector<std::pair<std::string, Tensor>>& saved,
@@ -64,6 +76,7 @@ class OptimizerSet {
   std::unique_ptr<Muon> muon_;
   std::vector<std::string> muon_names_;
   std::vector<Group> groups_;
+  std::vector<Slot> layout_;
 };
 
 }  // namespace nanotrn::train

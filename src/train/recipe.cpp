@@ -304,6 +304,7 @@ Recipe recipe_from_json(const json& j) {
     x.get("checkpoint_every", rec.train.checkpoint_every);
     x.get("log_every", rec.train.log_every);
     x.get("threads", rec.train.threads);
+    x.get("deterministic", rec.train.deterministic);
     x.finish();
   }
   r.finish();
@@ -401,7 +402,8 @@ json recipe_to_json(const Recipe& r) {
         {"mtp_until", r.train.mtp_until},
         {"checkpoint_every", r.train.checkpoint_every},
         {"log_every", r.train.log_every},
-        {"threads", r.train.threads}}},
+        {"threads", r.train.threads},
+        {"deterministic", r.train.deterministic}}},
   };
 }
 

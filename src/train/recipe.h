@@ -99,6 +99,8 @@ struct TrainConfig {
   int64_t checkpoint_every = 0;  // steps, 0 = only at the end
   int64_t log_every = 10;
   int threads = 0;  // 0 = all cores
+  // Data-parallel runs: gradients summed in micro-batch order, the same bits at every world size (dist/grad_reducer.h)
+  bool deterministic = false;
 };
 
 struct Recipe {

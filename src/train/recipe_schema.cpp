@@ -140,6 +140,8 @@ constexpr RecipeKey kSchema[] = {
     {"train.checkpoint_every", "Write a checkpoint every this many steps; 0 = only at the end"},
     {"train.log_every", "A progress line (and a metrics.jsonl row) every this many steps"},
     {"train.threads", "Host threads; 0 = all cores"},
+    {"train.deterministic",
+     "Data-parallel runs: gradients summed in micro-batch order, so N ranks give the same bits as 1 (slower)"},
 };
 
 std::vector<std::string> split_key(const std::string& key) {

@@ -8,18 +8,24 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
 
 #include "autograd/tape.h"
 #include "base/format.h"
 #include "base/temp_files.h"
+#include "base/version.h"
+#include "dist/grad_reducer.h"
+#include "dist/ownership.h"
 #include "eval/finite_weights.h"
 #include "ops/ops.h"
 #include "optim/schedule.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
+#include "train/launch_check.h"
 #include "train/memory_need.h"
 #include "train/optimizers.h"
+#include "train/recipe_diff.h"
 
 namespace nanotrn::train {
 
@@ -41,9 +47,38 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
+std::vector<int64_t> parameter_sizes(model::Gpt& gpt) {
+  std::vector<int64_t> sizes;
+  for (const model::Parameter& p : gpt.parameters()) sizes.push_back(p.value.numel());
+  return sizes;
+}
+
+std::vector<bool> owned_by(const std::vector<int>& owners, int rank) {
+  std::vector<bool> owned;
+  for (int o : owners) owned.push_back(o == rank);
+  return owned;
+}
+
+std::vector<Tensor*> parameter_tensors(model::Gpt& gpt) {
+  std::vector<Tensor*> out;
+  for (model::Parameter& p : gpt.parameters()) out.push_back(&p.value);
+  return out;
+}
+
+std::string mib(int64_t bytes) { return format_number("%.1f MiB", static_cast<double>(bytes) / (1 << 20)); }
+
 }  // namespace
 
+nlohmann::json RankTiming::to_json() const {
+  return {{"compute_seconds", compute}, {"exposed_communication_seconds", exposed}, {"waiting_seconds", waiting}};
+}
+
 nlohmann::json TrainResult::to_json() const {
+  const auto ranks_json = [this] {
+    nlohmann::json a = nlohmann::json::array();
+    for (const RankTiming& t : ranks) a.push_back(t.to_json());
+    return a;
+  };
   nlohmann::json curve = nlohmann::json::array();
   for (const auto& [s, l] : loss_curve) curve.push_back({s, l});
   return {{"steps", steps},
@@ -56,6 +91,10 @@ nlohmann::json TrainResult::to_json() const {
           {"val_tokens", val_tokens},
           {"flops_per_token", flops_per_token},
           {"stop_reason", stop_reason},
+          {"world_size", world},
+          {"ranks", ranks_json()},
+          {"optimizer_state_bytes", optimizer_state_bytes},
+          {"optimizer_state_bytes_all_ranks", optimizer_state_total},
           {"loss_curve", curve}};
 }
 
@@ -64,13 +103,22 @@ struct Trainer::State {
   TrainerData data;
   Clock& clock;
   TrainerOptions opts;
+  std::unique_ptr<dist::Communicator> local_comm;  // when options.comm is null
+  dist::Communicator& comm;
   Engine engine;
   Tape tape;
   Ctx ctx;
   model::Gpt gpt;
+  std::vector<int> owners;  // the rank that owns each parameter's optimiser state (dist/ownership.h)
   OptimizerSet optim;
+  dist::GradReducer reducer;
+  int64_t state_bytes_total = 0;
+  RankTiming timing, window_timing;  // this rank's, over the run and since the last logged step
   std::vector<Tensor> ema;
   double budget = 0.0;
+  // How long a rank may wait for the others: the user's timeout, or longer where the others may legitimately still be
+  // working (3 x the slowest step so far; an evaluation's whole share of batches).
+  double base_timeout = 0.0, slowest_step = 0.0;
   double flops_per_token = 0.0;
   // Progress counters (saved in checkpoints).
   int64_t step = 0, tokens = 0;
@@ -88,10 +136,28 @@ struct Trainer::State {
         data(std::move(d)),
         clock(c),
         opts(std::move(o)),
+        local_comm(opts.comm ? nullptr : dist::make_local_communicator()),
+        comm(opts.comm ? *opts.comm : *local_comm),
         engine(EngineOptions{.num_threads = recipe.train.threads}),
         ctx{engine, &tape, recipe.train.precision == "bf16" ? DType::bf16 : DType::f32},
         gpt(ctx, model::resolve(recipe.model), recipe.seed),
-        optim(engine.gemm(), gpt, recipe.optim, ctx.matmul_dtype) {
+        owners(dist::assign_owners(parameter_sizes(gpt), comm.size())),
+        optim(engine.gemm(), gpt, recipe.optim, ctx.matmul_dtype, owned_by(owners, comm.rank())),
+        reducer(comm, parameter_tensors(gpt),
+                {.bucket_bytes = opts.bucket_bytes, .deterministic = recipe.train.deterministic}) {
+    const int world = comm.size();
+    for (size_t i = 0; i < recipe.batch.phases.size(); i++) {
+      const int64_t accum = recipe.batch.phases[i].accum;
+      check(accum % world == 0,
+            "train: " + std::to_string(world) + " ranks cannot share batch phase " + std::to_string(i) + "'s " +
+                std::to_string(accum) + " micro-batch(es) of " + std::to_string(recipe.batch.rows) +
+                " rows: ranks split a step by whole micro-batches, so every phase's accum must be a multiple of the "
+                "world size (e.g. halve batch.rows and double every accum: the same rows per step)");
+    }
+    base_timeout = comm.timeout();
+    require_same_launch(comm, launch_identity(recipe, version_line(), opts.out_dir, opts.resume));
+    state_bytes_total = optim.state_bytes();
+    comm.all_reduce(&state_bytes_total, 1);
     budget = budget_seconds(recipe);
     flops_per_token = model::flops_per_token(gpt.config(), recipe.batch.seq_len);
     check(data.train != nullptr, "Trainer: a training token source is required");
@@ -99,6 +165,67 @@ struct Trainer::State {
       for (const model::Parameter& p : gpt.parameters()) ema.push_back(p.value.clone());
     }
     if (!opts.out_dir.empty()) checkpoint_path = opts.out_dir + "/checkpoint.safetensors";
+  }
+
+  bool lead() const { return comm.rank() == 0; }
+  double step_timeout() const { return std::max(base_timeout, 3.0 * slowest_step); }
+
+  // The micro-batches of a step with `accum` of them that this rank trains: [first, last).
+  std::pair<int64_t, int64_t> my_micro_batches(int64_t accum) const {
+    const int64_t per = accum / comm.size();
+    return {per * comm.rank(), per * (comm.rank() + 1)};
+  }
+
+  // Every optimiser state tensor, collected on rank 0 from the ranks that own them (empty on the other ranks).
+  std::vector<std::pair<std::string, Tensor>> gathered_optimizer_state() {
+    std::map<std::string, Tensor> mine;
+    for (auto& [name, t] : optim.state()) mine.emplace(name, t);
+    std::vector<std::pair<std::string, Tensor>> out;
+    for (const OptimizerSet::Slot& slot : optim.state_layout()) {
+      const int owner = owners[slot.param];
+      if (owner == 0) {
+        if (lead()) out.emplace_back(slot.name, mine.at(slot.name));
+        continue;
+      }
+      int64_t header[9] = {};  // rank, then up to 8 dimensions
+      if (comm.rank() == owner) {
+        const Tensor& t = mine.at(slot.name);
+        check(t.dim() <= 8 && t.is_contiguous(), "checkpoint: optimiser state '" + slot.name + "' cannot be sent");
+        header[0] = t.dim();
+        for (int64_t d = 0; d < t.dim(); d++) header[1 + d] = t.size(d);
+        comm.send(header, sizeof header, 0);
+        comm.send(t.data<float>(), t.numel() * 4, 0);
+      } else if (lead()) {
+        comm.recv(header, sizeof header, owner);
+        Shape shape(header + 1, header + 1 + header[0]);
+        Tensor t = Tensor::empty(shape, DType::f32);
+        comm.recv(t.data<float>(), t.numel() * 4, owner);
+        out.emplace_back(slot.name, t);
+      }
+    }
+    return out;
+  }
+
+  // Every rank's timing, in rank order (a collective: every rank calls it at the same point).
+  std::vector<RankTiming> all_timings(const RankTiming& mine) {
+    const double local[3] = {mine.compute, mine.exposed, mine.waiting};
+    std::vector<double> all(static_cast<size_t>(3 * comm.size()));
+    comm.all_gather(local, all.data(), sizeof local);
+    std::vector<RankTiming> out;
+    for (int r = 0; r < comm.size(); r++)
+      out.push_back(
+          {all[static_cast<size_t>(3 * r)], all[static_cast<size_t>(3 * r + 1)], all[static_cast<size_t>(3 * r + 2)]});
+    return out;
+  }
+
+  // After the owners' optimiser step: every parameter's new values from its owner to every rank.
+  void broadcast_parameters() {
+    if (comm.size() == 1) return;
+    std::vector<dist::Request> pending;
+    auto& params = gpt.parameters();
+    for (size_t i = 0; i < params.size(); i++)
+      pending.push_back(comm.start_broadcast(params[i].value.data<float>(), params[i].value.numel() * 4, owners[i]));
+    for (dist::Request& r : pending) r.wait();
   }
 
   double progress() const {
@@ -123,13 +250,13 @@ struct Trainer::State {
     return w;
   }
 
-  void emit(const nlohmann::json& j) {
+  void emit(const nlohmann::json& j) {  // only rank 0 has the file open
     if (!metrics.is_open()) return;
     metrics << j.dump() << "\n" << std::flush;
     if (!metrics.good()) throw Error("cannot write " + metrics_path + " (" + std::strerror(errno) + ")");
   }
   void say(const std::string& line) const {
-    if (opts.print) opts.print(line);
+    if (opts.print && lead()) opts.print(line);
   }
 
   nlohmann::json progress_json(const nlohmann::json& train_position) const {
@@ -154,8 +281,19 @@ struct Trainer::State {
       throw NonFiniteLoss("the weights after step " + std::to_string(step) + " are not all finite (" + bad->describe() +
                           "); no checkpoint was written for them; last good checkpoint: " + kept_checkpoint());
     }
-    remove_stale_temporaries(opts.out_dir);
-    save_checkpoint(checkpoint_path, recipe, gpt, optim.state(), optim.counters(), ema, progress_json(train_position));
+    comm.set_activity("the checkpoint of step " + std::to_string(step));
+    const std::vector<std::pair<std::string, Tensor>> state = gathered_optimizer_state();
+    if (lead()) {
+      remove_stale_temporaries(opts.out_dir);
+      save_checkpoint(checkpoint_path, recipe, gpt, state, optim.counters(), ema, progress_json(train_position));
+    }
+    if (comm.size() > 1) {  // the other ranks wait for the write, with room for a slow disk
+      const double timeout = comm.timeout();
+      comm.set_activity("rank 0's write of the checkpoint of step " + std::to_string(step));
+      comm.set_timeout(std::max(timeout, 600.0));
+      comm.barrier();
+      comm.set_timeout(timeout);
+    }
     checkpoint_step = step;
   }
   void save() { save(data.train->state()); }
@@ -166,8 +304,16 @@ struct Trainer::State {
 
   void resume(const std::string& path) {
     const Checkpoint c = load_checkpoint(path);
-    check(recipe_to_json(c.recipe)["model"] == recipe_to_json(recipe)["model"],
-          path + ": the checkpoint's model differs from the recipe's (resume with the same model settings)");
+    // The model must match (its tensors are the state); the data position is checked by the source's restore(), the
+    // optimiser state by load_state(). Learning rates, budget, steps, evaluation and logging may change between runs.
+    const nlohmann::json was = recipe_to_json(c.recipe), now = recipe_to_json(recipe);
+    for (const char* section : {"model"}) {
+      if (const auto d =
+              first_difference(now.at(section), was.at(section), "in the recipe", "in the checkpoint", section)) {
+        throw Error(path + ": the checkpoint was trained with another " + section + " section (" + *d +
+                    "); resume with the recipe it was trained with");
+      }
+    }
     restore_model(gpt, c);
     optim.load_state(c.with_prefix(""), c.counters);
     if (!ema.empty()) {
@@ -211,7 +357,13 @@ struct Trainer::State {
       for (model::Parameter& p : gpt.parameters()) live.push_back(p.value.clone());
       for (size_t i = 0; i < ema.size(); i++) gpt.parameters()[i].value.copy_from(ema[i]);
     }
-    const BpbResult r = evaluate_bpb(ctx, gpt, *data.val, data.token_bytes, shape);
+    comm.set_activity("the evaluation at step " + std::to_string(step));
+    // A rank with fewer batches waits for the others' whole share: allow 10 x a step per batch of that share.
+    const double batches =
+        std::ceil(static_cast<double>(std::max<int64_t>(1, shape.tokens / (shape.rows * shape.seq_len))) / comm.size());
+    comm.set_timeout(std::max(comm.timeout(), base_timeout + 10.0 * slowest_step * batches));
+    const BpbResult r = evaluate_bpb(ctx, gpt, *data.val, data.token_bytes, shape, &comm);
+    comm.set_timeout(step_timeout());
     for (size_t i = 0; i < live.size(); i++) gpt.parameters()[i].value.copy_from(live[i]);
     return r;
   }
@@ -245,13 +397,26 @@ std::string Trainer::header() const {
   h += "budget: " + (s.budget > 0 ? clock_text(s.budget) + " charged" : std::string("no time limit")) +
        (s.recipe.train.steps > 0 ? ", at most " + std::to_string(s.recipe.train.steps) + " steps" : "") + "; clock " +
        s.clock.name() + ": " + s.clock.rule();
+  const int world = s.comm.size();
+  h += "\nworld: " + std::to_string(world) + (world == 1 ? " rank" : " ranks") + " (" +
+       std::to_string(s.comm.ranks_on_host()) + " on this host), " + std::to_string(s.engine.num_threads()) +
+       " threads per rank, " + s.comm.transport();
+  if (world > 1) {
+    const int64_t accum = s.recipe.batch.phases[0].accum;
+    h += "; " + std::to_string(accum / world) + " of " + std::to_string(accum) + " micro-batches per rank; gradients " +
+         (s.recipe.train.deterministic ? std::string("summed in micro-batch order (train.deterministic)")
+                                       : std::to_string(s.reducer.buckets()) +
+                                             " fp32 buckets, overlapped with the "
+                                             "backward") +
+         "; optimiser state " + mib(s.optim.state_bytes()) + " on rank 0 of " + mib(s.state_bytes_total) + " (ZeRO-1)";
+  }
   return h;
 }
 
 TrainResult Trainer::run() {
   State& s = *s_;
   const Recipe& r = s.recipe;
-  if (!s.opts.out_dir.empty()) {
+  if (!s.opts.out_dir.empty() && s.lead()) {  // rank 0 alone writes files
     for (const std::string& stale : remove_stale_temporaries(s.opts.out_dir))
       s.say("removed " + stale + " (left by a run that was killed)");
     s.metrics_path = s.opts.out_dir + "/metrics.jsonl";
@@ -273,6 +438,13 @@ TrainResult Trainer::run() {
   int64_t window_tokens = 0, window_steps = 0;
   const double peak_flops = s.clock.peak_flops() > 0.0 ? s.clock.peak_flops() : s.opts.host_peak_gflops * 1e9;
   const bool device_time = s.clock.peak_flops() > 0.0;
+  // A stop request (a signal) on any rank, agreed by all: before the first step, then at the end of each step.
+  bool stop_requested = false;
+  {
+    double stop = s.opts.should_stop && s.opts.should_stop() ? 1.0 : 0.0;
+    s.comm.all_reduce(&stop, 1, dist::ReduceOp::max);
+    stop_requested = stop > 0.0;
+  }
   while (true) {
     if (s.budget > 0.0 && s.charged >= s.budget) {
       res.stop_reason = "budget";
@@ -286,7 +458,7 @@ TrainResult Trainer::run() {
       res.stop_reason = "stop_after_steps";
       break;
     }
-    if (s.opts.should_stop && s.opts.should_stop()) {
+    if (stop_requested) {
       res.stop_reason = "interrupted";
       break;
     }
@@ -296,47 +468,109 @@ TrainResult Trainer::run() {
     const double lrm = lr_multiplier(r.schedule, s.step, p) * ph.lr_scale;
     s.optim.schedule(s.step, lrm, p);
     const std::vector<float> mtp = s.mtp_weights(p);
+    const bool measured = s.step >= s.opts.measure_from;
+    OpProfile* profile = measured ? s.opts.profile : nullptr;
+    s.tape.set_profile(profile);
     double t0 = now_seconds();
-    double loss_sum = 0.0;
+    double loss_sum = 0.0, wait = 0.0;
+    const auto [first, last] = s.my_micro_batches(ph.accum);
+    std::optional<std::pair<int64_t, double>> bad;  // this rank's first non-finite loss: (micro-batch, loss)
+    s.comm.set_activity("step " + std::to_string(s.step + 1));
     for (int64_t a = 0; a < ph.accum; a++) {
+      // Every rank reads every micro-batch (the data position is the same on all ranks) and trains its own.
       s.data.train->next(B, T, in.data(), tg.data());
-      if (r.data.mask_bos_targets && s.data.bos >= 0) {
-        for (int32_t& t : tg) t = t == s.data.bos ? -1 : t;
+      if (a < first || a >= last) continue;
+      const bool final = a == last - 1;
+      Tensor loss;
+      if (!bad) {
+        if (r.data.mask_bos_targets && s.data.bos >= 0) {
+          for (int32_t& t : tg) t = t == s.data.bos ? -1 : t;
+        }
+        const Tensor ids = Tensor::from_ints({B, T}, in, s.engine.allocator());
+        const Tensor targets = Tensor::from_ints({B, T}, tg, s.engine.allocator());
+        if (profile) profile->start_forward();
+        loss = s.gpt.loss(s.ctx, ids, targets, mtp);
+        const double lv = loss.item();
+        if (std::isfinite(lv)) {
+          loss_sum += lv;
+        } else {
+          bad = {a, lv};
+          s.tape.clear();
+        }
       }
-      const Tensor ids = Tensor::from_ints({B, T}, in, s.engine.allocator());
-      const Tensor targets = Tensor::from_ints({B, T}, tg, s.engine.allocator());
-      const Tensor loss = s.gpt.loss(s.ctx, ids, targets, mtp);
-      const double lv = loss.item();
-      if (!std::isfinite(lv)) {
-        s.tape.clear();
-        s.pending_position.reset();  // these weights' loss is not finite: their checkpoint is never written
-        s.emit({{"event", "nonfinite_loss"}, {"step", s.step}, {"loss", std::to_string(lv)}});
-        throw NonFiniteLoss(
-            "training loss is " + std::to_string(lv) + " at step " + std::to_string(s.step) + " (micro-batch " +
-            std::to_string(a) +
-            "); the run stopped before the optimiser step; last good checkpoint: " + s.kept_checkpoint());
-      }
-      if (s.pending_position) {  // the weights' loss is finite: write their checkpoint, outside the charged time
+      if (final) {
+        // Before the last backward: every rank's losses, so a non-finite one anywhere stops every rank here.
         const double w0 = now_seconds();
-        s.save_pending();
-        t0 += now_seconds() - w0;
+        double status[2] = {loss_sum, bad ? 1.0 : 0.0};
+        s.comm.all_reduce(status, 2);
+        wait += now_seconds() - w0;
+        if (status[1] > 0.0) {
+          double who = bad ? s.comm.rank() : s.comm.size();
+          s.comm.all_reduce(&who, 1, dist::ReduceOp::min);
+          s.tape.clear();
+          s.pending_position.reset();  // these weights' loss is not finite: their checkpoint is never written
+          const std::string where = s.comm.size() > 1 ? " on rank " + std::to_string(static_cast<int>(who)) : "";
+          s.emit({{"event", "nonfinite_loss"}, {"step", s.step}, {"loss", bad ? std::to_string(bad->second) : "nan"}});
+          throw NonFiniteLoss(
+              "training loss is " + (bad ? std::to_string(bad->second) : std::string("not finite")) + where +
+              " at step " + std::to_string(s.step) +
+              (bad ? " (micro-batch " + std::to_string(bad->first) + ")" : std::string()) +
+              "; the run stopped before the optimiser step; last good checkpoint: " + s.kept_checkpoint());
+        }
+        loss_sum = status[0];
+        if (s.pending_position) {  // the weights' loss is finite: write their checkpoint, outside the charged time
+          const double c0 = now_seconds();
+          s.save_pending();
+          t0 += now_seconds() - c0;
+        }
       }
-      loss_sum += lv;
-      s.tape.backward(ph.accum > 1 ? ops::scale(s.ctx, loss, 1.0f / static_cast<float>(ph.accum)) : loss);
+      if (bad) continue;  // nothing to differentiate; the next synchronisation stops every rank
+      s.tape.backward(ph.accum > 1 ? ops::scale(s.ctx, loss, 1.0f / static_cast<float>(ph.accum)) : loss, Tensor(),
+                      false, s.reducer.backward_hook(final));
+      s.reducer.after_backward(final);
     }
+    s.reducer.finish();
+    const double o0 = now_seconds();
     const double grad_norm = s.optim.clip_gradients(r.optim.grad_clip);
     s.optim.step();
+    if (profile) profile->add("optimizer (Muon + AdamW)", now_seconds() - o0);
+    s.tape.set_profile(nullptr);
+    const double b0 = now_seconds();
+    s.broadcast_parameters();
+    const double broadcast = now_seconds() - b0;
     s.optim.zero_grad();
     s.step++;
     s.update_ema();
-    const double wall = now_seconds() - t0;
+    // The step's time is the slowest rank's; rank 0's clock charges it and its decision reaches every rank, with a
+    // stop request from any rank (a signal).
+    const double own_wall = now_seconds() - t0;
+    const double s0 = now_seconds();
+    double sync[2] = {own_wall, s.opts.should_stop && s.opts.should_stop() ? 1.0 : 0.0};
+    s.comm.all_reduce(sync, 2, dist::ReduceOp::max);
+    wait += now_seconds() - s0;
+    stop_requested = sync[1] > 0.0;
+    const double wall = sync[0];
+    s.slowest_step = std::max(s.slowest_step, wall);
+    s.comm.set_timeout(s.step_timeout());
+    const dist::GradReducer::Timing rt = s.reducer.take_timing();
+    const RankTiming step_timing{.compute = std::max(0.0, own_wall - rt.exposed_seconds - broadcast - wait),
+                                 .exposed = rt.exposed_seconds + broadcast,
+                                 .waiting = wait};
+    res.step_seconds.push_back(wall);
+    for (RankTiming* t : {&s.timing, &s.window_timing}) {
+      if (t == &s.timing && !measured) continue;
+      t->compute += step_timing.compute;
+      t->exposed += step_timing.exposed;
+      t->waiting += step_timing.waiting;
+    }
     const StepInfo info{.step = s.step - 1,
                         .phase = static_cast<int64_t>(phase),
                         .accum = ph.accum,
                         .rows = B,
                         .seq_len = T,
                         .tokens = ph.accum * per_micro};
-    const double charged = s.clock.charge(info, wall);
+    double charged = s.lead() ? s.clock.charge(info, wall) : 0.0;
+    s.comm.broadcast(&charged, sizeof charged, 0);
     s.charged += charged;
     s.wall += wall;
     s.tokens += info.tokens;
@@ -369,6 +603,15 @@ TrainResult Trainer::run() {
                               {"host_ms_per_step", host_ms},
                               {"host_tokens_per_second", host_tps}};
       if (peak_flops > 0) event[device_time ? "mfu" : "fraction_of_peak"] = flops / peak_flops;
+      if (s.comm.size() > 1) {  // per rank, per step over the window: where the host time went
+        nlohmann::json ranks = nlohmann::json::array();
+        for (const RankTiming& t : s.all_timings(s.window_timing))
+          ranks.push_back({{"compute_ms", 1e3 * t.compute / steps},
+                           {"exposed_communication_ms", 1e3 * t.exposed / steps},
+                           {"waiting_ms", 1e3 * t.waiting / steps}});
+        event["ranks"] = ranks;
+      }
+      s.window_timing = {};
       s.emit(event);
       std::string line = "step " + std::to_string(s.step) + " | " + clock_text(s.charged);
       if (s.budget > 0) {
@@ -401,6 +644,10 @@ TrainResult Trainer::run() {
   }
   s.save();
   res.steps = s.step;
+  res.world = s.comm.size();
+  res.ranks = s.all_timings(s.timing);
+  res.optimizer_state_bytes = s.optim.state_bytes();
+  res.optimizer_state_total = s.state_bytes_total;
   res.tokens = s.tokens;
   res.charged_seconds = s.charged;
   res.wall_seconds = s.wall;

@@ -15,6 +15,20 @@
 // so the checkpoint a NonFiniteLoss names resumes into a finite loss.
 // Files in out_dir: metrics.jsonl (one JSON object per logged step and evaluation), checkpoint.safetensors. A failed
 // write of either is an Error naming the file.
+//
+// Data parallel (options.comm with N ranks, e.g. under mpirun): the recipe means the same training at any N. A
+// step's accum micro-batches of batch.rows rows are dealt in contiguous blocks: rank r trains micro-batches
+// [r accum/N, (r+1) accum/N) (accum must be a multiple of N in every batch phase). Every rank reads the whole global
+// stream and skips the other ranks' micro-batches, so the data position, and with it every checkpoint, is the same
+// at every world size. Gradients are summed across ranks by dist/grad_reducer.h (overlapped with the backward, or in
+// a fixed order under train.deterministic). The optimiser is sharded (ZeRO-1, dist/ownership.h): each parameter's
+// owner alone keeps its state and updates it, then broadcasts the new values. Before its last backward a rank
+// learns every rank's loss (one all-reduce), so a non-finite loss anywhere stops every rank before the optimiser
+// step. After the step, the slowest rank's wall time is charged by rank 0's clock and broadcast with the stop
+// decision (budget, steps, a signal on any rank), so all ranks stop at the same step. Evaluation is sharded by
+// batch (train/evaluate.h). Rank 0 alone prints, writes metrics.jsonl and writes the checkpoint, after gathering the
+// optimiser state from the owners; the checkpoint does not depend on N, so a run resumes at any world size. Ranks
+// started with different recipes or builds refuse to start (train/launch_check.h).
 #pragma once
 
 #include <functional>
@@ -24,7 +38,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "autograd/profile.h"
 #include "base/error.h"
+#include "dist/communicator.h"
 #include "engine/engine.h"
 #include "model/gpt.h"
 #include "train/clock.h"
@@ -51,6 +67,20 @@ struct TrainerOptions {
   // Polled between steps; when it returns true the run writes its checkpoint and stops ("interrupted", no final
   // evaluation). The CLI passes base/stop_signal.h's stop_signal(); null = never.
   std::function<bool()> should_stop{};
+  // Benchmarks (`nanotrn bench train`): from step `measure_from` on (0-based), per-op host times go to `profile`
+  // (when set; the optimiser step as one row) and RankTiming counts; earlier steps are warm-up.
+  OpProfile* profile = nullptr;
+  int64_t measure_from = 0;
+  dist::Communicator* comm = nullptr;  // the job's ranks (not owned); null = this process alone
+  int64_t bucket_bytes = 4 << 20;      // gradient all-reduce bucket size (dist/grad_reducer.h)
+};
+
+// Where one rank's step time went, summed over the run's steps (seconds).
+struct RankTiming {
+  double compute = 0.0;  // forward, backward, optimiser
+  double exposed = 0.0;  // communication the backward did not hide: the gradient wait, the parameter broadcast
+  double waiting = 0.0;  // waiting for the other ranks at the step's two synchronisation points
+  nlohmann::json to_json() const;
 };
 
 struct TrainResult {
@@ -65,6 +95,11 @@ struct TrainResult {
   double flops_per_token = 0.0;
   std::string stop_reason;                             // "budget", "steps", "stop_after_steps", "interrupted"
   std::vector<std::pair<int64_t, double>> loss_curve;  // (step, loss) at every logged step
+  int world = 1;
+  std::vector<RankTiming> ranks;      // per rank, in rank order, over the measured steps (every rank gets it)
+  std::vector<double> step_seconds;   // host wall time of every step of this invocation (the slowest rank's)
+  int64_t optimizer_state_bytes = 0;  // on this rank
+  int64_t optimizer_state_total = 0;  // over all ranks (= one rank's at world size 1)
   nlohmann::json to_json() const;
 };
 

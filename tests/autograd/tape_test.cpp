@@ -95,5 +95,30 @@ TEST(Tape, BackwardFromANonGradRootIsAnError) {
   EXPECT_THROW(tape.backward(ops::sum(ctx, x)), Error);
 }
 
+TEST(Tape, LeafHookReportsEachLeafOnceWhenItsGradientIsFinal) {
+  // y = sum(a * b) + sum(a * 3): a is read by two nodes, b by one, c by none. At the hook each leaf's gradient must
+  // already equal its final value (the data-parallel reducer copies it then), and every read leaf is reported once.
+  Engine e;
+  Tape tape;
+  Ctx ctx{e, &tape};
+  Tensor a = Tensor::from_vector({2}, {1.0f, 2.0f}), b = Tensor::from_vector({2}, {3.0f, -4.0f});
+  Tensor c = Tensor::from_vector({2}, {5.0f, 6.0f});
+  for (Tensor* t : {&a, &b, &c}) t->set_requires_grad();
+  const Tensor y = ops::add(ctx, ops::sum(ctx, ops::mul(ctx, a, b)), ops::sum(ctx, ops::scale(ctx, a, 3.0f)));
+  std::vector<std::pair<const AutogradMeta*, std::vector<float>>> seen;
+  tape.backward(y, Tensor(), false, [&](AutogradMeta& leaf) { seen.emplace_back(&leaf, leaf.grad.to_vector()); });
+  ASSERT_EQ(seen.size(), 2u);
+  for (const auto& [meta, grad] : seen) {
+    if (meta == a.autograd().get()) {
+      EXPECT_EQ(grad, (std::vector<float>{6.0f, -1.0f}));  // b + 3
+    } else {
+      EXPECT_EQ(meta, b.autograd().get());
+      EXPECT_EQ(grad, (std::vector<float>{1.0f, 2.0f}));  // a
+    }
+  }
+  EXPECT_EQ(a.grad().to_vector(), (std::vector<float>{6.0f, -1.0f}));
+  EXPECT_FALSE(c.grad().defined());
+}
+
 }  // namespace
 }  // namespace nanotrn

@@ -18,22 +18,16 @@ import sys
 import torch
 import torch.nn.functional as F
 
+import safetensors_raw
+
 torch.set_num_threads(1)
 DTYPES = {"F32": torch.float32, "I32": torch.int32}
 
 
 def read_safetensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    meta = header.pop("__metadata__", {})
-    base = 8 + n
-    out = {}
-    for name, info in header.items():
-        b, e = info["data_offsets"]
-        buf = bytearray(data[base + b:base + e])
-        out[name] = torch.frombuffer(buf, dtype=DTYPES[info["dtype"]]).reshape(info["shape"]).clone()
+    raw, meta = safetensors_raw.read(path)
+    out = {name: torch.frombuffer(bytearray(b), dtype=DTYPES[dtype]).reshape(shape).clone()
+           for name, (dtype, shape, b) in raw.items()}
     return out, meta
 
 

@@ -123,6 +123,28 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
   EXPECT_EQ(load_checkpoint(ckpt).progress["step"], 3);
 }
 
+TEST(Trainer, ResumeRefusesAnotherModelNamingTheField) {
+  // The softcap changes no tensor shape, so only the recipe comparison can catch it.
+  const std::string dir = fresh_dir("other_model");
+  FixedClock clock(0.01);
+  const Recipe first = small_recipe({"train.steps=1", "model.softcap=15"});
+  {
+    Trainer t(first, testing_support::pattern_data(first), clock, {.out_dir = dir});
+    t.run();
+  }
+  const Recipe other = small_recipe({"train.steps=2", "model.softcap=20"});
+  Trainer t(other, testing_support::pattern_data(other), clock,
+            {.out_dir = dir, .resume = dir + "/checkpoint.safetensors"});
+  try {
+    t.run();
+    FAIL() << "expected a refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("model.softcap: 20.0 in the recipe, 15.0 in the checkpoint"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Trainer, TimeBudgetStopsWhereTheClockSays) {
   // 0.25 s per micro-batch against a 2 s budget: exactly 8 steps with one micro-batch each.
   const Recipe r = small_recipe({"train.budget=2s", "train.steps=0"});

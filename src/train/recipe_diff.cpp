@@ -1,0 +1,38 @@
+// The first differing field. See recipe_diff.h.
+#include "train/recipe_diff.h"
+
+#include <set>
+
+namespace nanotrn::train {
+
+std::optional<std::string> first_difference(const nlohmann::json& here, const nlohmann::json& there,
+                                            const std::string& here_name, const std::string& there_name,
+                                            const std::string& path) {
+  const auto describe = [&](const std::string& where, const std::string& a, const std::string& b) {
+    return (where.empty() ? std::string("(the whole value)") : where) + ": " + a + " " + here_name + ", " + b + " " +
+           there_name;
+  };
+  if (here.is_object() && there.is_object()) {
+    std::set<std::string> keys;
+    for (auto it = here.begin(); it != here.end(); ++it) keys.insert(it.key());
+    for (auto it = there.begin(); it != there.end(); ++it) keys.insert(it.key());
+    for (const std::string& k : keys) {
+      const std::string sub = path.empty() ? k : path + "." + k;
+      if (!here.contains(k)) return describe(sub, "absent", there[k].dump());
+      if (!there.contains(k)) return describe(sub, here[k].dump(), "absent");
+      if (auto d = first_difference(here[k], there[k], here_name, there_name, sub)) return d;
+    }
+    return std::nullopt;
+  }
+  if (here.is_array() && there.is_array() && here.size() == there.size()) {
+    for (size_t i = 0; i < here.size(); i++) {
+      if (auto d = first_difference(here[i], there[i], here_name, there_name, path + "[" + std::to_string(i) + "]"))
+        return d;
+    }
+    return std::nullopt;
+  }
+  if (here == there) return std::nullopt;
+  return describe(path, here.dump(), there.dump());
+}
+
+}  // namespace nanotrn::train

@@ -1,0 +1,21 @@
+// The first field where two recipes (or any two JSON objects) differ, as a dotted path with both values:
+//
+//   first_difference(mine, theirs)   -> "optim.matrix_lr: 0.02 here, 0.04 there"  (nullopt when equal)
+//
+// Objects are compared key by key in sorted order (a key only one side has is a difference), arrays element by
+// element, anything else by value. Used where a run must refuse a partner that means another training: a checkpoint
+// from another recipe (train/trainer.cpp) and ranks started with different recipes (train/launch_check.h).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace nanotrn::train {
+
+std::optional<std::string> first_difference(const nlohmann::json& here, const nlohmann::json& there,
+                                            const std::string& here_name = "here",
+                                            const std::string& there_name = "there", const std::string& path = "");
+
+}  // namespace nanotrn::train
