@@ -544,6 +544,7 @@ TrainResult Trainer::run() {
     // The step's time is the slowest rank's; rank 0's clock charges it and its decision reaches every rank, with a
     // stop request from any rank (a signal).
     const double own_wall = now_seconds() - t0;
+    const double wait_inside = wait;  // the part of own_wall spent waiting (the loss synchronisation)
     const double s0 = now_seconds();
     double sync[2] = {own_wall, s.opts.should_stop && s.opts.should_stop() ? 1.0 : 0.0};
     s.comm.all_reduce(sync, 2, dist::ReduceOp::max);
@@ -553,7 +554,7 @@ TrainResult Trainer::run() {
     s.slowest_step = std::max(s.slowest_step, wall);
     s.comm.set_timeout(s.step_timeout());
     const dist::GradReducer::Timing rt = s.reducer.take_timing();
-    const RankTiming step_timing{.compute = std::max(0.0, own_wall - rt.exposed_seconds - broadcast - wait),
+    const RankTiming step_timing{.compute = std::max(0.0, own_wall - rt.exposed_seconds - broadcast - wait_inside),
                                  .exposed = rt.exposed_seconds + broadcast,
                                  .waiting = wait};
     res.step_seconds.push_back(wall);

@@ -12,6 +12,8 @@
 #                     and the resumed run removes the dead writer's temporary
 #   hang              rank 1 stopped (SIGSTOP): rank 0 ends the job after --comm-timeout, naming itself and the step
 #   mismatch          ranks started with different recipes refuse to start, naming the field
+#   clock             --clock trn2 with a 0.3 s budget on 2 ranks and on 1: the same step count, the same charged
+#                     time and the same weights (rank 0's charge reaches every rank, so all stop together)
 #   bench             bench train under mpirun: one data-parallel timing with each rank's compute / exposed
 #                     communication / waiting split, which adds up to the rank's step time
 set -u
@@ -25,15 +27,16 @@ mpi=(mpirun --bind-to none)
 base=(--recipe "$src/recipes/cpu-tiny.json" --set data.train=synthetic:pattern --set model.vocab_size=256
       --set train.budget=0 --set eval.tokens=2048 --set eval.rows=4 --set batch.rows=4 --set batch.seq_len=64
       --set model.depth=2 --set 'batch.phases=[{"from":0,"accum":2,"lr_scale":1}]' --set train.threads=1
-      --set train.log_every=1 --clock fixed:0.1 --quiet)
+      --set train.log_every=1 --quiet)
+clock=(--clock fixed:0.1)
 det=(--set train.deterministic=true)
 
 fail() {
   echo "FAIL: $*"
   exit 1
 }
-run1() { "$nanotrn" train "${base[@]}" "$@"; }
-run2() { "${mpi[@]}" -np 2 "$nanotrn" train "${base[@]}" "$@"; }
+run1() { "$nanotrn" train "${base[@]}" "${clock[@]}" "$@"; }
+run2() { "${mpi[@]}" -np 2 "$nanotrn" train "${base[@]}" "${clock[@]}" "$@"; }
 compare() { python3 "$src/tests/dist/compare_checkpoints.py" "$@" || fail "checkpoints differ: $*"; }
 bpb() { python3 -c "import json,sys; print(repr(json.load(open(sys.argv[1]))['val_bpb']))" "$1"; }
 loss() { python3 -c "import json,sys; print(repr(json.load(open(sys.argv[1]))['last_loss']))" "$1"; }
@@ -150,6 +153,19 @@ case "$mode" in
     [ "$rc" != 0 ] || fail "mismatched ranks exited 0"
     grep -q "optim.matrix_lr: 0.03 on rank 1, 0.04 on rank 0" "$work/err.txt" || fail "the field is not named"
     [ -f "$work/run/checkpoint.safetensors" ] && fail "a refused job wrote a checkpoint"
+    ;;
+  clock)
+    clock=(--clock trn2)
+    run1 "${det[@]}" --set train.budget=0.3s --out "$work/one" --json > "$work/one.json" || fail "1 rank"
+    run2 "${det[@]}" --set train.budget=0.3s --out "$work/two" --json > "$work/two.json" || fail "2 ranks"
+    python3 - "$work/one.json" "$work/two.json" <<'EOF' || fail "the runs stopped differently"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["stop_reason"] == b["stop_reason"] == "budget", (a["stop_reason"], b["stop_reason"])
+assert a["steps"] == b["steps"] and a["charged_seconds"] == b["charged_seconds"], (a["steps"], b["steps"])
+print("trn2 clock: %d steps, %.6f s charged on 1 rank and on 2" % (a["steps"], a["charged_seconds"]))
+EOF
+    compare "$work/one/checkpoint.safetensors" "$work/two/checkpoint.safetensors"
     ;;
   bench)
     "${mpi[@]}" -np 2 "$nanotrn" bench train --recipe "$src/recipes/cpu-tiny.json" --set model.vocab_size=256 \
