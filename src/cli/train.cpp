@@ -2,17 +2,13 @@
 // `nanotrn bench train`: N training steps on random tokens, timed (benchmarks, docs/PERFORMANCE.md).
 // This file parses flags and prints; the work is in the library.
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <thread>
 
 #include <omp.h>
 
-#include "autograd/tape.h"
 #include "base/format.h"
 #include "base/stop_signal.h"
 #include "cli/commands.h"
@@ -21,7 +17,6 @@
 #include "gemm/probe.h"
 #include "predict/device_clock.h"
 #include "train/data_setup.h"
-#include "train/optimizers.h"
 #include "train/run_folder.h"
 #include "train/trainer.h"
 

@@ -58,7 +58,6 @@ GradReducer::GradReducer(Communicator& comm, std::vector<Tensor*> params, GradRe
 void GradReducer::reset() {
   for (Bucket& b : buckets_) {
     b.pending = b.params;
-    b.started = false;
   }
   std::fill(packed_.begin(), packed_.end(), false);
   next_bucket_ = 0;
@@ -91,7 +90,6 @@ void GradReducer::start_ready_buckets() {
   while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
     Bucket& b = buckets_[next_bucket_];
     b.request = comm_.start_all_reduce(b.data.data(), static_cast<int64_t>(b.data.size()), Scalar::f32, ReduceOp::sum);
-    b.started = true;
     next_bucket_++;
   }
 }

@@ -71,7 +71,6 @@ class GradReducer {
     std::vector<float> data;
     size_t pending = 0;  // parameters not yet copied in this step
     size_t params = 0;
-    bool started = false;
     Request request;
   };
   void reset();  // a new step: nothing packed, no bucket started
