@@ -1,4 +1,4 @@
-// libFuzzer target: the recipe load path (src/train/recipe.h: load_recipe, which parses the file's JSON, applies the
+// libFuzzer target: the recipe load path (src/recipe/recipe.h: load_recipe, which parses the file's JSON, applies the
 // `--set` overrides in order, then parses the recipe strictly). The input is a JSON text, a line "---", then one
 // override ("a.b=value") per line; the JSON goes to a file (load_recipe takes a path). Either the recipe loads (and
 // its JSON form parses back to the same JSON), or loading throws nanotrn::Error; any other exception escapes and
@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
@@ -38,9 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   std::fclose(f);
   try {
-    const nanotrn::train::Recipe r = nanotrn::train::load_recipe(path, overrides);
-    const nlohmann::json once = nanotrn::train::recipe_to_json(r);
-    if (nanotrn::train::recipe_to_json(nanotrn::train::recipe_from_json(once)) != once) __builtin_trap();
+    const nanotrn::recipe::Recipe r = nanotrn::recipe::load_recipe(path, overrides);
+    const nlohmann::json once = nanotrn::recipe::recipe_to_json(r);
+    if (nanotrn::recipe::recipe_to_json(nanotrn::recipe::recipe_from_json(once)) != once) __builtin_trap();
   } catch (const nanotrn::Error&) {
   }
   std::remove(path.c_str());

@@ -29,7 +29,7 @@ void add_data_setup(CLI::App& data, const Home& home) {
   auto a = std::make_shared<RecipeArgs>();
   add_recipe_flags(cmd, *a, home);
   cmd->callback([a, home] {
-    const train::Recipe r = open_recipe(*a, home);
+    const recipe::Recipe r = open_recipe(*a, home);
     const pipeline::DataSetup d = pipeline::setup_data(r, [](const std::string& line) { std::cerr << line << "\n"; });
     std::printf("data setup: corpus %s, tokenizer %s, shards %s; ready for `nanotrn train --recipe %s`\n",
                 d.corpus.reused ? "kept" : "prepared", d.tokenizer_reused ? "kept" : "trained",

@@ -36,7 +36,7 @@ void add_eval(CLI::App& app, const Home& home) {
   bpb->callback([args, home] {
     EvalModel m = load_eval_model(args->ckpt, args->sets, args->ema, home);
     const train::Checkpoint& c = m.checkpoint;
-    const train::Recipe& r = m.recipe;
+    const recipe::Recipe& r = m.recipe;
     Ctx ctx = m.ctx();
     model::Gpt& gpt = *m.gpt;
     train::TrainerData data = train::open_validation_data(r, setup_command(r.name, args->sets));

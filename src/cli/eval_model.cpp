@@ -3,17 +3,17 @@
 
 #include "base/error.h"
 #include "eval/finite_weights.h"
-#include "train/recipe_paths.h"
+#include "recipe/recipe_paths.h"
 
 namespace nanotrn::cli {
 
 EvalModel load_eval_model(const std::string& ckpt, const std::vector<std::string>& sets, bool ema, const Home& home) {
   EvalModel m;
   m.checkpoint = train::load_checkpoint(ckpt);
-  nlohmann::json rj = train::recipe_to_json(m.checkpoint.recipe);
-  for (const std::string& s : sets) train::apply_override(rj, s, rj);
-  m.recipe = train::recipe_from_json(rj);
-  train::resolve_data_paths(m.recipe, home);
+  nlohmann::json rj = recipe::recipe_to_json(m.checkpoint.recipe);
+  for (const std::string& s : sets) recipe::apply_override(rj, s, rj);
+  m.recipe = recipe::recipe_from_json(rj);
+  recipe::resolve_data_paths(m.recipe, home);
   m.engine = std::make_unique<Engine>(EngineOptions{.num_threads = m.recipe.train.threads});
   const Ctx ctx = m.ctx();
   m.gpt = std::make_unique<model::Gpt>(ctx, model::resolve(m.recipe.model), m.recipe.seed);

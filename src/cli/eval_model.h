@@ -16,14 +16,14 @@
 #include "base/home.h"
 #include "engine/engine.h"
 #include "model/gpt.h"
+#include "recipe/recipe.h"
 #include "train/checkpoint.h"
-#include "train/recipe.h"
 
 namespace nanotrn::cli {
 
 struct EvalModel {
   train::Checkpoint checkpoint;
-  train::Recipe recipe;
+  recipe::Recipe recipe;
   std::unique_ptr<Engine> engine;
   std::unique_ptr<model::Gpt> gpt;
   Ctx ctx() const { return Ctx{*engine, nullptr, recipe.train.precision == "bf16" ? DType::bf16 : DType::f32}; }

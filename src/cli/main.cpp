@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     std::cerr << "nanotrn: error: " << e.what() << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
-    // The size checks (train/memory_need.h) refuse what cannot fit up front; this is what slipped past them.
+    // The size checks (recipe/memory_need.h) refuse what cannot fit up front; this is what slipped past them.
     std::cerr << "nanotrn: error: out of memory (std::bad_alloc): the run asked for more memory than this machine "
                  "could give; make the model or the batch smaller\n";
     return 1;

@@ -11,13 +11,14 @@
 #include "engine/engine.h"
 #include "gemm/probe.h"
 #include "hw/catalog.h"
+#include "predict/calibration.h"
 #include "predict/predictor.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::cli {
 namespace {
 
-hw::Device pick_device(const std::string& name, const train::Recipe& r) {
+hw::Device pick_device(const std::string& name, const recipe::Recipe& r) {
   const hw::Catalog c = hw::builtin_catalog();
   if (name != "host") return c.find(name);
   Engine engine(EngineOptions{.num_threads = r.train.threads});
@@ -75,8 +76,10 @@ void add_predict(CLI::App& app, const Home& home) {
   struct Args {
     RecipeArgs recipe;
     std::string device = "trn2", trace, sweep;
-    int64_t lnc = 0, trace_phase = -1, top = 10;
+    int64_t trace_phase = -1, top = 10;
+    std::string lnc, ranks_per_chip, chips, stack;  // launch overrides ("" = the recipe's)
     bool json = false, shard_optimizer = false, no_overlap = false;
+    double fit_eager = 0;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("predict", "Predict a recipe's step time, tokens/s, MFU and steps on a device");
@@ -88,17 +91,32 @@ void add_predict(CLI::App& app, const Home& home) {
   cmd->add_option("--top", a->top, "Rows of the top-kernels table (0 = every kernel)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--lnc", a->lnc, "Physical cores per logical core (Trainium; 0 = the device default)");
+  cmd->add_option(
+      "--lnc", a->lnc,
+      "Physical NeuronCores per rank, NEURON_LOGICAL_NC_CONFIG (= --set launch.lnc=N; 0 = the device default)");
+  cmd->add_option("--ranks-per-chip", a->ranks_per_chip,
+                  "Data-parallel ranks per chip, nproc_per_node (= --set launch.ranks_per_chip=N; 0 = one per logical "
+                  "core; the cores no rank owns are idle)");
+  cmd->add_option("--chips", a->chips, "Chips used of a server device (= --set launch.chips=N; 0 = all)");
+  cmd->add_option("--stack", a->stack, "compiled or eager (= --set launch.stack=S)");
   cmd->add_flag("--shard-optimizer", a->shard_optimizer, "Split Muon's Newton-Schulz over the data-parallel ranks");
   cmd->add_flag("--no-overlap", a->no_overlap, "Do not overlap the gradient all-reduce with the last backward");
+  cmd->add_option("--fit-eager-dispatch", a->fit_eager,
+                  "Print the eager per-op dispatch time (catalog eager_op_dispatch_s) that makes this recipe's first "
+                  "step take this many measured seconds on --device (a calibration, docs/VALIDATION.md)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->add_option("--trace", a->trace, "Write a Perfetto (Chrome trace) JSON of one step to this file");
   cmd->add_option("--trace-phase", a->trace_phase, "Batch phase of the traced step (default: the last)");
   cmd->add_option("--sweep", a->sweep, "Predict once per value: key=v1,v2,... (e.g. model.depth=8,10,12)");
   cmd->callback([a, home] {
-    const predict::PredictOptions o{
-        .lnc = a->lnc, .shard_optimizer = a->shard_optimizer, .overlap_allreduce = !a->no_overlap};
-    const train::Recipe recipe = open_recipe(a->recipe, home);
+    // The launch flags are recipe overrides, applied after --set (so they win) and to every --sweep value.
+    for (const auto& [key, value] : {std::pair{"lnc", a->lnc}, std::pair{"ranks_per_chip", a->ranks_per_chip},
+                                     std::pair{"chips", a->chips}, std::pair{"stack", a->stack}}) {
+      if (!value.empty()) a->recipe.sets.push_back(std::string("launch.") + key + "=" + value);
+    }
+    const predict::PredictOptions o{.shard_optimizer = a->shard_optimizer, .overlap_allreduce = !a->no_overlap};
+    const recipe::Recipe recipe = open_recipe(a->recipe, home);
     const size_t top = static_cast<size_t>(a->top);
     if (a->device.find(',') != std::string::npos) {
       check(a->sweep.empty() && a->trace.empty(),
@@ -119,6 +137,14 @@ void add_predict(CLI::App& app, const Home& home) {
       return;
     }
     const hw::Device device = pick_device(a->device, recipe);
+    if (a->fit_eager > 0) {
+      const double d = predict::fit_eager_dispatch(recipe, device, a->fit_eager);
+      std::printf(
+          "eager_op_dispatch_s = %.6g s (%.1f us): recipe '%s' on %s, first step measured %.4g s; catalog "
+          "value %.6g s\n",
+          d, d * 1e6, recipe.name.c_str(), device.name.c_str(), a->fit_eager, device.value("eager_op_dispatch_s"));
+      return;
+    }
     if (!a->sweep.empty()) {
       print_sweep(a->recipe, home, a->sweep, device, o, a->json);
       return;

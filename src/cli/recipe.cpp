@@ -1,22 +1,23 @@
-// `nanotrn recipe show [--defaults] [R]`: every recipe key with its value, default and meaning (train/recipe_schema.h);
-// `nanotrn recipe doc`: the same table as markdown (docs/RECIPES.md is this output). Flags and printing only.
+// `nanotrn recipe show [--defaults] [R]`: every recipe key with its value, default and meaning
+// (recipe/recipe_schema.h); `nanotrn recipe doc`: the same table as markdown (docs/RECIPES.md is this output). Flags
+// and printing only.
 #include <cstdio>
 #include <iostream>
 
 #include "base/error.h"
 #include "cli/commands.h"
 #include "cli/recipe_args.h"
-#include "train/recipe_paths.h"
-#include "train/recipe_schema.h"
+#include "recipe/recipe_paths.h"
+#include "recipe/recipe_schema.h"
 
 namespace nanotrn::cli {
 
 namespace {
 
-void print_rows(const std::vector<train::KeyRow>& rows) {
-  for (const train::KeyRow& r : rows) {
-    std::string line = r.key + " = " + train::format_value(r.value);
-    if (r.value != r.default_value) line += "   (default " + train::format_value(r.default_value) + ")";
+void print_rows(const std::vector<recipe::KeyRow>& rows) {
+  for (const recipe::KeyRow& r : rows) {
+    std::string line = r.key + " = " + recipe::format_value(r.value);
+    if (r.value != r.default_value) line += "   (default " + recipe::format_value(r.default_value) + ")";
     std::printf("%s\n    %s\n", line.c_str(), r.meaning.c_str());
   }
 }
@@ -41,19 +42,19 @@ void add_recipe_show(CLI::App& parent, const Home& home) {
     check(a->defaults != !a->recipe.recipe.empty(),
           "recipe show: name a recipe (a file or a shipped name, e.g. cpu-tiny) or pass --defaults, not both");
     std::string file;
-    train::Recipe r;
+    recipe::Recipe r;
     if (a->defaults) {
-      r = train::default_recipe_with(a->recipe.sets);
+      r = recipe::default_recipe_with(a->recipe.sets);
     } else {
-      file = train::find_recipe(a->recipe.recipe, home);
-      r = train::load_recipe(file, a->recipe.sets);
-      train::resolve_data_paths(r, home);
+      file = recipe::find_recipe(a->recipe.recipe, home);
+      r = recipe::load_recipe(file, a->recipe.sets);
+      recipe::resolve_data_paths(r, home);
     }
-    const nlohmann::json rj = train::recipe_to_json(r);
-    const std::vector<train::KeyRow> rows = train::describe_recipe(rj);
+    const nlohmann::json rj = recipe::recipe_to_json(r);
+    const std::vector<recipe::KeyRow> rows = recipe::describe_recipe(rj);
     if (a->json) {
       nlohmann::json keys = nlohmann::json::array();
-      for (const train::KeyRow& k : rows) {
+      for (const recipe::KeyRow& k : rows) {
         keys.push_back({{"key", k.key},
                         {"type", k.type},
                         {"value", k.value},
@@ -81,7 +82,7 @@ void add_recipe_show(CLI::App& parent, const Home& home) {
 void add_recipe_doc(CLI::App& parent) {
   auto* cmd =
       parent.add_subcommand("doc", "Print docs/RECIPES.md: every recipe key with its type, default and meaning");
-  cmd->callback([] { std::cout << train::recipe_markdown(); });
+  cmd->callback([] { std::cout << recipe::recipe_markdown(); });
 }
 
 }  // namespace

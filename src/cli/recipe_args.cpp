@@ -1,13 +1,13 @@
 // The shared recipe flags. See recipe_args.h.
 #include "cli/recipe_args.h"
 
-#include "train/recipe_paths.h"
+#include "recipe/recipe_paths.h"
 
 namespace nanotrn::cli {
 
 void add_data_root_footer(CLI::App* cmd, const Home& home) {
   std::string shipped;
-  for (const std::string& s : train::shipped_recipes(home)) shipped += (shipped.empty() ? "" : ", ") + s;
+  for (const std::string& s : recipe::shipped_recipes(home)) shipped += (shipped.empty() ? "" : ", ") + s;
   cmd->footer("\nPaths: " + data_root_rule() + "\nHere the data root is " + home.data_root + " (" +
               home.data_root_from + "); shipped recipes: " + (shipped.empty() ? "none found" : shipped) + ".");
 }
@@ -20,10 +20,10 @@ void add_recipe_flags(CLI::App* cmd, RecipeArgs& args, const Home& home) {
   add_data_root_footer(cmd, home);
 }
 
-train::Recipe open_recipe(const RecipeArgs& args, const Home& home, const std::vector<std::string>& extra_sets) {
+recipe::Recipe open_recipe(const RecipeArgs& args, const Home& home, const std::vector<std::string>& extra_sets) {
   std::vector<std::string> sets = args.sets;
   sets.insert(sets.end(), extra_sets.begin(), extra_sets.end());
-  return train::open_recipe(args.recipe, sets, home);
+  return recipe::open_recipe(args.recipe, sets, home);
 }
 
 std::string setup_command(const std::string& recipe, const std::vector<std::string>& sets) {

@@ -8,12 +8,12 @@
 #include <CLI/CLI.hpp>
 
 #include "base/home.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::cli {
 
 struct RecipeArgs {
-  std::string recipe = "cpu-tiny";  // a file or a shipped recipe's name (train/recipe_paths.h)
+  std::string recipe = "cpu-tiny";  // a file or a shipped recipe's name (recipe/recipe_paths.h)
   std::vector<std::string> sets;    // "key.path=value" overrides, in order
 };
 
@@ -23,7 +23,7 @@ void add_recipe_flags(CLI::App* cmd, RecipeArgs& args, const Home& home);
 void add_data_root_footer(CLI::App* cmd, const Home& home);
 
 // The recipe found, loaded with args.sets then extra_sets applied, its data paths under the data root.
-train::Recipe open_recipe(const RecipeArgs& args, const Home& home, const std::vector<std::string>& extra_sets = {});
+recipe::Recipe open_recipe(const RecipeArgs& args, const Home& home, const std::vector<std::string>& extra_sets = {});
 
 // "nanotrn data setup --recipe R --set a=b ...": the command that builds the data of this recipe and overrides.
 std::string setup_command(const std::string& recipe, const std::vector<std::string>& sets);

@@ -40,7 +40,7 @@ struct TrainArgs {
 };
 
 // Threads per rank: train.threads, else OMP_NUM_THREADS, else this machine's cores shared by its ranks.
-void share_cores(const train::Recipe& recipe, const dist::Communicator& comm) {
+void share_cores(const recipe::Recipe& recipe, const dist::Communicator& comm) {
   if (recipe.train.threads != 0 || std::getenv("OMP_NUM_THREADS") != nullptr || comm.ranks_on_host() == 1) return;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   omp_set_num_threads(std::max(1, cores / comm.ranks_on_host()));
@@ -52,7 +52,7 @@ void run_train(const TrainArgs& args, const Home& home, dist::Communicator& comm
   check(args.bucket_mb > 0.0 && args.bucket_mb <= 1024.0, "train: --bucket-mb must be in (0, 1024]");
   std::vector<std::string> extra;
   if (!args.budget.empty()) extra.push_back("train.budget=" + args.budget);
-  const train::Recipe recipe = open_recipe(args.recipe, home, extra);
+  const recipe::Recipe recipe = open_recipe(args.recipe, home, extra);
   check(args.resume.empty() || !args.overwrite, "train: --resume and --overwrite exclude each other");
   if (lead) {  // rank 0 owns the run folder
     train::prepare_run_folder(args.out, !args.resume.empty() ? train::RunFolderUse::resume
@@ -60,7 +60,7 @@ void run_train(const TrainArgs& args, const Home& home, dist::Communicator& comm
                                                              : train::RunFolderUse::fresh);
   }
   share_cores(recipe, comm);
-  std::unique_ptr<train::Clock> clock = predict::make_clock_for(args.clock, recipe);
+  std::unique_ptr<recipe::Clock> clock = predict::make_clock_for(args.clock, recipe);
   train::TrainerOptions o;
   o.out_dir = args.out;
   o.resume = args.resume;
@@ -178,7 +178,7 @@ void bench_train(const BenchArgs& bench_args, const Home& home, dist::Communicat
   dist::Communicator* comm = &comm_ref;
   const BenchArgs* args = &bench_args;
   const bool lead = comm->rank() == 0;
-  const train::Recipe r =
+  const recipe::Recipe r =
       open_recipe(args->recipe, home,
                   {"train.budget=0", "train.steps=" + std::to_string(args->warmup + args->steps),
                    "train.log_every=" + std::to_string(args->warmup + args->steps), "train.checkpoint_every=0"});
@@ -191,7 +191,7 @@ void bench_train(const BenchArgs& bench_args, const Home& home, dist::Communicat
   o.comm = comm;
   o.measure_from = args->warmup;
   if (args->profile) o.profile = &prof;
-  train::WallClock clock;
+  recipe::WallClock clock;
   train::Trainer trainer(r, std::move(data), clock, o);
   const train::TrainResult result = trainer.run();
   Engine engine(EngineOptions{.num_threads = r.train.threads});

@@ -166,7 +166,8 @@ const std::vector<std::string>& device_number_names() {
                                                  "link_bytes_per_s_per_chip",
                                                  "link_hop_latency_s",
                                                  "kernel_launch_s",
-                                                 "host_graph_launch_s"};
+                                                 "host_graph_launch_s",
+                                                 "eager_op_dispatch_s"};
   return names;
 }
 

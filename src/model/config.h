@@ -7,7 +7,7 @@
 //   double f = flops_per_token(r, 1024);      // 6 * matmul params + attention term
 //
 // resolve() fills every field left at 0 (derived) and throws an Error naming the field for an impossible shape.
-// Not here: the parameters themselves (model/gpt.h), JSON (train/recipe.h).
+// Not here: the parameters themselves (model/gpt.h), JSON (recipe/recipe.h).
 #pragma once
 
 #include <cstdint>

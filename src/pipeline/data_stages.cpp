@@ -53,7 +53,7 @@ tokenizer::Tokenizer train_tokenizer(const std::string& corpus_dir, const std::s
 
 }  // namespace
 
-DataPaths data_paths(const train::Recipe& r) {
+DataPaths data_paths(const recipe::Recipe& r) {
   for (const auto& [key, glob, prefix] :
        {std::tuple{"data.train", r.data.train, "train_"}, std::tuple{"data.val", r.data.val, "val_"}}) {
     check(glob.rfind("synthetic:", 0) != 0,
@@ -83,7 +83,7 @@ std::optional<tokenizer::Tokenizer> reusable_tokenizer(const std::string& dir, i
   return std::nullopt;
 }
 
-DataSetup setup_data(const train::Recipe& recipe, const Say& say) {
+DataSetup setup_data(const recipe::Recipe& recipe, const Say& say) {
   const DataPaths p = data_paths(recipe);
   const int32_t vocab = static_cast<int32_t>(recipe.model.vocab_size);
   std::vector<std::pair<std::string, double>> seconds;

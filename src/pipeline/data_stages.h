@@ -24,8 +24,8 @@
 
 #include "data/corpus.h"
 #include "data/tokenize_corpus.h"
+#include "recipe/recipe.h"
 #include "tokenizer/tokenizer.h"
-#include "train/recipe.h"
 
 namespace nanotrn::pipeline {
 
@@ -35,7 +35,7 @@ using Say = std::function<void(const std::string&)>;  // progress lines; null = 
 struct DataPaths {
   std::string corpus, tokenizer, shards;
 };
-DataPaths data_paths(const train::Recipe& recipe);
+DataPaths data_paths(const recipe::Recipe& recipe);
 
 struct DataSetup {
   data::CorpusInfo corpus;
@@ -45,7 +45,7 @@ struct DataSetup {
   std::vector<std::pair<std::string, double>> seconds;  // wall seconds per stage, in order
 };
 
-DataSetup setup_data(const train::Recipe& recipe, const Say& say);
+DataSetup setup_data(const recipe::Recipe& recipe, const Say& say);
 
 // The tokenizer at `dir` when one loads from there with `vocab` tokens; otherwise nullopt, and `say` is told why
 // when something is there but unusable (nothing is said for a missing dir).

@@ -19,13 +19,13 @@
 #include "model/sample.h"
 #include "pipeline/data_stages.h"
 #include "predict/predictor.h"
+#include "recipe/clock.h"
+#include "recipe/recipe_paths.h"
 #include "report/baseline.h"
 #include "report/run_report.h"
 #include "tokenizer/tokenizer.h"
 #include "train/checkpoint.h"
-#include "train/clock.h"
 #include "train/data_setup.h"
-#include "train/recipe_paths.h"
 #include "train/trainer.h"
 
 namespace nanotrn::pipeline {
@@ -64,7 +64,7 @@ std::string predictions_markdown(const std::vector<predict::Prediction>& ps) {
   return md.str();
 }
 
-void write_report(const std::string& path, const train::Recipe& recipe, const data::ShardSet& shards,
+void write_report(const std::string& path, const recipe::Recipe& recipe, const data::ShardSet& shards,
                   const SpeedrunResult& r, const std::vector<std::pair<std::string, double>>& stages,
                   const std::vector<predict::Prediction>& predictions) {
   std::ostringstream md;
@@ -113,7 +113,7 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
       "data.val=" + root + "/data/tokens/val_*.bin", "data.tokenizer=" + root + "/tokenizer"};
   sets.insert(sets.end(), o.sets.begin(), o.sets.end());
   if (!o.budget.empty()) sets.push_back("train.budget=" + o.budget);
-  train::Recipe recipe = train::open_recipe(o.recipe, sets, o.home);
+  recipe::Recipe recipe = recipe::open_recipe(o.recipe, sets, o.home);
 
   const DataSetup built = setup_data(recipe, o.print);
   std::vector<std::pair<std::string, double>> stages = built.seconds;
@@ -126,7 +126,7 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
 
   SpeedrunResult res;
   const std::string run_dir = run_root + "/run", result_path = run_root + "/result.json";
-  const nlohmann::json recipe_json = train::recipe_to_json(recipe);
+  const nlohmann::json recipe_json = recipe::recipe_to_json(recipe);
   bool reused = false;
   if (!o.force && fs::exists(result_path)) {
     const std::vector<uint8_t> bytes = read_file(result_path);
@@ -146,7 +146,7 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   if (!reused) {
     fs::remove_all(run_dir);
     make_directories(run_dir);
-    train::WallClock clock;
+    recipe::WallClock clock;
     train::TrainerOptions to;
     to.out_dir = run_dir;
     to.print = o.print;

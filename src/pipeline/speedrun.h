@@ -12,7 +12,7 @@
 // the recipe priced on trn2 and trn3 for the challenge's 30 minutes (steps, tokens/s, MFU, top kernels). Every stage is
 // skipped when its output exists and is valid for the same inputs (data_stages.h says when for the data; the training
 // result must name the same recipe); `force` reruns training. `recipe` is a file or a shipped name
-// (train/recipe_paths.h).
+// (recipe/recipe_paths.h).
 #pragma once
 
 #include <functional>

@@ -4,24 +4,24 @@
 #include <cstdio>
 
 #include "base/error.h"
-#include "predict/predictor.h"
+#include "recipe/budget.h"
 
 namespace nanotrn::predict {
 
-DeviceClock::DeviceClock(const train::Recipe& recipe, const hw::Device& device, const PredictOptions& options)
-    : model_(recipe, device, options), budget_(train::budget_seconds(recipe)) {
+DeviceClock::DeviceClock(const recipe::Recipe& recipe, const hw::Device& device, const PredictOptions& options)
+    : model_(recipe, device, options) {
   check(device.kind != hw::DeviceKind::cpu, "the device clock needs a modelled device; use --clock wall for the host");
 }
 
 std::string DeviceClock::name() const { return model_.device().name; }
 
 std::string DeviceClock::rule() const {
-  const train::Recipe& r = model_.recipe();
+  const recipe::Recipe& r = model_.recipe();
   std::string s = "charged time = predicted " + model_.device().name + " step time (nanotrn predict; modelled, not " +
                   "measured) per batch phase:";
-  for (const train::BatchPhase& ph : r.batch.phases) {
+  for (const recipe::BatchPhase& ph : r.batch.phases) {
     // The rule is printed before training starts; predictions are cached for the run.
-    const double t = model_.step(ph.accum, active_mtp_heads(r, ph.from)).step_s;
+    const double t = model_.step(ph.accum, recipe::active_heads(recipe::mtp_weights_at(r, ph.from))).step_s;
     char buf[64];
     std::snprintf(buf, sizeof buf, " accum %lld %.4f s;", static_cast<long long>(ph.accum), t);
     s += buf;
@@ -29,29 +29,27 @@ std::string DeviceClock::rule() const {
   return s + " includes modelled host dispatch; the host wall time is reported beside it";
 }
 
-double DeviceClock::charge(const train::StepInfo& step, double wall_seconds) {
-  const train::Recipe& r = model_.recipe();
+double DeviceClock::charge(const recipe::StepInfo& step, double wall_seconds) {
+  const recipe::Recipe& r = model_.recipe();
   check(step.rows == r.batch.rows && step.seq_len == r.batch.seq_len,
         "device clock: the step's shape differs from the recipe it was built for");
-  const double p = budget_ > 0.0
-                       ? charged_ / budget_
-                       : static_cast<double>(step.step) / static_cast<double>(std::max<int64_t>(r.train.steps, 1));
-  const double s = model_.step(step.accum, active_mtp_heads(r, p)).step_s;
+  const recipe::NextStep n = recipe::next_step(r, {.step = step.step, .charged_s = charged_});
+  const double s = model_.step(step.accum, n.mtp_heads).step_s;
   charged_ += s;
   wall_ += wall_seconds;
   return s;
 }
 
-std::unique_ptr<train::Clock> make_device_clock(const std::string& device, const train::Recipe& recipe) {
+std::unique_ptr<recipe::Clock> make_device_clock(const std::string& device, const recipe::Recipe& recipe) {
   const hw::Catalog c = hw::builtin_catalog();
   return std::make_unique<DeviceClock>(recipe, c.find(device));
 }
 
-std::unique_ptr<train::Clock> make_clock_for(const std::string& spec, const train::Recipe& recipe) {
+std::unique_ptr<recipe::Clock> make_clock_for(const std::string& spec, const recipe::Recipe& recipe) {
   const hw::Catalog c = hw::builtin_catalog();
   if (spec != "host" && c.contains(spec)) return std::make_unique<DeviceClock>(recipe, c.find(spec));
   try {
-    return train::make_clock(spec);
+    return recipe::make_clock(spec);
   } catch (const Error&) {
     std::string known;
     for (const hw::Device& d : c.devices()) {

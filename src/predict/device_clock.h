@@ -2,7 +2,7 @@
 // batch phase's micro-batch count and the MTP heads active at its progress, step_model.h) instead of the host's
 // wall time, so the run stops where a run on the device would stop; the host wall time is reported beside it.
 //
-//   std::unique_ptr<train::Clock> c = make_device_clock("trn2", recipe);   // any catalog device but "host"
+//   std::unique_ptr<recipe::Clock> c = make_device_clock("trn2", recipe);   // any catalog device but "host"
 //   train::Trainer t(recipe, data, *c, opts);                             // c->name() == "trn2"
 //
 // Progress (which decides the MTP heads) is the clock's own charged total / budget, which equals the trainer's
@@ -17,17 +17,17 @@
 
 #include "hw/catalog.h"
 #include "predict/step_model.h"
-#include "train/clock.h"
-#include "train/recipe.h"
+#include "recipe/clock.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::predict {
 
-class DeviceClock final : public train::Clock {
+class DeviceClock final : public recipe::Clock {
  public:
-  DeviceClock(const train::Recipe& recipe, const hw::Device& device, const PredictOptions& options = {});
+  DeviceClock(const recipe::Recipe& recipe, const hw::Device& device, const PredictOptions& options = {});
   std::string name() const override;
   std::string rule() const override;
-  double charge(const train::StepInfo& step, double wall_seconds) override;
+  double charge(const recipe::StepInfo& step, double wall_seconds) override;
   // The device's bf16 peak: the denominator of the predictor's MFU (predictor.h).
   double peak_flops() const override { return model_.device().peak_bf16_flops(); }
   // The predicted step time the clock charges for `accum` micro-batches with `mtp_heads` heads.
@@ -35,13 +35,13 @@ class DeviceClock final : public train::Clock {
 
  private:
   mutable StepModel model_;  // caches predictions; charging and printing the rule fill it
-  double budget_ = 0, charged_ = 0, wall_ = 0;
+  double charged_ = 0, wall_ = 0;
 };
 
 // `device` names a catalog entry (trn1, trn2, trn3, trn2-server, h100, ...); throws naming the known ones.
-std::unique_ptr<train::Clock> make_device_clock(const std::string& device, const train::Recipe& recipe);
+std::unique_ptr<recipe::Clock> make_device_clock(const std::string& device, const recipe::Recipe& recipe);
 // Any clock spec: a catalog device other than "host" gives a DeviceClock, anything else goes to
-// train::make_clock ("wall", "fixed:<s>"). This is what `nanotrn train --clock` calls.
-std::unique_ptr<train::Clock> make_clock_for(const std::string& spec, const train::Recipe& recipe);
+// recipe::make_clock ("wall", "fixed:<s>"). This is what `nanotrn train --clock` calls.
+std::unique_ptr<recipe::Clock> make_clock_for(const std::string& spec, const recipe::Recipe& recipe);
 
 }  // namespace nanotrn::predict

@@ -6,7 +6,7 @@
 
 namespace nanotrn::predict {
 
-ForwardRate forward_rate(const train::Recipe& recipe, const hw::Device& device) {
+ForwardRate forward_rate(const recipe::Recipe& recipe, const hw::Device& device) {
   StepModel model(recipe, device);
   const StepTime& st = model.step(1, 1);
   ForwardRate r;

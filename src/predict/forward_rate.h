@@ -12,7 +12,7 @@
 #pragma once
 
 #include "hw/catalog.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::predict {
 
@@ -22,6 +22,6 @@ struct ForwardRate {
   double tokens_per_s = 0;
 };
 
-ForwardRate forward_rate(const train::Recipe& recipe, const hw::Device& device);
+ForwardRate forward_rate(const recipe::Recipe& recipe, const hw::Device& device);
 
 }  // namespace nanotrn::predict

@@ -20,6 +20,7 @@ std::string engine_class(const std::string& track) {
 
 OpCost scaled(OpCost c, double f) {
   c.seconds *= f;
+  c.instructions *= f;
   for (auto& [k, v] : c.engines) v *= f;
   for (double& v : c.use.busy_s) v *= f;
   return c;
@@ -66,6 +67,7 @@ OpCost KernelCoster::time_on_core(const std::string& kernel, std::vector<int64_t
   timed_++;
   OpCost c;
   c.seconds = r.total_ns * 1e-9;
+  c.instructions = static_cast<double>(r.instructions);
   c.method = "neuron " + device_.neuron_core + (lnc_ > 1 ? "x" + std::to_string(lnc_) : "");
   for (const neuron::TrackUse& t : r.tracks) {
     double& e = c.engines[engine_class(t.name)];

@@ -35,6 +35,7 @@ namespace nanotrn::predict {
 struct OpCost {
   double seconds = 0;                     // all `count` invocations
   std::string method;                     // "neuron v3x2" or "roofline"
+  double instructions = 0;                // tile-program instructions, all invocations (0 for roofline ops)
   std::map<std::string, double> engines;  // engine class -> busy seconds (all invocations)
   // What binds the op (hw/bound.h), all invocations: timed kernels from their report (neuron::engine_use); roofline
   // ops Tensor = flops / peak and DMA = bytes / bandwidth.

@@ -234,7 +234,7 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   return L.take();
 }
 
-std::vector<KernelOp> lower_optimizer(const train::Recipe& r, const model::GptConfig& c, const LoweringOptions& o) {
+std::vector<KernelOp> lower_optimizer(const recipe::Recipe& r, const model::GptConfig& c, const LoweringOptions& o) {
   Lower L(Pass::optimizer, static_cast<double>(dtype_size(o.dtype)));
   const int64_t ranks = o.shard_optimizer ? std::max<int64_t>(o.ranks, 1) : 1;
   const int ns = r.optim.ns_steps;

@@ -35,7 +35,7 @@
 
 #include "dtype/dtype.h"
 #include "model/config.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::predict {
 
@@ -65,7 +65,7 @@ struct LoweringOptions {
 };
 
 std::vector<KernelOp> lower_micro_batch(const model::GptConfig& resolved, int64_t seq_len, const LoweringOptions& o);
-std::vector<KernelOp> lower_optimizer(const train::Recipe& recipe, const model::GptConfig& resolved,
+std::vector<KernelOp> lower_optimizer(const recipe::Recipe& recipe, const model::GptConfig& resolved,
                                       const LoweringOptions& o);
 // Parameters updated by Muon according to the lowering (tests compare with count_params().block_matrices +
 // ve_gates).

@@ -25,6 +25,12 @@ nlohmann::json pairs_json(const std::vector<std::pair<std::string, double>>& v) 
   return j;
 }
 
+nlohmann::json memory_json(const RankMemory& m) {
+  nlohmann::json items = nlohmann::json::array();
+  for (const MemoryItem& i : m.items) items.push_back({{"name", i.name}, {"bytes", i.bytes}});
+  return {{"per_rank_bytes", m.total()}, {"capacity_bytes", m.capacity}, {"fits", m.fits()}, {"items", items}};
+}
+
 }  // namespace
 
 StepBreakdown step_breakdown(const StepTime& s) {
@@ -59,6 +65,9 @@ std::string prediction_text(const Prediction& p, size_t top) {
   s += "model: " + std::to_string(p.params) + " params, " + format_number("%.4g", p.flops_per_token) +
        " FLOPs/token, T " + std::to_string(p.seq_len) + ", " + p.dtype + "; peak " +
        format_number("%.4g", p.peak_flops / 1e12) + " TFLOP/s\n";
+  s += "launch: " + std::to_string(p.layout.chips) + " chip(s), " + std::to_string(p.layout.ranks_per_chip) +
+       " rank(s) per chip at LNC=" + std::to_string(p.layout.lnc) + ", " +
+       std::string(recipe::to_string(p.layout.stack)) + " stack\n";
   for (const std::string& n : p.notes) s += "  - " + n + "\n";
   s += "\nphase  from  accum heads   tokens/step     step s   micro-batch  optimizer  all-reduce(exp)   host s"
        "      tok/s    MFU\n";
@@ -146,6 +155,17 @@ nlohmann::json prediction_json(const Prediction& p, size_t top) {
           {"modelled", true},
           {"lnc", p.lnc},
           {"ranks", p.ranks},
+          {"layout",
+           {{"chips", p.layout.chips},
+            {"ranks_per_chip", p.layout.ranks_per_chip},
+            {"lnc", p.layout.lnc},
+            {"launched_ranks", p.layout.launched_ranks},
+            {"ranks", p.layout.ranks},
+            {"rows_per_rank", p.layout.rows_per_rank},
+            {"idle_cores_per_chip", p.layout.idle_cores_per_chip},
+            {"stack", recipe::to_string(p.layout.stack)}}},
+          {"memory", memory_json(p.memory)},
+          {"graph_instructions", p.graph_instructions},
           {"rows_per_rank", p.rows_per_rank},
           {"seq_len", p.seq_len},
           {"dtype", p.dtype},

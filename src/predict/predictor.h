@@ -4,9 +4,9 @@
 //   Prediction p = predict(recipe, catalog.find("trn2"), {});
 //   std::cout << prediction_text(p);   prediction_json(p);   prediction_trace(p, p.phases.size() - 1);
 //
-// Per phase the step is priced with the MTP heads active at the phase's start. The step count walks the budget
-// exactly as the trainer does (progress = charged / budget picks the phase and the MTP heads of every step, the
-// run stops once charged >= budget), so `nanotrn train --clock <device>` stops at the same step (device_clock.h).
+// Per phase the step is priced with the MTP heads active at the phase's start. The step count walks the budget with
+// the trainer's own rules (recipe/budget.h: progress picks the phase and the MTP heads of every step, the run stops
+// once charged >= budget), so `nanotrn train --clock <device>` stops at the same step (device_clock.h).
 // MFU = model FLOPs per token (model::flops_per_token, recipe-spec §2.4: no MTP heads, no recompute) x tokens /
 // step time / the device's peak dense BF16 FLOP/s (catalog; all chips).
 // Not here: the catalog (hw/), the lowering and composition rules (lowering.h, step_model.h).
@@ -21,21 +21,10 @@
 #include "hw/catalog.h"
 #include "predict/step_model.h"
 #include "predict/top_kernels.h"
-#include "train/recipe.h"
+#include "recipe/budget.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::predict {
-
-// Cross-entropy heads with a non-zero weight at `progress`, as the trainer computes them (MTP fade).
-int active_mtp_heads(const train::Recipe& recipe, double progress);
-
-struct BudgetWalk {
-  int64_t steps = 0;
-  std::vector<int64_t> steps_per_phase;
-  double charged_s = 0;
-  int64_t tokens = 0;
-};
-// Walks the trainer's loop with step_seconds(phase index, mtp heads) as the charge.
-BudgetWalk walk_budget(const train::Recipe& recipe, const std::function<double(size_t, int)>& step_seconds);
 
 struct PhasePrediction {
   size_t index = 0;
@@ -49,12 +38,15 @@ struct PhasePrediction {
 struct Prediction {
   std::string recipe, device, device_kind;
   int64_t lnc = 1, ranks = 1, rows_per_rank = 1, seq_len = 0;
+  RankMemory memory;              // one rank's HBM use (device_memory.h)
+  double graph_instructions = 0;  // the largest micro-batch graph over the phases (step_model.h), a lower bound
+  Layout layout;                  // the launch shape (launch.h); lnc, ranks and rows_per_rank repeat its fields
   std::string dtype;
   double flops_per_token = 0, peak_flops = 0;
   int64_t params = 0;
   std::vector<PhasePrediction> phases;
   double budget_s = 0;
-  BudgetWalk walk;
+  recipe::BudgetWalk walk;  // the trainer's own rules (recipe/budget.h)
   std::vector<std::string> notes;
   size_t kernels_timed = 0, shapes_cached = 0;
   double predict_wall_s = 0;
@@ -62,7 +54,7 @@ struct Prediction {
 };
 
 Prediction predict(StepModel& model);
-Prediction predict(const train::Recipe& recipe, const hw::Device& device, const PredictOptions& options = {});
+Prediction predict(const recipe::Recipe& recipe, const hw::Device& device, const PredictOptions& options = {});
 
 // Where one step's time goes, largest first: seconds per op group (with launch gaps, exposed all-reduce and host
 // dispatch), per engine class (busiest track; DMA = busiest queue), per pricing method; and per engine the busy

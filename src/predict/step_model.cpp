@@ -8,44 +8,32 @@
 #include "base/format.h"
 #include "hw/roofline.h"
 #include "neuron/machine.h"
-#include "train/memory_need.h"
+#include "recipe/budget.h"
 
 namespace nanotrn::predict {
-namespace {
-
-int64_t resolve_lnc(const hw::Device& d, int64_t requested) {
-  if (requested <= 0) return d.lnc();
-  check(d.kind == hw::DeviceKind::trainium, "--lnc applies to Trainium devices only ('" + d.name + "')");
-  check(requested == 1 || (requested == 2 && d.neuron_core != "v2"),
-        "lnc " + std::to_string(requested) + " is not available on '" + d.name + "' (LNC=1/2 on Trn2 and later [LNC])");
-  return requested;
-}
-
-}  // namespace
-
-StepModel::StepModel(const train::Recipe& recipe, const hw::Device& device, const PredictOptions& options)
+StepModel::StepModel(const recipe::Recipe& recipe, const hw::Device& device, const PredictOptions& options)
     : recipe_(recipe),
       config_(model::resolve(recipe.model)),
       device_(device),
       options_(options),
-      lnc_(resolve_lnc(device, options.lnc)),
-      coster_(device, lnc_) {
-  const int64_t per_chip = device.kind == hw::DeviceKind::trainium ? device.physical_cores_per_chip() / lnc_ : 1;
-  const int64_t all = device.chips() * per_chip;
-  const int64_t rows = recipe.batch.rows;
-  check(rows >= 1, "predict: batch.rows must be >= 1");
-  available_ranks_ = all;
-  ranks_ = std::min(all, rows);
-  rows_per_rank_ = (rows + ranks_ - 1) / ranks_;
+      layout_(resolve_layout(recipe, device)),
+      coster_(device, layout_.lnc) {
+  lnc_ = layout_.lnc;
+  ranks_ = layout_.ranks;
+  rows_per_rank_ = layout_.rows_per_rank;
   dtype_ = recipe.train.precision == "bf16" ? DType::bf16 : DType::f32;
-  // Every rank holds the whole model (data parallel): refuse a recipe whose rank cannot fit in its share of the
-  // chip's HBM before pricing anything (the lowering of an absurd shape would exhaust the host instead).
-  const int64_t ranks_per_chip = (ranks_ + device.chips() - 1) / device.chips();
-  const double hbm_per_rank = device.value("hbm_bytes_per_chip") / static_cast<double>(ranks_per_chip);
-  train::require_fits(train::training_memory(recipe, config_, rows_per_rank_), hbm_per_rank,
-                      "predict: recipe '" + recipe.name + "': one rank",
-                      device.name + " has " + format_bytes(hbm_per_rank) + " of HBM per rank (" +
-                          std::to_string(ranks_per_chip) + " ranks per chip)");
+  if (layout_.stack == recipe::Stack::eager) {
+    check(device.value("eager_op_dispatch_s") > 0.0,
+          "launch.stack eager: the catalog has no eager per-op dispatch figure for '" + device.name +
+              "' (eager_op_dispatch_s is 0: unknown); use the compiled stack");
+  }
+  // Refuse a layout whose rank cannot fit its share of the chip's HBM before pricing anything (the lowering of an
+  // absurd shape would exhaust the host instead). The most MTP heads are active at the start.
+  const int heads = recipe::active_heads(recipe::mtp_weights_at(recipe, 0.0));
+  const int64_t ranks_per_chip = (ranks_ + layout_.chips - 1) / layout_.chips;
+  memory_ = rank_memory(recipe, config_, layout_, dtype_, heads,
+                        device.value("hbm_bytes_per_chip") / static_cast<double>(ranks_per_chip));
+  if (device.kind != hw::DeviceKind::cpu) require_fits(memory_, recipe, config_, layout_, dtype_, heads, device.name);
 }
 
 double StepModel::allreduce_bytes() const { return gradient_bytes(config_, dtype_); }
@@ -57,7 +45,7 @@ double StepModel::allreduce_bytes_per_s() const {
     const neuron::NeuronCoreSpec& s = neuron::spec_for(device_.neuron_core);
     bw = std::min(bw, s.dma_total_bytes_per_ns() * 1e9 * static_cast<double>(lnc_));
   }
-  if (device_.chips() > 1) bw = std::min(bw, device_.link_bytes_per_s_per_chip());
+  if (layout_.chips > 1) bw = std::min(bw, device_.link_bytes_per_s_per_chip());
   return bw;
 }
 
@@ -85,6 +73,52 @@ double StepModel::run_sequence(std::vector<TimedOp>& ops, double* launch_s) {
   return t;
 }
 
+int64_t StepModel::zero() const { return ranks_ > 1 ? recipe_.launch.zero : 0; }
+
+std::vector<KernelOp> StepModel::with_recompute(std::vector<KernelOp> ops) {
+  // Activation checkpointing: the blocks' forward ops ("L<i> ...") run again at the start of the backward.
+  std::vector<KernelOp> again;
+  for (const KernelOp& f : ops) {
+    if (f.pass != Pass::forward || f.name.empty() || f.name[0] != 'L') continue;
+    KernelOp r = f;
+    r.name = "recompute " + f.name;
+    r.pass = Pass::backward;
+    again.push_back(std::move(r));
+  }
+  auto first_backward =
+      std::find_if(ops.begin(), ops.end(), [](const KernelOp& o) { return o.pass == Pass::backward; });
+  ops.insert(first_backward, std::make_move_iterator(again.begin()), std::make_move_iterator(again.end()));
+  return ops;
+}
+
+double StepModel::run_serial(std::vector<TimedOp>& ops, double* launch_s) {
+  const double launch = device_.value("kernel_launch_s");
+  double t = 0.0;
+  for (TimedOp& op : ops) {
+    op.start_s = t;
+    t += op.cost.seconds + launch;
+  }
+  *launch_s += launch * static_cast<double>(ops.size());
+  return t;
+}
+
+double eager_host_idle(const StepTime& s, double dispatch_s, double launch_s) {
+  std::vector<const std::vector<TimedOp>*> sequence(static_cast<size_t>(s.accum), &s.micro_ops);
+  sequence.push_back(&s.optimizer_ops);
+  double host = 0.0, device = 0.0, idle = 0.0;
+  for (const std::vector<TimedOp>* ops : sequence) {
+    for (const TimedOp& op : *ops) {
+      host += dispatch_s;
+      if (host > device) {
+        idle += host - device;
+        device = host;
+      }
+      device += op.cost.seconds + launch_s;
+    }
+  }
+  return idle;
+}
+
 const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
   check(accum >= 1 && mtp_heads >= 1, "predict: accum and mtp_heads must be >= 1");
   auto& slot = cache_[{accum, mtp_heads}];
@@ -97,10 +131,14 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
                      .mtp_heads = mtp_heads,
                      .dtype = dtype_,
                      .ranks = ranks_,
-                     .shard_optimizer = options_.shard_optimizer,
+                     .shard_optimizer = options_.shard_optimizer || zero() >= 1,
                      .fused_attention_backward = device_.kind != hw::DeviceKind::trainium};
-  for (KernelOp& op : lower_micro_batch(config_, recipe_.batch.seq_len, lo)) {
+  std::vector<KernelOp> micro = lower_micro_batch(config_, recipe_.batch.seq_len, lo);
+  if (recipe_.launch.recompute) micro = with_recompute(std::move(micro));
+  for (KernelOp& op : micro) {
     OpCost c = coster_.cost(op, dtype_);
+    s->graph_instructions += c.instructions;
+    s->untimed_ops += c.instructions > 0 ? 0 : 1;
     s->micro_ops.push_back({std::move(op), std::move(c), 0.0});
   }
   for (KernelOp& op : lower_optimizer(recipe_, config_, lo)) {
@@ -108,8 +146,11 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
     s->optimizer_ops.push_back({std::move(op), std::move(c), 0.0});
   }
   double micro_launch = 0.0, opt_launch = 0.0;
-  s->micro_batch_s = run_sequence(s->micro_ops, &micro_launch);
-  s->optimizer_s = run_sequence(s->optimizer_ops, &opt_launch);
+  const bool eager = layout_.stack == recipe::Stack::eager;
+  // Compiled: one graph per micro-batch, independent kernels of a stage overlap. Eager: every op is its own graph,
+  // run one after another.
+  s->micro_batch_s = eager ? run_serial(s->micro_ops, &micro_launch) : run_sequence(s->micro_ops, &micro_launch);
+  s->optimizer_s = eager ? run_serial(s->optimizer_ops, &opt_launch) : run_sequence(s->optimizer_ops, &opt_launch);
   s->launch_s = micro_launch * static_cast<double>(accum) + opt_launch;
   for (const TimedOp& op : s->micro_ops) {
     if (op.op.pass == Pass::backward) {
@@ -117,10 +158,37 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
       break;
     }
   }
-  s->allreduce_s = hw::ring_allreduce_seconds(allreduce_bytes(), ranks_, allreduce_bytes_per_s(),
-                                              device_.value("link_hop_latency_s"));
-  s->allreduce_exposed_s = options_.overlap_allreduce ? std::max(0.0, s->allreduce_s - s->backward_s) : s->allreduce_s;
-  s->host_s = device_.value("host_graph_launch_s") * static_cast<double>(accum + 1);
+  // Ring reduce-scatter and all-gather each move half an all-reduce (hw/roofline.h).
+  const double ring = hw::ring_allreduce_seconds(allreduce_bytes(), ranks_, allreduce_bytes_per_s(),
+                                                 device_.value("link_hop_latency_s"));
+  const double half = ring / 2, a = static_cast<double>(accum);
+  auto hidden_under = [&](double comm, double compute) {
+    return options_.overlap_allreduce ? std::max(0.0, comm - compute) : comm;
+  };
+  switch (zero()) {
+    case 0:  // all-reduce during the last backward
+      s->allreduce_s = ring;
+      s->allreduce_exposed_s = hidden_under(ring, s->backward_s);
+      break;
+    case 1:  // reduce-scatter during the last backward; all-gather of the updated weights after the optimiser
+      s->allreduce_s = ring;
+      s->allreduce_exposed_s = hidden_under(half, s->backward_s) + half;
+      break;
+    case 2:  // gradient shards: reduce-scatter every micro-batch's backward; all-gather after the optimiser
+      s->allreduce_s = a * half + half;
+      s->allreduce_exposed_s = a * hidden_under(half, s->backward_s) + half;
+      break;
+    default:  // 3: weights gathered for the forward and again for the backward, gradients reduce-scattered, per
+              // micro-batch, prefetched under that micro-batch's compute
+      s->allreduce_s = a * 3 * half;
+      s->allreduce_exposed_s = a * hidden_under(3 * half, s->micro_batch_s);
+      break;
+  }
+  if (eager) {
+    s->host_s = eager_host_idle(*s, device_.value("eager_op_dispatch_s"), device_.value("kernel_launch_s"));
+  } else {
+    s->host_s = device_.value("host_graph_launch_s") * static_cast<double>(accum + 1);
+  }
   s->step_s = static_cast<double>(accum) * s->micro_batch_s + s->optimizer_s + s->allreduce_exposed_s + s->host_s;
   slot = std::move(s);
   return *slot;
@@ -128,14 +196,11 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
 
 std::vector<std::string> StepModel::notes() const {
   std::vector<std::string> n;
-  n.push_back(
-      "layout: data parallel over " + std::to_string(ranks_) + " rank(s) (" + std::to_string(device_.chips()) +
-      " chip(s)" + (device_.kind == hw::DeviceKind::trainium ? ", LNC=" + std::to_string(lnc_) : std::string()) +
-      "), " + std::to_string(rows_per_rank_) + " row(s) x " + std::to_string(recipe_.batch.seq_len) +
-      " tokens per rank per micro-batch; no tensor/pipeline parallelism" +
-      (ranks_ < available_ranks_ ? " (" + std::to_string(available_ranks_ - ranks_) + " of " +
-                                       std::to_string(available_ranks_) + " logical cores idle: fewer rows than cores)"
-                                 : std::string()));
+  n.push_back("layout: " + layout_text(layout_, device_, recipe_.batch.seq_len) +
+              (zero() > 0 ? ", ZeRO-" + std::to_string(zero()) : std::string()) +
+              (recipe_.launch.recompute ? ", blocks recomputed in the backward" : "") +
+              "; no tensor/pipeline parallelism");
+  n.push_back("HBM per rank (modelled, device_memory.h): " + memory_.describe());
   if (device_.kind == hw::DeviceKind::trainium) {
     n.push_back(
         "kernels with a library tile kernel (matmul, softmax, rmsnorm, fused causal attention forward) are timed "
@@ -149,13 +214,29 @@ std::vector<std::string> StepModel::notes() const {
                      ? "; an f32 recipe is priced at the BF16 peak (no FP32/TF32 peak in the catalog)"
                      : ""));
   }
-  n.push_back("gradient all-reduce: " + format_number("%.1f MB", allreduce_bytes() / 1e6) + " (" +
-              std::string(dtype_name(dtype_)) + " gradients, assumed) as a ring at " +
-              format_number("%.0f GB/s", allreduce_bytes_per_s() / 1e9) + " per rank" +
-              (options_.overlap_allreduce ? ", overlapped with the last backward" : ", not overlapped"));
-  n.push_back("assumed: kernel launch gap " + format_number("%.1f us", device_.value("kernel_launch_s") * 1e6) +
-              ", host graph launch " + format_number("%.2f ms", device_.value("host_graph_launch_s") * 1e3) +
-              " per micro-batch and per optimiser step; eager host dispatch between graphs is not modelled");
+  if (ranks_ <= 1) {
+    n.push_back("no gradient collective: one rank");
+  } else {
+    n.push_back("gradient all-reduce: " + format_number("%.1f MB", allreduce_bytes() / 1e6) + " (" +
+                std::string(dtype_name(dtype_)) + " gradients, assumed) as a ring at " +
+                format_number("%.0f GB/s", allreduce_bytes_per_s() / 1e9) + " per rank" +
+                (options_.overlap_allreduce ? ", overlapped with the last backward" : ", not overlapped"));
+  }
+  if (layout_.stack == recipe::Stack::eager) {
+    n.push_back(
+        "eager stack: every op is its own graph, run one after another (no overlap of independent kernels); "
+        "the host dispatches each op in " +
+        format_number("%.0f us", device_.value("eager_op_dispatch_s") * 1e6) + " (" +
+        device_.number("eager_op_dispatch_s").source +
+        ") ahead of the device, which waits when the host falls behind (host column); one sync per step; "
+        "kernel launch gap " +
+        format_number("%.1f us", device_.value("kernel_launch_s") * 1e6) + " (assumed)");
+  } else {
+    n.push_back("compiled stack, assumed: kernel launch gap " +
+                format_number("%.1f us", device_.value("kernel_launch_s") * 1e6) + ", host graph launch " +
+                format_number("%.2f ms", device_.value("host_graph_launch_s") * 1e3) +
+                " per micro-batch and per optimiser step; eager host dispatch between graphs is not modelled");
+  }
   n.push_back(std::string("optimiser: ") +
               (options_.shard_optimizer ? "Muon sharded over the ranks" : "every rank runs the whole optimiser") +
               "; layout transposes and DMA contention are not modelled; fused attention skips fully masked "

@@ -5,19 +5,30 @@
 //   const StepTime& s = m.step(4, 1);           // accum 4 micro-batches, 1 CE head; cached per (accum, heads)
 //   s.step_s, s.micro_batch_s, s.allreduce_exposed_s, s.host_s ...
 //
-// Layout: data parallel over chips x logical cores (physical cores / lnc); each rank gets ceil(rows / ranks) rows
-// of every micro-batch (fewer ranks when rows < ranks). No tensor or pipeline parallelism.
-// step = accum x micro-batch + optimiser + exposed all-reduce + host dispatch, where
+// Layout: data parallel over the launch shape's ranks (launch.h); each rank gets ceil(rows / ranks) rows of every
+// micro-batch. No tensor or pipeline parallelism.
+// step = accum x micro-batch + optimiser + exposed all-reduce + host, where
 //  * a sequence of kernels (one micro-batch, or the optimiser) runs stage by stage; kernels of one stage are
 //    independent: stage time = max(longest kernel, busiest engine class summed over the stage's kernels); every
 //    kernel adds the device's kernel_launch_s (assumed, catalog);
-//  * the gradient all-reduce (every parameter, bf16 when the recipe trains in bf16 else fp32: assumed) is a ring
+//  * the gradient collectives (below for ZeRO) move every parameter, bf16 when the recipe trains in bf16 else fp32
+//    (assumed), as a ring
 //    over the ranks (hw/roofline.h) at the slower of the rank's DMA bandwidth (machine.h: engines x per-engine
 //    peak x lnc, capped by its HBM share) and the chip's link bandwidth when chips > 1; with overlap it starts
 //    during the last micro-batch's backward and only the part longer than that backward is exposed (DMA
 //    contention with compute is not modelled);
-//  * host dispatch = host_graph_launch_s x (accum + 1): one compiled graph per micro-batch and one for the
-//    optimiser (assumed, catalog). Eager host work between graphs is not modelled.
+//  * ZeRO (launch.zero, more than one rank): stage 1 reduce-scatters the gradients during the last backward and
+//    all-gathers the updated weights after the (sharded) optimiser, exposed; stage 2 reduce-scatters every
+//    micro-batch's gradients under its backward; stage 3 also all-gathers the weights for every micro-batch's forward
+//    and backward, prefetched under that micro-batch (DeepSpeed's schedule; assumed). Each ring reduce-scatter or
+//    all-gather costs half a ring all-reduce. Stages >= 1 shard the optimiser (as --shard-optimizer);
+//  * launch.recompute re-runs every block's forward ops at the start of the backward;
+//  * compiled stack (launch.stack): host = host_graph_launch_s x (accum + 1): one compiled graph per micro-batch and
+//    one for the optimiser (assumed, catalog);
+//  * eager stack: every op is its own graph and they run one after another (a stage costs the sum of its kernels,
+//    each with its launch gap); the host dispatches each op in eager_op_dispatch_s (catalog: a calibration, see
+//    docs/VALIDATION.md) and runs ahead of the device, which waits whenever the host is behind; host = that waiting,
+//    with one sync per step (the loss read at its end).
 #pragma once
 
 #include <cstdint>
@@ -28,14 +39,16 @@
 
 #include "hw/catalog.h"
 #include "model/config.h"
+#include "predict/device_memory.h"
 #include "predict/kernel_cost.h"
+#include "predict/launch.h"
 #include "predict/lowering.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::predict {
 
+// The launch shape (chips, ranks per chip, LNC, stack) is the recipe's `launch` section (launch.h).
 struct PredictOptions {
-  int64_t lnc = 0;                // physical cores per logical core; 0 = the device's default
   bool shard_optimizer = false;   // split Muon's Newton-Schulz over the ranks
   bool overlap_allreduce = true;  // overlap the all-reduce with the last backward
 };
@@ -55,18 +68,34 @@ struct StepTime {
   double launch_s = 0;  // kernel-launch gaps in the step (inside micro_batch_s and optimizer_s)
   double host_s = 0;
   double step_s = 0;
+  // The compiled micro-batch graph's size: tile-program instructions of its timed kernels (a lower bound: the
+  // `untimed_ops` priced by roofline have no program to count). neuronx-cc refuses graphs over kCompilerLimit.
+  double graph_instructions = 0;
+  size_t untimed_ops = 0;
   std::vector<TimedOp> micro_ops, optimizer_ops;
 };
 
+// The eager stack's host wait in one step: the host enqueues op after op (accum micro-batches, then the optimiser),
+// dispatch_s each, never waiting for the device; the device starts an op once it is enqueued and the previous op
+// is done (its seconds plus launch_s); returns the time the device spent waiting for the host. Monotone in
+// dispatch_s (calibration.h inverts it).
+double eager_host_idle(const StepTime& step, double dispatch_s, double launch_s);
+
+// neuronx-cc's limit on the instructions of one compiled graph (NCC_EXTP004, recipe-spec §12).
+constexpr double kCompilerInstructionLimit = 5e6;
+
 class StepModel {
  public:
-  StepModel(const train::Recipe& recipe, const hw::Device& device, const PredictOptions& options = {});
+  StepModel(const recipe::Recipe& recipe, const hw::Device& device, const PredictOptions& options = {});
   const StepTime& step(int64_t accum, int mtp_heads);
 
-  const train::Recipe& recipe() const { return recipe_; }
+  const recipe::Recipe& recipe() const { return recipe_; }
   const model::GptConfig& config() const { return config_; }
   const hw::Device& device() const { return device_; }
   const PredictOptions& options() const { return options_; }
+  const Layout& layout() const { return layout_; }
+  const RankMemory& memory() const { return memory_; }
+  int64_t zero() const;  // the ZeRO stage in effect (0 with one rank)
   int64_t lnc() const { return lnc_; }
   int64_t ranks() const { return ranks_; }
   int64_t rows_per_rank() const { return rows_per_rank_; }
@@ -79,12 +108,16 @@ class StepModel {
 
  private:
   double run_sequence(std::vector<TimedOp>& ops, double* launch_s);
+  double run_serial(std::vector<TimedOp>& ops, double* launch_s);
+  static std::vector<KernelOp> with_recompute(std::vector<KernelOp> ops);
 
-  train::Recipe recipe_;
+  recipe::Recipe recipe_;
   model::GptConfig config_;
   hw::Device device_;
   PredictOptions options_;
-  int64_t lnc_ = 1, ranks_ = 1, rows_per_rank_ = 1, available_ranks_ = 1;
+  Layout layout_;
+  RankMemory memory_;
+  int64_t lnc_ = 1, ranks_ = 1, rows_per_rank_ = 1;
   DType dtype_ = DType::bf16;
   KernelCoster coster_;
   std::map<std::pair<int64_t, int>, std::unique_ptr<StepTime>> cache_;

@@ -11,7 +11,7 @@
 
 namespace nanotrn::report {
 
-Baseline unigram_baseline(const train::Recipe& r) {
+Baseline unigram_baseline(const recipe::Recipe& r) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (r.data.tokenizer.empty() || !std::filesystem::exists(r.data.tokenizer)) {
     return {nan, "data.tokenizer '" + r.data.tokenizer + "' not found"};

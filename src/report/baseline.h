@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::report {
 
@@ -19,6 +19,6 @@ struct Baseline {
   std::string why;  // why not, when NaN
 };
 
-Baseline unigram_baseline(const train::Recipe& recipe);
+Baseline unigram_baseline(const recipe::Recipe& recipe);
 
 }  // namespace nanotrn::report

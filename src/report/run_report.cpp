@@ -27,9 +27,9 @@ nlohmann::json read_json_file(const std::string& path) {
 
 }  // namespace
 
-std::vector<predict::Prediction> predict_on_devices(train::Recipe recipe, const std::vector<std::string>& devices,
+std::vector<predict::Prediction> predict_on_devices(recipe::Recipe recipe, const std::vector<std::string>& devices,
                                                     const std::string& budget) {
-  train::parse_duration(budget);  // a bad budget fails before any device is priced
+  recipe::parse_duration(budget);  // a bad budget fails before any device is priced
   recipe.train.budget = budget;
   recipe.train.steps = 0;
   const hw::Catalog catalog = hw::builtin_catalog();
@@ -46,7 +46,7 @@ ReportInputs gather_run_report(const std::string& run_dir, const RunReportOption
   in.metrics = read_run_metrics(metrics);
   in.source = fs::absolute(run_dir).lexically_normal().string();
   in.generated_by = version_line();
-  const train::Recipe recipe = train::recipe_from_json(in.metrics.recipe);
+  const recipe::Recipe recipe = recipe::recipe_from_json(in.metrics.recipe);
   in.title = o.title.empty() ? "nanotrn run report: " + recipe.name : o.title;
   if (std::isfinite(o.unigram_bpb)) {
     in.unigram_bpb = o.unigram_bpb;

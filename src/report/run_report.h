@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "predict/predictor.h"
+#include "recipe/recipe.h"
 #include "report/html_report.h"
-#include "train/recipe.h"
 
 namespace nanotrn::report {
 
@@ -28,7 +28,7 @@ struct RunReportOptions {
 };
 
 // The recipe priced on each catalog device with train.budget = budget and train.steps = 0.
-std::vector<predict::Prediction> predict_on_devices(train::Recipe recipe, const std::vector<std::string>& devices,
+std::vector<predict::Prediction> predict_on_devices(recipe::Recipe recipe, const std::vector<std::string>& devices,
                                                     const std::string& budget);
 
 ReportInputs gather_run_report(const std::string& run_dir, const RunReportOptions& options);

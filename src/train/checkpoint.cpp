@@ -17,7 +17,7 @@ std::vector<std::pair<std::string, Tensor>> Checkpoint::with_prefix(const std::s
   return out;
 }
 
-void save_checkpoint(const std::string& path, const Recipe& recipe, const model::Gpt& gpt,
+void save_checkpoint(const std::string& path, const recipe::Recipe& recipe, const model::Gpt& gpt,
                      const std::vector<std::pair<std::string, Tensor>>& optimizer_state,
                      const std::map<std::string, std::string>& counters, const std::vector<Tensor>& ema,
                      const nlohmann::json& progress) {
@@ -29,7 +29,7 @@ void save_checkpoint(const std::string& path, const Recipe& recipe, const model:
   for (size_t i = 0; i < ema.size(); i++) tensors.emplace_back("ema." + params[i].name, ema[i]);
   const std::map<std::string, std::string> meta = {
       {"format", kFormat},
-      {"recipe", recipe_to_json(recipe).dump()},
+      {"recipe", recipe::recipe_to_json(recipe).dump()},
       {"progress", progress.dump()},
       {"counters", nlohmann::json(counters).dump()},
   };
@@ -49,7 +49,7 @@ Checkpoint load_checkpoint(const std::string& path) {
   };
   check(meta("format") == kFormat, path + ": checkpoint format is " + meta("format").dump() + ", expected " + kFormat);
   try {
-    c.recipe = recipe_from_json(meta("recipe"));
+    c.recipe = recipe::recipe_from_json(meta("recipe"));
   } catch (const Error& e) {
     throw Error(path + ": the recipe stored in the checkpoint is invalid: " + e.message(), e.where());
   }

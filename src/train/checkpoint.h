@@ -19,12 +19,12 @@
 
 #include "io/safetensors.h"
 #include "model/gpt.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::train {
 
 struct Checkpoint {
-  Recipe recipe;
+  recipe::Recipe recipe;
   nlohmann::json progress;                      // the trainer's counters and data positions
   std::map<std::string, std::string> counters;  // optimiser step counts
   SafetensorsFile file;
@@ -32,7 +32,7 @@ struct Checkpoint {
   std::vector<std::pair<std::string, Tensor>> with_prefix(const std::string& prefix) const;
 };
 
-void save_checkpoint(const std::string& path, const Recipe& recipe, const model::Gpt& gpt,
+void save_checkpoint(const std::string& path, const recipe::Recipe& recipe, const model::Gpt& gpt,
                      const std::vector<std::pair<std::string, Tensor>>& optimizer_state,
                      const std::map<std::string, std::string>& counters, const std::vector<Tensor>& ema,
                      const nlohmann::json& progress);

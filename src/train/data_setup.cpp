@@ -5,7 +5,7 @@
 
 namespace nanotrn::train {
 
-TrainerData open_training_data(const Recipe& r, const std::string& setup_command) {
+TrainerData open_training_data(const recipe::Recipe& r, const std::string& setup_command) {
   const int32_t V = static_cast<int32_t>(r.model.vocab_size);
   const std::string& train = r.data.train;
   if (train.rfind("synthetic:", 0) == 0) {
@@ -23,7 +23,7 @@ TrainerData open_training_data(const Recipe& r, const std::string& setup_command
   return open_shard_data(r, setup_command);
 }
 
-TrainerData open_validation_data(const Recipe& r, const std::string& setup_command) {
+TrainerData open_validation_data(const recipe::Recipe& r, const std::string& setup_command) {
   if (r.data.train.rfind("synthetic:", 0) == 0) {
     TrainerData d = open_training_data(r, setup_command);
     d.train.reset();

@@ -12,16 +12,17 @@
 
 #include <string>
 
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 #include "train/trainer.h"
 
 namespace nanotrn::train {
 
-TrainerData open_training_data(const Recipe& recipe, const std::string& setup_command = "");
+TrainerData open_training_data(const recipe::Recipe& recipe, const std::string& setup_command = "");
 // What an evaluation reads, for `eval bpb`: the validation source, the token-bytes table and BOS; `train` is null
 // and data.train is never opened (a checkpoint scores without its training shards).
-TrainerData open_validation_data(const Recipe& recipe, const std::string& setup_command = "");
+TrainerData open_validation_data(const recipe::Recipe& recipe, const std::string& setup_command = "");
 // The shard part of both (train/shard_source.cpp); with_train = false leaves `train` null.
-TrainerData open_shard_data(const Recipe& recipe, const std::string& setup_command = "", bool with_train = true);
+TrainerData open_shard_data(const recipe::Recipe& recipe, const std::string& setup_command = "",
+                            bool with_train = true);
 
 }  // namespace nanotrn::train

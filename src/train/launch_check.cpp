@@ -4,13 +4,13 @@
 #include <vector>
 
 #include "base/error.h"
-#include "train/recipe_diff.h"
+#include "recipe/recipe_diff.h"
 
 namespace nanotrn::train {
 
-nlohmann::json launch_identity(const Recipe& recipe, const std::string& build, const std::string& out_dir,
+nlohmann::json launch_identity(const recipe::Recipe& recipe, const std::string& build, const std::string& out_dir,
                                const std::string& resume) {
-  return {{"build", build}, {"recipe", recipe_to_json(recipe)}, {"out", out_dir}, {"resume", resume}};
+  return {{"build", build}, {"recipe", recipe::recipe_to_json(recipe)}, {"out", out_dir}, {"resume", resume}};
 }
 
 uint64_t fnv1a64(const std::string& text) {
@@ -44,7 +44,8 @@ void require_same_launch(dist::Communicator& comm, const nlohmann::json& identit
   for (int r : differ) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
   const std::string here = "on rank " + std::to_string(me);
   if (all[static_cast<size_t>(me)] != all[0]) {
-    const std::optional<std::string> d = first_difference(identity, nlohmann::json::parse(root), here, "on rank 0");
+    const std::optional<std::string> d =
+        recipe::first_difference(identity, nlohmann::json::parse(root), here, "on rank 0");
     throw Error("rank " + std::to_string(me) + " was started with another recipe, run folder or build than rank 0: " +
                 d.value_or("(the same fields, another encoding)") + "; start every rank with the same command");
   }

@@ -14,11 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "dist/communicator.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::train {
 
-nlohmann::json launch_identity(const Recipe& recipe, const std::string& build, const std::string& out_dir,
+nlohmann::json launch_identity(const recipe::Recipe& recipe, const std::string& build, const std::string& out_dir,
                                const std::string& resume);
 uint64_t fnv1a64(const std::string& text);
 void require_same_launch(dist::Communicator& comm, const nlohmann::json& identity);

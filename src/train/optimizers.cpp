@@ -9,7 +9,7 @@ namespace nanotrn::train {
 
 using model::ParamGroup;
 
-MuonOptions muon_options(const OptimConfig& config, DType precision) {
+MuonOptions muon_options(const recipe::OptimConfig& config, DType precision) {
   return MuonOptions{
       .lr = config.matrix_lr,
       .momentum = config.momentum,
@@ -26,7 +26,7 @@ MuonOptions muon_options(const OptimConfig& config, DType precision) {
                       : DType::f32};
 }
 
-OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& config, DType precision,
+OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const recipe::OptimConfig& config, DType precision,
                            std::vector<bool> owned)
     : config_(config) {
   auto& params = gpt.parameters();

@@ -25,19 +25,19 @@
 #include "model/gpt.h"
 #include "optim/adamw.h"
 #include "optim/muon.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::train {
 
 // The Muon options an optim section means for a run in matmul precision `precision` (initial lr and momentum; the
 // schedules move them per step): the normalisation epsilon is the spec's for the chosen coefficients
 // (muon_norm_eps), and optim.muon_dtype "auto" follows the run's precision.
-MuonOptions muon_options(const OptimConfig& config, DType precision);
+MuonOptions muon_options(const recipe::OptimConfig& config, DType precision);
 
 class OptimizerSet {
  public:
   // `precision` is the run's matmul dtype; optim.muon_dtype "auto" follows it. `owned` empty: every parameter.
-  OptimizerSet(Gemm& gemm, model::Gpt& gpt, const OptimConfig& config, DType precision = DType::f32,
+  OptimizerSet(Gemm& gemm, model::Gpt& gpt, const recipe::OptimConfig& config, DType precision = DType::f32,
                std::vector<bool> owned = {});
 
   void schedule(int64_t step, double lr_multiplier, double progress);
@@ -71,7 +71,7 @@ class OptimizerSet {
     std::vector<std::string> param_names;
     float base_lr = 0.0f;
   };
-  OptimConfig config_;
+  recipe::OptimConfig config_;
   std::vector<Tensor*> all_params_;
   std::unique_ptr<Muon> muon_;
   std::vector<std::string> muon_names_;

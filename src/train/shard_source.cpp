@@ -44,7 +44,7 @@ class ShardSource final : public TokenSource {
 
 }  // namespace
 
-TrainerData open_shard_data(const Recipe& r, const std::string& setup_command, bool with_train) {
+TrainerData open_shard_data(const recipe::Recipe& r, const std::string& setup_command, bool with_train) {
   const std::string setup = setup_command.empty() ? "nanotrn data setup --recipe " + r.name : setup_command;
   check(std::filesystem::exists(r.data.tokenizer),
         "data.tokenizer: no tokenizer at " + r.data.tokenizer + "; run: " + setup);

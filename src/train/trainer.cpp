@@ -20,12 +20,13 @@
 #include "eval/finite_weights.h"
 #include "ops/ops.h"
 #include "optim/schedule.h"
+#include "recipe/budget.h"
+#include "recipe/memory_need.h"
+#include "recipe/recipe_diff.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/launch_check.h"
-#include "train/memory_need.h"
 #include "train/optimizers.h"
-#include "train/recipe_diff.h"
 
 namespace nanotrn::train {
 
@@ -99,9 +100,9 @@ nlohmann::json TrainResult::to_json() const {
 }
 
 struct Trainer::State {
-  Recipe recipe;
+  recipe::Recipe recipe;
   TrainerData data;
-  Clock& clock;
+  recipe::Clock& clock;
   TrainerOptions opts;
   std::unique_ptr<dist::Communicator> local_comm;  // when options.comm is null
   dist::Communicator& comm;
@@ -131,7 +132,7 @@ struct Trainer::State {
   // forward pass has shown that their loss is finite (see save_pending()). Holds the data position at the due point.
   std::optional<nlohmann::json> pending_position;
 
-  State(Recipe r, TrainerData d, Clock& c, TrainerOptions o)
+  State(recipe::Recipe r, TrainerData d, recipe::Clock& c, TrainerOptions o)
       : recipe(std::move(r)),
         data(std::move(d)),
         clock(c),
@@ -158,7 +159,7 @@ struct Trainer::State {
     require_same_launch(comm, launch_identity(recipe, version_line(), opts.out_dir, opts.resume));
     state_bytes_total = optim.state_bytes();
     comm.all_reduce(&state_bytes_total, 1);
-    budget = budget_seconds(recipe);
+    budget = recipe::budget_seconds(recipe);
     flops_per_token = model::flops_per_token(gpt.config(), recipe.batch.seq_len);
     check(data.train != nullptr, "Trainer: a training token source is required");
     if (recipe.ema.decay > 0.0f) {
@@ -228,27 +229,7 @@ struct Trainer::State {
     for (dist::Request& r : pending) r.wait();
   }
 
-  double progress() const {
-    if (budget > 0.0) return charged / budget;
-    return static_cast<double>(step) / static_cast<double>(recipe.train.steps);
-  }
-
-  size_t phase_at(double p) const {
-    size_t k = 0;
-    for (size_t i = 0; i < recipe.batch.phases.size(); i++) {
-      if (recipe.batch.phases[i].from <= p) k = i;
-    }
-    return k;
-  }
-
-  std::vector<float> mtp_weights(double p) const {
-    std::vector<float> w = recipe.train.mtp_weights;
-    if (recipe.train.mtp_until > 0.0) {
-      const float fade = static_cast<float>(std::max(0.0, 1.0 - p / recipe.train.mtp_until));
-      for (size_t j = 1; j < w.size(); j++) w[j] *= fade;
-    }
-    return w;
-  }
+  recipe::RunPosition position() const { return {.step = step, .charged_s = charged}; }
 
   void emit(const nlohmann::json& j) {  // only rank 0 has the file open
     if (!metrics.is_open()) return;
@@ -306,10 +287,10 @@ struct Trainer::State {
     const Checkpoint c = load_checkpoint(path);
     // The model must match (its tensors are the state); the data position is checked by the source's restore(), the
     // optimiser state by load_state(). Learning rates, budget, steps, evaluation and logging may change between runs.
-    const nlohmann::json was = recipe_to_json(c.recipe), now = recipe_to_json(recipe);
+    const nlohmann::json was = recipe::recipe_to_json(c.recipe), now = recipe::recipe_to_json(recipe);
     for (const char* section : {"model"}) {
-      if (const auto d =
-              first_difference(now.at(section), was.at(section), "in the recipe", "in the checkpoint", section)) {
+      if (const auto d = recipe::first_difference(now.at(section), was.at(section), "in the recipe",
+                                                  "in the checkpoint", section)) {
         throw Error(path + ": the checkpoint was trained with another " + section + " section (" + *d +
                     "); resume with the recipe it was trained with");
       }
@@ -369,9 +350,9 @@ struct Trainer::State {
   }
 };
 
-Trainer::Trainer(Recipe recipe, TrainerData data, Clock& clock, TrainerOptions options)
+Trainer::Trainer(recipe::Recipe recipe, TrainerData data, recipe::Clock& clock, TrainerOptions options)
     // Refuse a run that cannot fit in memory before any tensor is allocated (memory_need.h).
-    : s_((require_fits_host(recipe),
+    : s_((recipe::require_fits_host(recipe),
           std::make_unique<State>(std::move(recipe), std::move(data), clock, std::move(options)))) {}
 Trainer::~Trainer() = default;
 model::Gpt& Trainer::model() { return s_->gpt; }
@@ -415,7 +396,7 @@ std::string Trainer::header() const {
 
 TrainResult Trainer::run() {
   State& s = *s_;
-  const Recipe& r = s.recipe;
+  const recipe::Recipe& r = s.recipe;
   if (!s.opts.out_dir.empty() && s.lead()) {  // rank 0 alone writes files
     for (const std::string& stale : remove_stale_temporaries(s.opts.out_dir))
       s.say("removed " + stale + " (left by a run that was killed)");
@@ -425,7 +406,7 @@ TrainResult Trainer::run() {
   }
   if (!s.opts.resume.empty()) s.resume(s.opts.resume);
   s.say(header());
-  s.emit({{"event", "start"}, {"recipe", recipe_to_json(r)}, {"step", s.step}});
+  s.emit({{"event", "start"}, {"recipe", recipe::recipe_to_json(r)}, {"step", s.step}});
   const nlohmann::json val_start = s.data.val ? s.data.val->state() : nlohmann::json();
   TrainResult res;
   res.flops_per_token = s.flops_per_token;
@@ -446,12 +427,8 @@ TrainResult Trainer::run() {
     stop_requested = stop > 0.0;
   }
   while (true) {
-    if (s.budget > 0.0 && s.charged >= s.budget) {
-      res.stop_reason = "budget";
-      break;
-    }
-    if (r.train.steps > 0 && s.step >= r.train.steps) {
-      res.stop_reason = "steps";
+    if (const recipe::BudgetStop b = recipe::budget_stop(r, s.position()); b != recipe::BudgetStop::none) {
+      res.stop_reason = b == recipe::BudgetStop::budget ? "budget" : "steps";
       break;
     }
     if (s.opts.stop_after_steps > 0 && s.step >= s.opts.stop_after_steps) {
@@ -462,12 +439,13 @@ TrainResult Trainer::run() {
       res.stop_reason = "interrupted";
       break;
     }
-    const double p = s.progress();
-    const size_t phase = s.phase_at(p);
-    const BatchPhase& ph = r.batch.phases[phase];
+    const recipe::NextStep next = recipe::next_step(r, s.position());
+    const double p = next.progress;
+    const size_t phase = next.phase;
+    const recipe::BatchPhase& ph = r.batch.phases[phase];
     const double lrm = lr_multiplier(r.schedule, s.step, p) * ph.lr_scale;
     s.optim.schedule(s.step, lrm, p);
-    const std::vector<float> mtp = s.mtp_weights(p);
+    const std::vector<float>& mtp = next.mtp_weights;
     const bool measured = s.step >= s.opts.measure_from;
     OpProfile* profile = measured ? s.opts.profile : nullptr;
     s.tape.set_profile(profile);
@@ -564,12 +542,12 @@ TrainResult Trainer::run() {
       t->exposed += step_timing.exposed;
       t->waiting += step_timing.waiting;
     }
-    const StepInfo info{.step = s.step - 1,
-                        .phase = static_cast<int64_t>(phase),
-                        .accum = ph.accum,
-                        .rows = B,
-                        .seq_len = T,
-                        .tokens = ph.accum * per_micro};
+    const recipe::StepInfo info{.step = s.step - 1,
+                                .phase = static_cast<int64_t>(phase),
+                                .accum = ph.accum,
+                                .rows = B,
+                                .seq_len = T,
+                                .tokens = ph.accum * per_micro};
     double charged = s.lead() ? s.clock.charge(info, wall) : 0.0;
     s.comm.broadcast(&charged, sizeof charged, 0);
     s.charged += charged;

@@ -43,8 +43,8 @@
 #include "dist/communicator.h"
 #include "engine/engine.h"
 #include "model/gpt.h"
-#include "train/clock.h"
-#include "train/recipe.h"
+#include "recipe/clock.h"
+#include "recipe/recipe.h"
 #include "train/token_source.h"
 
 namespace nanotrn::train {
@@ -111,7 +111,7 @@ class NonFiniteLoss : public Error {
 
 class Trainer {
  public:
-  Trainer(Recipe recipe, TrainerData data, Clock& clock, TrainerOptions options);
+  Trainer(recipe::Recipe recipe, TrainerData data, recipe::Clock& clock, TrainerOptions options);
   ~Trainer();
   TrainResult run();
   model::Gpt& model();

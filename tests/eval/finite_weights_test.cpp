@@ -15,9 +15,9 @@ namespace {
 
 TEST(FiniteWeights, ACheckpointWithOneNanWeightIsNamedOnLoad) {
   data::testing::TempDir dir;
-  const train::Recipe recipe =
-      train::default_recipe_with({"model.vocab_size=64", "model.depth=2", "model.model_dim=32", "model.head_dim=16",
-                                  "model.n_kv_head=1", "model.ve_gate_channels=8"});
+  const recipe::Recipe recipe =
+      recipe::default_recipe_with({"model.vocab_size=64", "model.depth=2", "model.model_dim=32", "model.head_dim=16",
+                                   "model.n_kv_head=1", "model.ve_gate_channels=8"});
   Engine engine;
   Ctx ctx{engine};
   model::Gpt gpt(ctx, model::resolve(recipe.model), recipe.seed);

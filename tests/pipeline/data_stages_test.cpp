@@ -22,21 +22,21 @@ namespace fs = std::filesystem;
 using data::testing::TempDir;
 
 // A prepared corpus of 120 synthetic documents at dir/corpus, and a recipe whose data.* point into dir.
-train::Recipe tiny_setup(const TempDir& dir) {
+recipe::Recipe tiny_setup(const TempDir& dir) {
   std::vector<data::Document> docs;
   for (int i = 0; i < 120; ++i) docs.push_back({"doc" + std::to_string(i), tokenizer::testing::synthetic_text(60, i)});
   const std::string jsonl = data::format_jsonl(docs);
   write_file_atomic(dir / "in.jsonl", jsonl.data(), jsonl.size());
   data::prepare_corpus({dir / "in.jsonl"}, dir / "corpus", {.val_fraction = 0.2});
-  return train::default_recipe_with({"model.vocab_size=300", "data.corpus=" + dir / "corpus",
-                                     "data.tokenizer=" + dir / "tok", "data.train=" + dir / "tokens/train_*.bin",
-                                     "data.val=" + dir / "tokens/val_*.bin", "batch.seq_len=32", "batch.rows=2",
-                                     "eval.rows=2"});
+  return recipe::default_recipe_with({"model.vocab_size=300", "data.corpus=" + dir / "corpus",
+                                      "data.tokenizer=" + dir / "tok", "data.train=" + dir / "tokens/train_*.bin",
+                                      "data.val=" + dir / "tokens/val_*.bin", "batch.seq_len=32", "batch.rows=2",
+                                      "eval.rows=2"});
 }
 
 TEST(DataStages, BuildsWhatTheRecipeNamesThenSkipsEverything) {
   TempDir dir;
-  const train::Recipe recipe = tiny_setup(dir);
+  const recipe::Recipe recipe = tiny_setup(dir);
   std::vector<std::string> lines;
   const Say say = [&](const std::string& l) { lines.push_back(l); };
 
@@ -70,7 +70,7 @@ TEST(DataStages, BuildsWhatTheRecipeNamesThenSkipsEverything) {
   EXPECT_EQ(data.token_bytes.size(), 300u);
 
   // Another vocabulary size retrains the tokenizer and so retokenizes.
-  train::Recipe bigger = recipe;
+  recipe::Recipe bigger = recipe;
   bigger.model.vocab_size = 320;
   const DataSetup third = setup_data(bigger, say);
   EXPECT_FALSE(third.tokenizer_reused);
@@ -79,14 +79,14 @@ TEST(DataStages, BuildsWhatTheRecipeNamesThenSkipsEverything) {
 }
 
 TEST(DataStages, ShardGlobsMustBeWhatTokenizeWrites) {
-  train::Recipe r = train::default_recipe_with({"data.train=a/train_*.bin", "data.val=b/val_*.bin"});
+  recipe::Recipe r = recipe::default_recipe_with({"data.train=a/train_*.bin", "data.val=b/val_*.bin"});
   EXPECT_NE(testing_support::error_message_of([&] { data_paths(r); }).find("one shard folder"), std::string::npos);
   r.data.train = "a/*.bin";
   EXPECT_NE(testing_support::error_message_of([&] { data_paths(r); }).find("data.train is 'a/*.bin'"),
             std::string::npos);
   r.data.train = "synthetic:random";
   EXPECT_NE(testing_support::error_message_of([&] { data_paths(r); }).find("synthetic"), std::string::npos);
-  r = train::default_recipe_with({});
+  r = recipe::default_recipe_with({});
   const DataPaths p = data_paths(r);
   EXPECT_EQ(p.shards, "out/data/tokens");
   EXPECT_EQ(p.tokenizer, "out/tokenizer");
@@ -95,7 +95,7 @@ TEST(DataStages, ShardGlobsMustBeWhatTokenizeWrites) {
 
 TEST(DataStages, MissingOrMismatchedDataNamesTheSetupCommand) {
   TempDir dir;
-  const train::Recipe recipe = tiny_setup(dir);
+  const recipe::Recipe recipe = tiny_setup(dir);
   const std::string cmd = "nanotrn data setup --recipe tiny";
   const std::string no_tok = testing_support::error_message_of([&] { train::open_training_data(recipe, cmd); });
   EXPECT_NE(no_tok.find("no tokenizer at " + dir / "tok" + "; run: " + cmd), std::string::npos) << no_tok;
@@ -117,7 +117,7 @@ TEST(DataStages, MissingOrMismatchedDataNamesTheSetupCommand) {
 
   // Shards tokenized with another tokenizer than data.tokenizer.
   setup_data(recipe, nullptr);
-  train::Recipe other = recipe;
+  recipe::Recipe other = recipe;
   other.model.vocab_size = 320;
   other.data.tokenizer = dir / "tok320";
   other.data.train = dir / "tokens320/train_*.bin";
@@ -135,7 +135,7 @@ TEST(DataStages, MissingOrMismatchedDataNamesTheSetupCommand) {
 
 TEST(DataStages, EvaluationNeedsOnlyTheValidationShards) {
   TempDir dir;
-  const train::Recipe recipe = tiny_setup(dir);
+  const recipe::Recipe recipe = tiny_setup(dir);
   setup_data(recipe, nullptr);
   for (const auto& e : fs::directory_iterator(dir / "tokens")) {
     if (e.path().filename().string().rfind("train_", 0) == 0) fs::remove(e.path());

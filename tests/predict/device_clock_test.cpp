@@ -12,14 +12,14 @@
 namespace nanotrn::predict {
 namespace {
 
-train::Recipe small(const std::string& budget) {
-  return train::default_recipe_with({"model.vocab_size=64", "model.depth=2", "model.model_dim=32", "model.head_dim=16",
-                                     "model.n_kv_head=1", "model.ve_gate_channels=8", "batch.seq_len=16",
-                                     "batch.rows=4", "train.budget=" + budget, "eval.tokens=256", "eval.rows=4",
-                                     "train.log_every=1000", "train.threads=1"});
+recipe::Recipe small(const std::string& budget) {
+  return recipe::default_recipe_with({"model.vocab_size=64", "model.depth=2", "model.model_dim=32", "model.head_dim=16",
+                                      "model.n_kv_head=1", "model.ve_gate_channels=8", "batch.seq_len=16",
+                                      "batch.rows=4", "train.budget=" + budget, "eval.tokens=256", "eval.rows=4",
+                                      "train.log_every=1000", "train.threads=1"});
 }
 
-train::TrainerData synthetic(const train::Recipe& r) {
+train::TrainerData synthetic(const recipe::Recipe& r) {
   train::TrainerData d;
   d.train = train::make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 11);
   d.val = nullptr;
@@ -27,8 +27,8 @@ train::TrainerData synthetic(const train::Recipe& r) {
 }
 
 TEST(DeviceClock, TrainerStopsAtThePredictedStepCount) {
-  const train::Recipe r = small("0.2s");  // ~70 predicted steps: fast on the host
-  std::unique_ptr<train::Clock> clock = make_device_clock("trn2", r);
+  const recipe::Recipe r = small("0.2s");  // ~70 predicted steps: fast on the host
+  std::unique_ptr<recipe::Clock> clock = make_device_clock("trn2", r);
   EXPECT_EQ(clock->name(), "trn2");
   const Prediction p = predict(r, hw::builtin_catalog().find("trn2"));
   const double t = p.phases.at(0).time.step_s;
@@ -40,13 +40,31 @@ TEST(DeviceClock, TrainerStopsAtThePredictedStepCount) {
   EXPECT_NEAR(res.charged_seconds, static_cast<double>(res.steps) * t, 1e-9 * res.charged_seconds);
 }
 
+// Batch phases and an MTP fade: the trainer (its loop) and the predictor (its walk) take the same steps because both
+// follow recipe/budget.h.
+TEST(DeviceClock, TrainerAndPredictorWalkPhasesAndMtpFadeAlike) {
+  recipe::Recipe r = small("0.3s");
+  r.batch.phases = {{.from = 0.0, .accum = 1, .lr_scale = 1.0}, {.from = 0.4, .accum = 2, .lr_scale = 1.0}};
+  r.train.mtp_weights = {1.0f, 0.5f};
+  r.train.mtp_until = 0.3;
+  std::unique_ptr<recipe::Clock> clock = make_device_clock("trn2", r);
+  const Prediction p = predict(r, hw::builtin_catalog().find("trn2"));
+  ASSERT_EQ(p.walk.steps_per_phase.size(), 2u);
+  EXPECT_GT(p.walk.steps_per_phase[0], 0);
+  EXPECT_GT(p.walk.steps_per_phase[1], 0);
+  train::Trainer trainer(r, synthetic(r), *clock, {});
+  const train::TrainResult res = trainer.run();
+  EXPECT_EQ(res.steps, p.walk.steps);
+  EXPECT_NEAR(res.charged_seconds, p.walk.charged_s, 1e-9 * p.walk.charged_s);
+}
+
 TEST(DeviceClock, ChargesThePhaseAndMtpHeadsOfTheStep) {
-  train::Recipe r = small("10s");
+  recipe::Recipe r = small("10s");
   r.batch.phases = {{.from = 0.0, .accum = 1, .lr_scale = 1.0}, {.from = 0.5, .accum = 2, .lr_scale = 1.0}};
   r.train.mtp_weights = {1.0f, 0.5f};
   r.train.mtp_until = 0.25;
   DeviceClock clock(r, hw::builtin_catalog().find("trn2"));
-  const train::StepInfo first{.step = 0, .phase = 0, .accum = 1, .rows = 4, .seq_len = 16, .tokens = 64};
+  const recipe::StepInfo first{.step = 0, .phase = 0, .accum = 1, .rows = 4, .seq_len = 16, .tokens = 64};
   // At progress 0 both CE heads are active.
   EXPECT_DOUBLE_EQ(clock.charge(first, 123.0), clock.step_seconds(1, 2));
   EXPECT_GT(clock.step_seconds(1, 2), clock.step_seconds(1, 1));
@@ -56,7 +74,7 @@ TEST(DeviceClock, ChargesThePhaseAndMtpHeadsOfTheStep) {
 }
 
 TEST(DeviceClock, ClockSpecsDispatch) {
-  const train::Recipe r = small("1s");
+  const recipe::Recipe r = small("1s");
   EXPECT_EQ(make_clock_for("trn3", r)->name(), "trn3");
   EXPECT_EQ(make_clock_for("wall", r)->name(), "wall");
   EXPECT_EQ(make_clock_for("fixed:0.5", r)->name(), "fixed");

@@ -10,16 +10,16 @@
 #include "model/config.h"
 #include "predict/kernel_cost.h"
 #include "predict/lowering.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::predict {
 namespace {
 
-train::Recipe shipped(const std::string& name) {
-  return train::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name + ".json");
+recipe::Recipe shipped(const std::string& name) {
+  return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name + ".json");
 }
 
-void expect_flops_match_the_count(const train::Recipe& r, const std::string& label) {
+void expect_flops_match_the_count(const recipe::Recipe& r, const std::string& label) {
   const model::GptConfig c = model::resolve(r.model);
   const int64_t rows = 2, T = r.batch.seq_len;
   double fwd = 0, bwd = 0;
@@ -46,7 +46,7 @@ TEST(Lowering, ForwardAndBackwardMatmulFlopsMatchTheFlopCount) {
   for (const char* name : {"frontierforge-k60", "autoresearch-d8", "cpu-tiny"}) {
     expect_flops_match_the_count(shipped(name), name);
   }
-  train::Recipe windowed = shipped("cpu-tiny");
+  recipe::Recipe windowed = shipped("cpu-tiny");
   windowed.model.window = 64;  // a sliding window shorter than T = 256
   expect_flops_match_the_count(windowed, "cpu-tiny, window 64");
 }

@@ -12,7 +12,7 @@
 #include "predict/kernel_cost.h"
 #include "predict/predictor.h"
 #include "predict/step_model.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::predict {
 namespace {
@@ -59,10 +59,10 @@ TEST(Predict, GpuKernelIsItsRoofline) {
   EXPECT_DOUBLE_EQ(cost.seconds, std::max(op.flops / 989e12, op.bytes / 3.35e12));
 }
 
-train::Recipe tiny(const std::string& budget) {
-  return train::default_recipe_with({"model.vocab_size=64", "model.depth=2", "model.model_dim=32", "model.head_dim=16",
-                                     "model.n_kv_head=1", "model.ve_gate_channels=8", "batch.seq_len=16",
-                                     "batch.rows=4", "train.budget=" + budget, "eval.tokens=256", "eval.rows=4"});
+recipe::Recipe tiny(const std::string& budget) {
+  return recipe::default_recipe_with({"model.vocab_size=64", "model.depth=2", "model.model_dim=32", "model.head_dim=16",
+                                      "model.n_kv_head=1", "model.ve_gate_channels=8", "batch.seq_len=16",
+                                      "batch.rows=4", "train.budget=" + budget, "eval.tokens=256", "eval.rows=4"});
 }
 
 TEST(Predict, StepComposesAsDocumented) {
@@ -96,7 +96,7 @@ TEST(Predict, BudgetWalkMatchesSinglePhaseArithmetic) {
 TEST(Predict, EveryShippedRecipeOnEveryDevice) {
   const hw::Catalog c = hw::builtin_catalog();
   for (const char* r : {"cpu-tiny", "cpu-small", "autoresearch-d8"}) {
-    const train::Recipe recipe = train::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + r + ".json");
+    const recipe::Recipe recipe = recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + r + ".json");
     for (const char* d : {"trn1", "trn2", "trn3", "h100", "gb300"}) {
       const Prediction p = predict(recipe, c.find(d));
       for (const PhasePrediction& ph : p.phases) {
@@ -109,7 +109,7 @@ TEST(Predict, EveryShippedRecipeOnEveryDevice) {
 }
 
 TEST(Predict, FrontierForgeK60OnTrn2IsFastAndShapedLikeTheRun) {
-  const train::Recipe r = train::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/frontierforge-k60.json");
+  const recipe::Recipe r = recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/frontierforge-k60.json");
   const auto t0 = std::chrono::steady_clock::now();
   const Prediction p = predict(r, hw::builtin_catalog().find("trn2"));
   const double cold = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

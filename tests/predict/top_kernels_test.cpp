@@ -7,14 +7,14 @@
 #include "hw/catalog.h"
 #include "predict/predictor.h"
 #include "predict/top_kernels.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::predict {
 namespace {
 
-train::Recipe recipe() {
-  return train::default_recipe_with({"model.depth=4", "model.model_dim=256", "model.head_dim=64", "batch.rows=8",
-                                     "batch.seq_len=256", "model.vocab_size=4096"});
+recipe::Recipe recipe() {
+  return recipe::default_recipe_with({"model.depth=4", "model.model_dim=256", "model.head_dim=64", "batch.rows=8",
+                                      "batch.seq_len=256", "model.vocab_size=4096"});
 }
 
 TEST(TopKernels, EveryKernelOfTheStepIsInOneLine) {

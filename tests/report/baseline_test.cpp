@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "data/shard.h"
+#include "recipe/recipe.h"
 #include "report/baseline.h"
-#include "train/recipe.h"
 
 namespace nanotrn::report {
 namespace {
@@ -16,7 +16,7 @@ TEST(Baseline, AMissingPieceIsNamedNotThrown) {
   const std::string dir = ::testing::TempDir() + "/nanotrn_baseline";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  train::Recipe r = train::default_recipe_with({});
+  recipe::Recipe r = recipe::default_recipe_with({});
   r.data.tokenizer = dir + "/no_tokenizer";
   Baseline b = unigram_baseline(r);
   EXPECT_TRUE(std::isnan(b.bpb));

@@ -75,7 +75,7 @@ TEST(RunMetrics, ErrorsNameTheFileAndLine) {
 }
 
 TEST(RunMetrics, TheTrainersLoggedSchedulesFollowTheRecipe) {
-  const train::Recipe r = train::default_recipe_with(
+  const recipe::Recipe r = recipe::default_recipe_with(
       {"model.vocab_size=64", "model.depth=2", "model.model_dim=32", "model.head_dim=16", "model.n_kv_head=1",
        "model.ve_gate_channels=8", "batch.seq_len=16", "batch.rows=4", "train.budget=0", "train.steps=12",
        "train.log_every=1", "eval.tokens=256", "eval.rows=4", "optim.momentum_start=0.8", "optim.momentum=0.95",
@@ -83,7 +83,7 @@ TEST(RunMetrics, TheTrainersLoggedSchedulesFollowTheRecipe) {
   const std::string dir = ::testing::TempDir() + "/nanotrn_run_metrics";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  train::FixedClock clock(0.01);
+  recipe::FixedClock clock(0.01);
   train::TrainerOptions o;
   o.out_dir = dir;
   train::Trainer t(r, testing_support::pattern_data(r), clock, o);

@@ -6,13 +6,13 @@
 
 #include <cstdint>
 
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 #include "train/token_source.h"
 #include "train/trainer.h"
 
 namespace nanotrn::testing_support {
 
-inline train::TrainerData pattern_data(const train::Recipe& r) {
+inline train::TrainerData pattern_data(const recipe::Recipe& r) {
   train::TrainerData d;
   d.train = train::make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 11);
   d.val = train::make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 12);

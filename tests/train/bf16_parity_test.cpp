@@ -13,7 +13,7 @@
 #include "base/rng.h"
 #include "io/safetensors.h"
 #include "model/gpt.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::train {
 namespace {
@@ -42,10 +42,10 @@ double max_rel_error(const std::vector<float>& got, const std::vector<float>& wa
 }
 
 TEST(PyTorchParity, Bf16LossAndGradientsWithinBf16Rounding) {
-  Recipe recipe = default_recipe_with({"model.vocab_size=64", "model.depth=1", "model.model_dim=32",
-                                       "model.head_dim=16", "model.ve_gate_channels=8", "model.init.attn_proj=0.5",
-                                       "model.init.mlp_proj=0.5", "model.init.lm_head_std=0.3", "train.budget=0",
-                                       "train.steps=1", "optim.momentum_warmup_steps=1"});
+  recipe::Recipe recipe = recipe::default_recipe_with(
+      {"model.vocab_size=64", "model.depth=1", "model.model_dim=32", "model.head_dim=16", "model.ve_gate_channels=8",
+       "model.init.attn_proj=0.5", "model.init.mlp_proj=0.5", "model.init.lm_head_std=0.3", "train.budget=0",
+       "train.steps=1", "optim.momentum_warmup_steps=1"});
   recipe.model = model::resolve(recipe.model);
   Engine engine;
   Tape tape;
@@ -66,7 +66,7 @@ TEST(PyTorchParity, Bf16LossAndGradientsWithinBf16Rounding) {
     for (const model::Parameter& p : gpt.parameters()) ts.emplace_back("model." + p.name, p.value);
     ts.emplace_back("ids", Tensor::from_ints({1, B, T}, ids));
     ts.emplace_back("targets", Tensor::from_ints({1, B, T}, targets));
-    save_safetensors(in_path, ts, {{"recipe", recipe_to_json(recipe).dump()}, {"steps", "1"}});
+    save_safetensors(in_path, ts, {{"recipe", recipe::recipe_to_json(recipe).dump()}, {"steps", "1"}});
   }
   const std::string cmd =
       "/usr/bin/python3 " NANOTRN_SOURCE_DIR "/tests/python/gpt_parity.py " + in_path + " " + out_path + " --bf16 2>&1";

@@ -24,7 +24,7 @@ Mat matmul(const Mat& a, const Mat& b, int64_t m, int64_t k, int64_t n) {
 
 // One Muon step on a wide r x c matrix from zero momentum, without NorMuon or weight decay, in fp64: the spec's
 // normalisation with the given scale and epsilon, then the quintic iterations, then p -= lr * X.
-Mat spec_step(Mat p, const Mat& g, int64_t r, int64_t c, const OptimConfig& o, double eps) {
+Mat spec_step(Mat p, const Mat& g, int64_t r, int64_t c, const recipe::OptimConfig& o, double eps) {
   Mat u(g.size());
   double norm = 0.0;
   for (size_t j = 0; j < g.size(); j++) {
@@ -49,7 +49,7 @@ Mat spec_step(Mat p, const Mat& g, int64_t r, int64_t c, const OptimConfig& o, d
 }
 
 void expect_step_matches_spec(MuonCoefficients kind, float norm_scale, double spec_eps) {
-  OptimConfig config;
+  recipe::OptimConfig config;
   config.muon_coefficients = kind;
   config.norm_scale = norm_scale;
   config.normuon = false;
@@ -83,7 +83,7 @@ TEST(MuonOptions, PolarExpressNormalisesByScaledNormPlus1e6) {
 }
 
 TEST(MuonOptions, AutoNewtonSchulzPrecisionFollowsTheRun) {
-  OptimConfig config;
+  recipe::OptimConfig config;
   config.muon_dtype = "auto";
   EXPECT_EQ(muon_options(config, DType::bf16).ns_dtype, DType::bf16);
   EXPECT_EQ(muon_options(config, DType::f32).ns_dtype, DType::f32);

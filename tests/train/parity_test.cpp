@@ -13,24 +13,24 @@
 #include "base/rng.h"
 #include "io/safetensors.h"
 #include "model/gpt.h"
+#include "recipe/recipe.h"
 #include "train/optimizers.h"
 #include "train/parity_weights.h"
-#include "train/recipe.h"
 
 namespace nanotrn::train {
 namespace {
 
 constexpr int kSteps = 10;
 
-Recipe parity_recipe() {
+recipe::Recipe parity_recipe() {
   // Every block feature on: GQA, value embeddings with gates (layers 0 and 2 of 3), LeakyReLU^2, QK gain, rotary
   // base 1e5, MTP; non-zero output projections and lm_head so that every gradient is non-trivial at step 0.
-  return default_recipe_with({"model.vocab_size=96", "model.depth=3", "model.model_dim=64", "model.head_dim=16",
-                              "model.n_kv_head=2", "model.ve_gate_channels=8", "model.activation=leaky_relu2",
-                              "model.leaky_slope=0.35", "model.qk_gain=1.44", "model.rotary_base=100000",
-                              "model.init.attn_proj=0.5", "model.init.mlp_proj=0.5", "model.init.lm_head_std=0.3",
-                              "model.init.ve_gate=0.5", "train.mtp_weights=[1,0.5]", "train.budget=0", "train.steps=10",
-                              "optim.momentum_warmup_steps=5", "optim.matrix_lr=0.02"});
+  return recipe::default_recipe_with(
+      {"model.vocab_size=96", "model.depth=3", "model.model_dim=64", "model.head_dim=16", "model.n_kv_head=2",
+       "model.ve_gate_channels=8", "model.activation=leaky_relu2", "model.leaky_slope=0.35", "model.qk_gain=1.44",
+       "model.rotary_base=100000", "model.init.attn_proj=0.5", "model.init.mlp_proj=0.5", "model.init.lm_head_std=0.3",
+       "model.init.ve_gate=0.5", "train.mtp_weights=[1,0.5]", "train.budget=0", "train.steps=10",
+       "optim.momentum_warmup_steps=5", "optim.matrix_lr=0.02"});
 }
 
 double max_rel_error(const std::vector<float>& got, const std::vector<float>& want) {
@@ -43,7 +43,7 @@ double max_rel_error(const std::vector<float>& got, const std::vector<float>& wa
 }
 
 TEST(PyTorchParity, LossGradientsAndTenMuonAdamWSteps) {
-  Recipe recipe = parity_recipe();
+  recipe::Recipe recipe = parity_recipe();
   recipe.model = model::resolve(recipe.model);
   Engine engine;
   Tape tape;
@@ -64,7 +64,8 @@ TEST(PyTorchParity, LossGradientsAndTenMuonAdamWSteps) {
     for (const model::Parameter& p : gpt.parameters()) ts.emplace_back("model." + p.name, p.value);
     ts.emplace_back("ids", Tensor::from_ints({kSteps, B, T}, ids));
     ts.emplace_back("targets", Tensor::from_ints({kSteps, B, T}, targets));
-    save_safetensors(in_path, ts, {{"recipe", recipe_to_json(recipe).dump()}, {"steps", std::to_string(kSteps)}});
+    save_safetensors(in_path, ts,
+                     {{"recipe", recipe::recipe_to_json(recipe).dump()}, {"steps", std::to_string(kSteps)}});
   }
   const std::string cmd =
       "/usr/bin/python3 " NANOTRN_SOURCE_DIR "/tests/python/gpt_parity.py " + in_path + " " + out_path + " 2>&1";

@@ -14,9 +14,9 @@
 
 #include "io/safetensors.h"
 #include "model/gpt.h"
-#include "train/clock.h"
+#include "recipe/clock.h"
+#include "recipe/recipe.h"
 #include "train/parity_weights.h"
-#include "train/recipe.h"
 #include "train/trainer.h"
 
 namespace nanotrn::train {
@@ -43,10 +43,10 @@ class RecordingSource final : public TokenSource {
   std::vector<int32_t>*ids_, *tg_;
 };
 
-Recipe trainer_parity_recipe() {
+recipe::Recipe trainer_parity_recipe() {
   // Progress is step / 10: steps 0-2 run phase 0 (2 micro-batches, LR x0.5), steps 3-9 phase 1; warm-up over steps
   // 0-1; the 3-level cool-down covers p >= 0.45 (steps 5-9); clipping at 0.5 (the gradient norm starts above it).
-  return default_recipe_with(
+  return recipe::default_recipe_with(
       {"model.vocab_size=80",
        "model.depth=2",
        "model.model_dim=48",
@@ -71,7 +71,7 @@ Recipe trainer_parity_recipe() {
 }
 
 TEST(PyTorchParity, TrainerScheduleAccumulationAndClipping) {
-  const Recipe recipe = trainer_parity_recipe();
+  const recipe::Recipe recipe = trainer_parity_recipe();
   std::vector<int32_t> ids, targets;
   TrainerData data;
   data.train = std::make_unique<RecordingSource>(make_pattern_source(static_cast<int32_t>(recipe.model.vocab_size), 17),
@@ -83,7 +83,7 @@ TEST(PyTorchParity, TrainerScheduleAccumulationAndClipping) {
   const model::Gpt init(ctx, model::resolve(recipe.model), recipe.seed);
   const std::vector<std::vector<float>> initial = testing::weights_of(init);
 
-  FixedClock clock(0.01);
+  recipe::FixedClock clock(0.01);
   Trainer trainer(recipe, std::move(data), clock, {});
   const TrainResult res = trainer.run();
   ASSERT_EQ(res.steps, kSteps);
@@ -101,9 +101,9 @@ TEST(PyTorchParity, TrainerScheduleAccumulationAndClipping) {
     }
     ts.emplace_back("ids", Tensor::from_ints({micro, B, T}, ids));
     ts.emplace_back("targets", Tensor::from_ints({micro, B, T}, targets));
-    Recipe resolved = recipe;
+    recipe::Recipe resolved = recipe;
     resolved.model = model::resolve(recipe.model);
-    save_safetensors(in_path, ts, {{"recipe", recipe_to_json(resolved).dump()}});
+    save_safetensors(in_path, ts, {{"recipe", recipe::recipe_to_json(resolved).dump()}});
   }
   const std::string cmd =
       "/usr/bin/python3 " NANOTRN_SOURCE_DIR "/tests/python/trainer_parity.py " + in_path + " " + out_path + " 2>&1";

@@ -24,13 +24,13 @@
 namespace nanotrn::train {
 namespace {
 
-Recipe tiny_recipe(std::vector<std::string> extra = {}) {
+recipe::Recipe tiny_recipe(std::vector<std::string> extra = {}) {
   std::vector<std::string> o = {"model.vocab_size=64", "model.depth=2",     "model.model_dim=32",
                                 "model.head_dim=16",   "model.n_kv_head=1", "model.ve_gate_channels=8",
                                 "batch.seq_len=16",    "batch.rows=4",      "train.budget=0",
                                 "train.steps=4",       "eval.tokens=256",   "eval.rows=4"};
   o.insert(o.end(), extra.begin(), extra.end());
-  return default_recipe_with(o);
+  return recipe::default_recipe_with(o);
 }
 
 std::string empty_dir(const std::string& name) {
@@ -41,7 +41,7 @@ std::string empty_dir(const std::string& name) {
 }
 
 TEST(TrainerSafety, ADivergingRunKeepsACheckpointThatResumesIntoAFiniteLoss) {
-  FixedClock clock(0.01);
+  recipe::FixedClock clock(0.01);
   // Learning rates large enough to diverge, small enough that some checkpoints come first: the first of these that
   // stops with a NonFiniteLoss after at least two steps.
   for (const char* lr : {"1000", "10000", "100000", "1000000"}) {
@@ -52,7 +52,7 @@ TEST(TrainerSafety, ADivergingRunKeepsACheckpointThatResumesIntoAFiniteLoss) {
                                           std::string("optim.scalar_lr=") + lr, "optim.momentum_warmup_steps=0"};
     std::vector<std::string> set = {"train.steps=30", "train.checkpoint_every=1"};
     set.insert(set.end(), lrs.begin(), lrs.end());
-    const Recipe bad = tiny_recipe(set);
+    const recipe::Recipe bad = tiny_recipe(set);
     std::string message;
     try {
       Trainer t(bad, testing_support::pattern_data(bad), clock, {.out_dir = dir});
@@ -84,8 +84,8 @@ TEST(TrainerSafety, AFailedMetricsWriteIsAnErrorNamingTheFile) {
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   const std::string dir = empty_dir("full");
   std::filesystem::create_symlink("/dev/full", dir + "/metrics.jsonl");
-  const Recipe r = tiny_recipe({"train.steps=2"});
-  FixedClock clock(0.01);
+  const recipe::Recipe r = tiny_recipe({"train.steps=2"});
+  recipe::FixedClock clock(0.01);
   Trainer t(r, testing_support::pattern_data(r), clock, {.out_dir = dir});
   try {
     t.run();
@@ -98,8 +98,8 @@ TEST(TrainerSafety, AFailedMetricsWriteIsAnErrorNamingTheFile) {
 
 TEST(TrainerSafety, AMalformedProgressRecordIsAnErrorNamingTheCheckpoint) {
   const std::string dir = empty_dir("progress");
-  const Recipe r = tiny_recipe({"train.steps=2"});
-  FixedClock clock(0.01);
+  const recipe::Recipe r = tiny_recipe({"train.steps=2"});
+  recipe::FixedClock clock(0.01);
   {
     Trainer t(r, testing_support::pattern_data(r), clock, {.out_dir = dir});
     t.run();
@@ -125,8 +125,8 @@ TEST(TrainerSafety, AMalformedProgressRecordIsAnErrorNamingTheCheckpoint) {
 
 TEST(TrainerSafety, ASigintStopsAfterTheStepWithACheckpointThatResumes) {
   const std::string dir = empty_dir("sigint");
-  const Recipe r = tiny_recipe({"train.steps=6"});
-  FixedClock clock(0.01);
+  const recipe::Recipe r = tiny_recipe({"train.steps=6"});
+  recipe::FixedClock clock(0.01);
   install_stop_signals();
   clear_stop_signal();
   int polls = 0;

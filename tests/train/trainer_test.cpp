@@ -18,7 +18,7 @@
 namespace nanotrn::train {
 namespace {
 
-Recipe small_recipe(std::vector<std::string> extra = {}) {
+recipe::Recipe small_recipe(std::vector<std::string> extra = {}) {
   std::vector<std::string> o = {"model.vocab_size=64",
                                 "model.depth=2",
                                 "model.model_dim=32",
@@ -36,7 +36,7 @@ Recipe small_recipe(std::vector<std::string> extra = {}) {
                                 "ema.decay=0.9",
                                 "ema.every=2"};
   o.insert(o.end(), extra.begin(), extra.end());
-  return default_recipe_with(o);
+  return recipe::default_recipe_with(o);
 }
 
 std::string fresh_dir(const std::string& name) {
@@ -47,8 +47,8 @@ std::string fresh_dir(const std::string& name) {
 }
 
 TEST(Trainer, LossFallsOnALearnableLanguage) {
-  const Recipe r = small_recipe({"train.steps=60", "train.log_every=5"});
-  FixedClock clock(0.01);
+  const recipe::Recipe r = small_recipe({"train.steps=60", "train.log_every=5"});
+  recipe::FixedClock clock(0.01);
   Trainer t(r, testing_support::pattern_data(r), clock, {});
   const TrainResult res = t.run();
   ASSERT_GE(res.loss_curve.size(), 4u);
@@ -60,11 +60,11 @@ TEST(Trainer, LossFallsOnALearnableLanguage) {
 }
 
 TEST(Trainer, ResumeContinuesBitIdentically) {
-  const Recipe r =
+  const recipe::Recipe r =
       small_recipe({"batch.phases=[{\"from\":0,\"accum\":1,\"lr_scale\":0.5},"
                     "{\"from\":0.3,\"accum\":2,\"lr_scale\":1}]",
                     "optim.grad_clip=1.0"});
-  FixedClock clock(0.01);
+  recipe::FixedClock clock(0.01);
   const std::string a = fresh_dir("straight"), b = fresh_dir("resumed");
   {
     Trainer t(r, testing_support::pattern_data(r), clock, {.out_dir = a});
@@ -98,8 +98,8 @@ TEST(Trainer, ResumeContinuesBitIdentically) {
 
 TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
   const std::string dir = fresh_dir("nan");
-  FixedClock clock(0.01);
-  const Recipe good = small_recipe({"train.steps=3", "train.checkpoint_every=1"});
+  recipe::FixedClock clock(0.01);
+  const recipe::Recipe good = small_recipe({"train.steps=3", "train.checkpoint_every=1"});
   {
     Trainer t(good, testing_support::pattern_data(good), clock, {.out_dir = dir});
     t.run();
@@ -107,8 +107,8 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
   const std::string ckpt = dir + "/checkpoint.safetensors";
   const std::vector<uint8_t> before = read_file(ckpt);
   // Same model, absurd learning rates: the weights overflow within a step or two.
-  const Recipe bad = small_recipe({"train.steps=50", "train.checkpoint_every=100", "optim.matrix_lr=1e30",
-                                   "optim.embedding_lr=1e30", "optim.unembedding_lr=1e30"});
+  const recipe::Recipe bad = small_recipe({"train.steps=50", "train.checkpoint_every=100", "optim.matrix_lr=1e30",
+                                           "optim.embedding_lr=1e30", "optim.unembedding_lr=1e30"});
   Trainer t(bad, testing_support::pattern_data(bad), clock, {.out_dir = dir, .resume = ckpt});
   try {
     t.run();
@@ -126,13 +126,13 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
 TEST(Trainer, ResumeRefusesAnotherModelNamingTheField) {
   // The softcap changes no tensor shape, so only the recipe comparison can catch it.
   const std::string dir = fresh_dir("other_model");
-  FixedClock clock(0.01);
-  const Recipe first = small_recipe({"train.steps=1", "model.softcap=15"});
+  recipe::FixedClock clock(0.01);
+  const recipe::Recipe first = small_recipe({"train.steps=1", "model.softcap=15"});
   {
     Trainer t(first, testing_support::pattern_data(first), clock, {.out_dir = dir});
     t.run();
   }
-  const Recipe other = small_recipe({"train.steps=2", "model.softcap=20"});
+  const recipe::Recipe other = small_recipe({"train.steps=2", "model.softcap=20"});
   Trainer t(other, testing_support::pattern_data(other), clock,
             {.out_dir = dir, .resume = dir + "/checkpoint.safetensors"});
   try {
@@ -147,8 +147,8 @@ TEST(Trainer, ResumeRefusesAnotherModelNamingTheField) {
 
 TEST(Trainer, TimeBudgetStopsWhereTheClockSays) {
   // 0.25 s per micro-batch against a 2 s budget: exactly 8 steps with one micro-batch each.
-  const Recipe r = small_recipe({"train.budget=2s", "train.steps=0"});
-  FixedClock clock(0.25);
+  const recipe::Recipe r = small_recipe({"train.budget=2s", "train.steps=0"});
+  recipe::FixedClock clock(0.25);
   Trainer t(r, testing_support::pattern_data(r), clock, {});
   const TrainResult res = t.run();
   EXPECT_EQ(res.steps, 8);
@@ -158,16 +158,16 @@ TEST(Trainer, TimeBudgetStopsWhereTheClockSays) {
 
 // A clock that charges a device's time: the progress line and metrics.jsonl report the charged ms/step, tokens/s
 // and MFU (model FLOPs per token x charged tokens/s over the clock's peak), with the host's figures beside them.
-class ModelledDeviceClock final : public Clock {
+class ModelledDeviceClock final : public recipe::Clock {
  public:
   std::string name() const override { return "modelled"; }
   std::string rule() const override { return "0.5 s per step"; }
-  double charge(const StepInfo&, double) override { return 0.5; }
+  double charge(const recipe::StepInfo&, double) override { return 0.5; }
   double peak_flops() const override { return 1e9; }
 };
 
 TEST(Trainer, UnderADeviceClockProgressIsInDeviceTime) {
-  const Recipe r = small_recipe({"train.steps=4", "train.log_every=2"});
+  const recipe::Recipe r = small_recipe({"train.steps=4", "train.log_every=2"});
   ModelledDeviceClock clock;
   const std::string dir = (std::filesystem::temp_directory_path() / "nanotrn_device_progress").string();
   std::filesystem::remove_all(dir);
@@ -206,8 +206,8 @@ TEST(Trainer, UnderADeviceClockProgressIsInDeviceTime) {
 }
 
 TEST(Evaluate, AllZeroLogitsGiveLog2VTimesTokensOverBytes) {
-  const Recipe r = small_recipe();
-  FixedClock clock(1.0);
+  const recipe::Recipe r = small_recipe();
+  recipe::FixedClock clock(1.0);
   Trainer t(r, testing_support::pattern_data(r), clock, {});
   for (model::Parameter& p : t.model().parameters()) {
     if (p.name == "lm_head") p.value.zero();

@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 std::optional<std::string> first_difference(const nlohmann::json& here, const nlohmann::json& there,
                                             const std::string& here_name = "here",
                                             const std::string& there_name = "there", const std::string& path = "");
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -14,11 +14,11 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "recipe/recipe.h"
+#include "recipe/recipe_ranges.h"
 #include "support/error_of.h"
-#include "train/recipe.h"
-#include "train/recipe_ranges.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 namespace {
 
 TEST(Recipe, UnknownKeysAreErrorsNamingTheDottedPath) {
@@ -230,4 +230,4 @@ TEST(Recipe, EveryShippedRecipeParsesAndResolves) {
 }
 
 }  // namespace
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

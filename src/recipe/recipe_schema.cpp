@@ -1,5 +1,5 @@
 // The recipe schema table and what is generated from it. See recipe_schema.h.
-#include "train/recipe_schema.h"
+#include "recipe/recipe_schema.h"
 
 #include <cmath>
 #include <cstdio>
@@ -8,16 +8,16 @@
 
 #include "base/error.h"
 #include "base/home.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 using nlohmann::json;
 
 namespace {
 
 // Every key, in document order. A key missing here, or one the loader does not accept, fails
-// tests/train/recipe_schema_test.cpp. Meanings must not contain '|' (they become markdown table cells).
+// tests/recipe/recipe_schema_test.cpp. Meanings must not contain '|' (they become markdown table cells).
 constexpr RecipeKey kSchema[] = {
     {"name", "Name of the run, shown in logs, checkpoints and reports (the shipped recipes use their file name)"},
     {"description", "Free text: where the recipe comes from and what it leaves out"},
@@ -142,6 +142,22 @@ constexpr RecipeKey kSchema[] = {
     {"train.threads", "Host threads; 0 = all cores"},
     {"train.deterministic",
      "Data-parallel runs: gradients summed in micro-batch order, so N ranks give the same bits as 1 (slower)"},
+
+    {"launch.chips", "Modelled device only (predict, train --clock): chips used; 0 = all of the device's"},
+    {"launch.ranks_per_chip",
+     "Modelled device only: data-parallel ranks per chip, each on launch.lnc physical cores (the rest idle); 0 = "
+     "one rank per logical core"},
+    {"launch.lnc",
+     "Modelled device only: physical NeuronCores per rank (NEURON_LOGICAL_NC_CONFIG 1 or 2); 0 = the "
+     "device's default"},
+    {"launch.stack",
+     "Modelled device only: compiled (one graph per micro-batch) or eager (every op its own graph with a host "
+     "dispatch)"},
+    {"launch.zero",
+     "Modelled device only: ZeRO stage over the data-parallel ranks; 1 shards the optimiser state, 2 also the "
+     "gradients, 3 also the weights (gathered per micro-batch)"},
+    {"launch.recompute",
+     "Modelled device only: activation checkpointing; keep each block's input, recompute the block in the backward"},
 };
 
 std::vector<std::string> split_key(const std::string& key) {
@@ -248,8 +264,8 @@ std::vector<KeyRow> describe_recipe(const json& recipe_json) {
 std::string recipe_markdown() {
   std::ostringstream md;
   md << "# Recipes\n\n"
-     << "<!-- Generated from src/train/recipe_schema.cpp by `nanotrn recipe doc > docs/RECIPES.md`; "
-        "tests/train/recipe_schema_test.cpp fails when this file differs from what that prints. Edit the table in "
+     << "<!-- Generated from src/recipe/recipe_schema.cpp by `nanotrn recipe doc > docs/RECIPES.md`; "
+        "tests/recipe/recipe_schema_test.cpp fails when this file differs from what that prints. Edit the table in "
         "the code. -->\n\n"
      << "A recipe is a JSON file that defines a training run: model, optimisers, schedule, batch, data, evaluation, "
         "seed and budget. The shipped recipes are in `recipes/`.\n\n"
@@ -280,4 +296,4 @@ std::string recipe_markdown() {
   return md.str();
 }
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -6,11 +6,11 @@
 #include "hw/catalog.h"
 #include "model/config.h"
 #include "predict/predictor.h"
-#include "train/memory_need.h"
+#include "recipe/memory_need.h"
 #include "train/token_source.h"
 #include "train/trainer.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 namespace {
 
 TEST(MemoryNeed, CountsWhatTrainingHolds) {
@@ -45,10 +45,10 @@ TEST(MemoryNeed, TrainerRefusesAModelNoMachineHoldsBeforeAllocating) {
   // depth 200 -> model_dim 12,800: about 4e11 parameters, terabytes of state.
   const Recipe r = default_recipe_with({"model.depth=200", "train.budget=0", "train.steps=1"});
   FixedClock clock(0.01);
-  TrainerData d;
-  d.train = make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 1);
+  train::TrainerData d;
+  d.train = train::make_pattern_source(static_cast<int32_t>(r.model.vocab_size), 1);
   try {
-    Trainer t(r, std::move(d), clock, {});
+    train::Trainer t(r, std::move(d), clock, {});
     FAIL() << "constructed a trainer for a " << model::count_params(model::resolve(r.model)).total()
            << "-parameter model";
   } catch (const Error& e) {
@@ -64,8 +64,9 @@ TEST(MemoryNeed, PredictorRefusesARankBeyondItsHbm) {
     predict::predict(r, catalog.find("trn2"), {});
     FAIL() << "priced a model that cannot fit in HBM";
   } catch (const Error& e) {
-    EXPECT_NE(e.message().find("one rank needs at least"), std::string::npos) << e.message();
-    EXPECT_NE(e.message().find("of HBM per rank"), std::string::npos) << e.message();
+    // The per-rank table (predict/device_memory.h) against the rank's 24 GiB share of the chip (4 ranks).
+    EXPECT_NE(e.message().find("does not fit one rank's HBM on trn2"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("of 24.00 GiB"), std::string::npos) << e.message();
   }
   // The challenge-size model fits.
   EXPECT_NO_THROW(predict::predict(default_recipe_with({"model.depth=8"}), catalog.find("trn2"), {}));
@@ -84,4 +85,4 @@ TEST(MemoryNeed, ResolveRefusesAShapeWhoseCountOverflows) {
 }
 
 }  // namespace
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

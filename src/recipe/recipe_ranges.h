@@ -7,13 +7,13 @@
 // fields (model sizes, heads dividing each other) are model::resolve()'s; the thread cap is max_host_threads().
 #pragma once
 
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 void check_recipe_ranges(const Recipe& recipe);
 
 // The most host threads a recipe may ask for: 4 x this machine's cores (see recipe_ranges.cpp for why).
 int max_host_threads();
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

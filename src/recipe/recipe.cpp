@@ -1,5 +1,5 @@
 // Recipe JSON. See recipe.h.
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
 #include <cmath>
 #include <cstdio>
@@ -12,9 +12,9 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/utf8.h"
-#include "train/recipe_ranges.h"
+#include "recipe/recipe_ranges.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 using nlohmann::json;
 
@@ -130,6 +130,7 @@ const std::vector<std::pair<std::string, model::Activation>> kActivations = {
     {"relu2", model::Activation::relu2}, {"leaky_relu2", model::Activation::leaky_relu2}};
 const std::vector<std::pair<std::string, model::ValueEmbeds>> kValueEmbeds = {
     {"none", model::ValueEmbeds::none}, {"alternating", model::ValueEmbeds::alternating}};
+const std::vector<std::pair<std::string, Stack>> kStacks = {{"compiled", Stack::compiled}, {"eager", Stack::eager}};
 const std::vector<std::pair<std::string, MuonCoefficients>> kCoefficients = {
     {"classic", MuonCoefficients::classic}, {"polar_express", MuonCoefficients::polar_express}};
 
@@ -307,6 +308,18 @@ Recipe recipe_from_json(const json& j) {
     x.get("deterministic", rec.train.deterministic);
     x.finish();
   }
+  if (const json* l = r.sub("launch")) {
+    Reader x(*l, "launch");
+    x.get("chips", rec.launch.chips);
+    x.get("ranks_per_chip", rec.launch.ranks_per_chip);
+    x.get("lnc", rec.launch.lnc);
+    std::string stack(to_string(rec.launch.stack));
+    x.get("stack", stack);
+    rec.launch.stack = parse_enum(stack, "launch.stack", kStacks);
+    x.get("zero", rec.launch.zero);
+    x.get("recompute", rec.launch.recompute);
+    x.finish();
+  }
   r.finish();
   validate(rec);
   return rec;
@@ -404,6 +417,13 @@ json recipe_to_json(const Recipe& r) {
         {"log_every", r.train.log_every},
         {"threads", r.train.threads},
         {"deterministic", r.train.deterministic}}},
+      {"launch",
+       {{"chips", r.launch.chips},
+        {"ranks_per_chip", r.launch.ranks_per_chip},
+        {"lnc", r.launch.lnc},
+        {"stack", to_string(r.launch.stack)},
+        {"zero", r.launch.zero},
+        {"recompute", r.launch.recompute}}},
   };
 }
 
@@ -486,10 +506,12 @@ double parse_duration(const std::string& text) {
   return v * scale;
 }
 
+std::string_view to_string(Stack s) { return s == Stack::eager ? "eager" : "compiled"; }
+
 double budget_seconds(const Recipe& r) {
   const double b = parse_duration(r.train.budget);
   check(b > 0.0 || r.train.steps > 0, "recipe: set train.budget (e.g. \"30m\") or train.steps (or both)");
   return b;
 }
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

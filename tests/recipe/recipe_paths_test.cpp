@@ -1,6 +1,6 @@
 // Recipes named on a command line: found by file or shipped name (with every place listed when not found), and their
 // data paths resolved under the data root, not the working directory.
-#include "train/recipe_paths.h"
+#include "recipe/recipe_paths.h"
 
 #include <filesystem>
 
@@ -10,7 +10,7 @@
 #include "base/file.h"
 #include "data/temp_dir.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 namespace {
 
 using data::testing::TempDir;
@@ -69,4 +69,4 @@ TEST(RecipePaths, NotFoundListsEveryPlaceAndTheShippedRecipes) {
 }
 
 }  // namespace
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

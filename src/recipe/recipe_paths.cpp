@@ -1,5 +1,5 @@
 // Finding recipes and resolving their data paths. See recipe_paths.h.
-#include "train/recipe_paths.h"
+#include "recipe/recipe_paths.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,7 +7,7 @@
 
 #include "base/error.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 namespace fs = std::filesystem;
 
@@ -75,4 +75,4 @@ Recipe open_recipe(const std::string& name, const std::vector<std::string>& over
   return r;
 }
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -1,6 +1,6 @@
 // The recipe schema table lists exactly the keys the loader accepts (asked of the loader itself, level by level),
 // every key the writer writes, and docs/RECIPES.md is exactly what it generates; values print as recipes are written.
-#include "train/recipe_schema.h"
+#include "recipe/recipe_schema.h"
 
 #include <map>
 #include <set>
@@ -11,9 +11,9 @@
 
 #include "base/error.h"
 #include "base/file.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 namespace {
 
 using nlohmann::json;
@@ -148,4 +148,4 @@ TEST(RecipeSchema, ValuesAtKeysAndTheirTypes) {
 }
 
 }  // namespace
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

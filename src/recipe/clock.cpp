@@ -1,9 +1,9 @@
 // Clocks. See clock.h.
-#include "train/clock.h"
+#include "recipe/clock.h"
 
 #include "base/error.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 std::string WallClock::rule() const {
   return "charged time = host wall time of data loading, forward, backward and optimiser steps; evaluation, "
@@ -34,4 +34,4 @@ std::unique_ptr<Clock> make_clock(const std::string& spec) {
               "the predictor)");
 }
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "base/home.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 std::string find_recipe(const std::string& name_or_path, const Home& home);
 void resolve_data_paths(Recipe& recipe, const Home& home);
@@ -29,4 +29,4 @@ Recipe open_recipe(const std::string& name_or_path, const std::vector<std::strin
 // The names of the recipes shipped in <project>/recipes (file stems, sorted); empty without a project folder.
 std::vector<std::string> shipped_recipes(const Home& home);
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -16,9 +16,9 @@
 #include <string>
 
 #include "model/config.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 struct MemoryNeed {
   double weights = 0, gradients = 0, optimizer = 0, ema = 0, activations = 0;  // bytes
@@ -26,6 +26,10 @@ struct MemoryNeed {
   // "40.0 GiB (weights 10.0 GiB, gradients 10.0 GiB, optimizer state 15.0 GiB, activations 5.0 GiB)"
   std::string describe() const;
 };
+
+// fp32 optimiser state: one Muon momentum per block-matrix parameter, two AdamW moments per other parameter (the
+// rule the host check and the predictor's device memory table both use).
+double optimizer_state_bytes(const model::GptConfig& resolved);
 
 // `rows` is the micro-batch rows one process (or rank) holds at a time.
 MemoryNeed training_memory(const Recipe& recipe, const model::GptConfig& resolved, int64_t rows);
@@ -38,4 +42,4 @@ void require_fits(const MemoryNeed& need, double available_bytes, const std::str
 // the host's memory cannot be read.
 void require_fits_host(const Recipe& recipe);
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

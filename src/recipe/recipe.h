@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,7 +23,7 @@
 #include "optim/muon.h"
 #include "optim/schedule.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 struct OptimConfig {
   // Muon, for every 2-D matrix inside the blocks (recipe-spec §3.1).
@@ -103,6 +104,21 @@ struct TrainConfig {
   bool deterministic = false;
 };
 
+// How the run is launched on a modelled device: what `nanotrn predict` and `train --clock <device>` price. The host
+// trainer ignores it (its ranks are mpirun's). 0 = the device's default.
+enum class Stack { compiled, eager };  // one graph per micro-batch (torch.compile / neuronx) or one graph per op
+struct LaunchConfig {
+  int64_t chips = 0;  // chips used (<= the device's); 0 = all of them
+  int64_t ranks_per_chip =
+      0;            // data-parallel ranks per chip, each owning `lnc` physical cores; 0 = one per logical core
+  int64_t lnc = 0;  // physical NeuronCores per rank (NEURON_LOGICAL_NC_CONFIG); 0 = the device's default
+  Stack stack = Stack::compiled;
+  int64_t zero = 0;        // ZeRO stage 0-3 over the data-parallel ranks: 1 shards the optimiser state, 2 also the
+                           // gradients, 3 also the weights (predict/device_memory.h)
+  bool recompute = false;  // activation checkpointing per block: keep each block's input, recompute the rest
+};
+std::string_view to_string(Stack s);
+
 struct Recipe {
   std::string name = "unnamed";
   std::string description;  // free text: where the recipe comes from, what it leaves out
@@ -115,6 +131,7 @@ struct Recipe {
   EvalConfig eval;
   EmaConfig ema;
   TrainConfig train;
+  LaunchConfig launch;
 };
 
 Recipe recipe_from_json(const nlohmann::json& j);
@@ -131,4 +148,4 @@ double parse_duration(const std::string& text);
 // The budget in seconds (0 when the run is step-limited only). Throws when neither a budget nor steps is set.
 double budget_seconds(const Recipe& r);
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 struct RecipeKey {
   const char* key;
@@ -47,4 +47,4 @@ std::vector<KeyRow> describe_recipe(const nlohmann::json& recipe_json);
 // docs/RECIPES.md: the loading rules, then every key with its type, default and meaning, one table per section.
 std::string recipe_markdown();
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -1,10 +1,10 @@
-#include "train/memory_need.h"
+#include "recipe/memory_need.h"
 
 #include "base/error.h"
 #include "base/format.h"
 #include "base/host_memory.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 std::string MemoryNeed::describe() const {
   std::string s = format_bytes(total()) + " (weights " + format_bytes(weights) + ", gradients " +
@@ -13,16 +13,21 @@ std::string MemoryNeed::describe() const {
   return s + ", activations " + format_bytes(activations) + ")";
 }
 
+double optimizer_state_bytes(const model::GptConfig& c) {
+  const model::ParamCounts n = model::count_params(c);
+  const double matrices = static_cast<double>(n.block_matrices);
+  return (matrices + 2 * (static_cast<double>(n.total()) - matrices)) * 4.0;
+}
+
 MemoryNeed training_memory(const Recipe& recipe, const model::GptConfig& c, int64_t rows) {
   // resolve() has refused any shape whose count could overflow int64, so count_params is exact here.
-  const model::ParamCounts n = model::count_params(c);
-  const double params = static_cast<double>(n.total()), matrices = static_cast<double>(n.block_matrices);
-  const double others = params - matrices, depth = static_cast<double>(c.depth), d = static_cast<double>(c.model_dim);
+  const double params = static_cast<double>(model::count_params(c).total());
+  const double depth = static_cast<double>(c.depth), d = static_cast<double>(c.model_dim);
   constexpr double f32 = 4.0;
   MemoryNeed m;
   m.weights = params * f32;
   m.gradients = params * f32;
-  m.optimizer = (matrices + 2 * others) * f32;
+  m.optimizer = optimizer_state_bytes(c);
   if (recipe.ema.decay > 0.0f) m.ema = params * f32;
   m.activations = (depth + 1) * static_cast<double>(rows) * static_cast<double>(recipe.batch.seq_len) * d * f32;
   return m;
@@ -43,4 +48,4 @@ void require_fits_host(const Recipe& recipe) {
                    "batch.seq_len) smaller");
 }
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -6,9 +6,9 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "data/temp_dir.h"
-#include "train/recipe.h"
+#include "recipe/recipe.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 namespace {
 
 using nlohmann::json;
@@ -53,4 +53,4 @@ TEST(RecipeFuzzRegressions, AnOverrideIntoANonObjectIsAnErrorNamingTheKey) {
 }
 
 }  // namespace
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -1,5 +1,5 @@
 // The recipe's range table. See recipe_ranges.h.
-#include "train/recipe_ranges.h"
+#include "recipe/recipe_ranges.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 #include <thread>
 
 #include "base/error.h"
-#include "train/recipe_schema.h"
+#include "recipe/recipe_schema.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 namespace {
 
@@ -89,6 +89,11 @@ constexpr RangeRule kRanges[] = {
     {"train.checkpoint_every", Range::nonnegative},
     {"train.log_every", Range::at_least_1},
     {"train.threads", Range::nonnegative},  // the upper bound: max_host_threads()
+
+    {"launch.chips", Range::nonnegative},  // upper bounds: the device's (predict/launch.h)
+    {"launch.ranks_per_chip", Range::nonnegative},
+    {"launch.lnc", Range::nonnegative},
+    {"launch.zero", Range::nonnegative},  // the upper bound: 3, checked below
 };
 
 bool in_range(double v, Range range) {
@@ -166,6 +171,8 @@ void check_recipe_ranges(const Recipe& recipe) {
   check(recipe.train.threads <= max_host_threads(),
         "recipe: train.threads must be at most " + std::to_string(max_host_threads()) + " (4 x this machine's " +
             std::to_string(cores) + " cores; 0 = all cores), got " + std::to_string(recipe.train.threads));
+  check(recipe.launch.zero <= 3,
+        "recipe: launch.zero must be a ZeRO stage 0, 1, 2 or 3, got " + std::to_string(recipe.launch.zero));
 }
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -1,9 +1,9 @@
 // The first differing field. See recipe_diff.h.
-#include "train/recipe_diff.h"
+#include "recipe/recipe_diff.h"
 
 #include <set>
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 std::optional<std::string> first_difference(const nlohmann::json& here, const nlohmann::json& there,
                                             const std::string& here_name, const std::string& there_name,
@@ -35,4 +35,4 @@ std::optional<std::string> first_difference(const nlohmann::json& here, const nl
   return describe(path, here.dump(), there.dump());
 }
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

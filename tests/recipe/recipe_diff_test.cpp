@@ -2,10 +2,10 @@
 // vectors).
 #include <gtest/gtest.h>
 
+#include "recipe/recipe_diff.h"
 #include "train/launch_check.h"
-#include "train/recipe_diff.h"
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 namespace {
 
 TEST(RecipeDiff, NamesTheFirstDifferingFieldWithBothValues) {
@@ -27,15 +27,15 @@ TEST(RecipeDiff, NamesTheFirstDifferingFieldWithBothValues) {
 }
 
 TEST(LaunchCheck, Fnv1a64MatchesItsTestVectors) {
-  EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ull);
-  EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);
-  EXPECT_EQ(fnv1a64("foobar"), 0x85944171f73967e8ull);
+  EXPECT_EQ(train::fnv1a64(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(train::fnv1a64("a"), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(train::fnv1a64("foobar"), 0x85944171f73967e8ull);
 }
 
 TEST(LaunchCheck, OneRankNeedsNoPartner) {
   auto comm = dist::make_local_communicator();
-  EXPECT_NO_THROW(require_same_launch(*comm, launch_identity(Recipe{}, "build", "out", "")));
+  EXPECT_NO_THROW(train::require_same_launch(*comm, train::launch_identity(Recipe{}, "build", "out", "")));
 }
 
 }  // namespace
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

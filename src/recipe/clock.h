@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-namespace nanotrn::train {
+namespace nanotrn::recipe {
 
 // What the clock may price a step by.
 struct StepInfo {
@@ -59,4 +59,4 @@ class FixedClock final : public Clock {
 // "wall", or "fixed:<seconds per micro-batch>"; device names are added by the predictor (issue 6).
 std::unique_ptr<Clock> make_clock(const std::string& spec);
 
-}  // namespace nanotrn::train
+}  // namespace nanotrn::recipe

@@ -1,0 +1,63 @@
+// Launch shapes. See launch.h.
+#include "predict/launch.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+
+namespace nanotrn::predict {
+
+Layout resolve_layout(const recipe::Recipe& r, const hw::Device& d) {
+  const recipe::LaunchConfig& l = r.launch;
+  const bool trn = d.kind == hw::DeviceKind::trainium;
+  Layout out;
+  out.stack = l.stack;
+  out.chips = l.chips == 0 ? d.chips() : l.chips;
+  check(out.chips >= 1 && out.chips <= d.chips(),
+        "launch.chips " + std::to_string(l.chips) + ": '" + d.name + "' has " + std::to_string(d.chips()) + " chip(s)");
+  if (trn) {
+    out.lnc = l.lnc == 0 ? d.lnc() : l.lnc;
+    check(out.lnc == 1 || (out.lnc == 2 && d.neuron_core != "v2"), "launch.lnc " + std::to_string(out.lnc) +
+                                                                       " is not available on '" + d.name +
+                                                                       "' (LNC=1, or 2 on Trn2 and later [LNC])");
+    const int64_t cores = d.physical_cores_per_chip(), most = cores / out.lnc;
+    out.ranks_per_chip = l.ranks_per_chip == 0 ? most : l.ranks_per_chip;
+    check(out.ranks_per_chip <= most,
+          "launch.ranks_per_chip " + std::to_string(out.ranks_per_chip) + " with launch.lnc " +
+              std::to_string(out.lnc) + " needs " + std::to_string(out.ranks_per_chip * out.lnc) +
+              " physical NeuronCores per chip; '" + d.name + "' has " + std::to_string(cores) + ", so at most " +
+              std::to_string(most) + " ranks per chip at LNC=" + std::to_string(out.lnc));
+    out.idle_cores_per_chip = cores - out.ranks_per_chip * out.lnc;
+  } else {
+    check(l.lnc <= 1, "launch.lnc applies to Trainium devices only ('" + d.name + "' is not one)");
+    check(l.ranks_per_chip <= 1,
+          "launch.ranks_per_chip " + std::to_string(l.ranks_per_chip) + ": '" + d.name + "' runs one rank per chip");
+    out.ranks_per_chip = 1;
+  }
+  out.launched_ranks = out.chips * out.ranks_per_chip;
+  check(r.batch.rows >= 1, "predict: batch.rows must be >= 1");
+  out.ranks = std::min(out.launched_ranks, r.batch.rows);
+  out.rows_per_rank = (r.batch.rows + out.ranks - 1) / out.ranks;
+  return out;
+}
+
+std::string layout_text(const Layout& l, const hw::Device& d, int64_t seq_len) {
+  const bool trn = d.kind == hw::DeviceKind::trainium;
+  std::string s = std::to_string(l.chips) + " chip(s) x " + std::to_string(l.ranks_per_chip) + " rank(s)";
+  if (trn) {
+    s += " (LNC=" + std::to_string(l.lnc);
+    if (l.idle_cores_per_chip > 0)
+      s += ", " + std::to_string(l.idle_cores_per_chip) + " of " + std::to_string(d.physical_cores_per_chip()) +
+           " cores idle per chip";
+    s += ")";
+  }
+  s += ", data parallel over " + std::to_string(l.ranks) + " rank(s), " + std::to_string(l.rows_per_rank) +
+       " row(s) x " + std::to_string(seq_len) + " tokens per rank per micro-batch, " +
+       std::string(recipe::to_string(l.stack)) + " stack";
+  if (l.ranks < l.launched_ranks)
+    s += " (" + std::to_string(l.launched_ranks - l.ranks) + " of " + std::to_string(l.launched_ranks) +
+         " ranks have no rows: fewer rows than ranks)";
+  return s;
+}
+
+}  // namespace nanotrn::predict

@@ -1,0 +1,77 @@
+// The budget rules. See budget.h.
+#include "recipe/budget.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+
+namespace nanotrn::recipe {
+
+double progress(const Recipe& r, const RunPosition& at) {
+  const double budget = budget_seconds(r);
+  if (budget > 0.0) return at.charged_s / budget;
+  return static_cast<double>(at.step) / static_cast<double>(r.train.steps);
+}
+
+size_t phase_at(const Recipe& r, double p) {
+  size_t k = 0;
+  for (size_t i = 0; i < r.batch.phases.size(); i++) {
+    if (r.batch.phases[i].from <= p) k = i;
+  }
+  return k;
+}
+
+std::vector<float> mtp_weights_at(const Recipe& r, double p) {
+  std::vector<float> w = r.train.mtp_weights;
+  if (r.train.mtp_until > 0.0) {
+    const float fade = static_cast<float>(std::max(0.0, 1.0 - p / r.train.mtp_until));
+    for (size_t j = 1; j < w.size(); j++) w[j] *= fade;
+  }
+  return w;
+}
+
+int active_heads(const std::vector<float>& weights) {
+  int n = 0;
+  for (float x : weights) n += x != 0.0f ? 1 : 0;
+  return std::max(n, 1);
+}
+
+NextStep next_step(const Recipe& r, const RunPosition& at) {
+  NextStep n;
+  n.progress = progress(r, at);
+  n.phase = phase_at(r, n.progress);
+  n.mtp_weights = mtp_weights_at(r, n.progress);
+  n.mtp_heads = active_heads(n.mtp_weights);
+  n.accum = r.batch.phases[n.phase].accum;
+  n.tokens = n.accum * r.batch.rows * r.batch.seq_len;
+  return n;
+}
+
+BudgetStop budget_stop(const Recipe& r, const RunPosition& at) {
+  const double budget = budget_seconds(r);
+  if (budget > 0.0 && at.charged_s >= budget) return BudgetStop::budget;
+  if (r.train.steps > 0 && at.step >= r.train.steps) return BudgetStop::steps;
+  return BudgetStop::none;
+}
+
+BudgetWalk walk_budget(const Recipe& r, const std::function<double(const NextStep&)>& step_seconds) {
+  BudgetWalk w;
+  w.steps_per_phase.assign(r.batch.phases.size(), 0);
+  constexpr int64_t kMaxSteps = 100'000'000;
+  RunPosition at;
+  while (budget_stop(r, at) == BudgetStop::none) {
+    check(at.step < kMaxSteps, "walk_budget: more than 1e8 steps; is the step time zero?");
+    const NextStep n = next_step(r, at);
+    const double s = step_seconds(n);
+    check(s > 0.0, "walk_budget: step time must be positive");
+    at.charged_s += s;
+    at.step++;
+    w.steps_per_phase[n.phase]++;
+    w.tokens += n.tokens;
+  }
+  w.steps = at.step;
+  w.charged_s = at.charged_s;
+  return w;
+}
+
+}  // namespace nanotrn::recipe

@@ -1,0 +1,58 @@
+// The budget rules: how far a run has got, which batch phase and MTP weights its next step uses, and when it stops.
+// One copy for the trainer (train/trainer.cpp) and the predictor's step count (predict/predictor.h), so that
+// `nanotrn predict` and `nanotrn train --clock <device>` stop at the same step.
+//
+//   RunPosition at{.step = 12, .charged_s = 34.5};
+//   NextStep n = next_step(recipe, at);        // n.progress, n.phase, n.mtp_weights, n.mtp_heads, n.tokens
+//   if (budget_stop(recipe, at) != BudgetStop::none) ...
+//   BudgetWalk w = walk_budget(recipe, [&](const NextStep& n) { return seconds_of(n); });
+//
+// Rules (recipe-spec §3.3, §6.4):
+//  * progress = charged / budget when the recipe has a time budget, else step / train.steps;
+//  * the phase is the last batch phase whose `from` <= progress;
+//  * MTP head j >= 1 has weight mtp_weights[j] x max(0, 1 - progress / mtp_until) when mtp_until > 0 (head 0 never
+//    fades); heads with a zero weight are skipped, so they cost nothing;
+//  * the run stops before a step once charged >= budget (time budget) or step >= train.steps.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "recipe/recipe.h"
+
+namespace nanotrn::recipe {
+
+struct RunPosition {
+  int64_t step = 0;      // steps taken
+  double charged_s = 0;  // budget used by them
+};
+
+struct NextStep {
+  double progress = 0;
+  size_t phase = 0;
+  std::vector<float> mtp_weights;  // one per cross-entropy head, faded
+  int mtp_heads = 1;               // heads with a non-zero weight (at least 1)
+  int64_t accum = 1;               // micro-batches of the phase
+  int64_t tokens = 0;              // accum x rows x seq_len
+};
+
+double progress(const Recipe& r, const RunPosition& at);
+size_t phase_at(const Recipe& r, double progress);
+std::vector<float> mtp_weights_at(const Recipe& r, double progress);
+int active_heads(const std::vector<float>& weights);
+NextStep next_step(const Recipe& r, const RunPosition& at);
+
+enum class BudgetStop { none, budget, steps };
+BudgetStop budget_stop(const Recipe& r, const RunPosition& at);
+
+struct BudgetWalk {
+  int64_t steps = 0;
+  std::vector<int64_t> steps_per_phase;
+  double charged_s = 0;
+  int64_t tokens = 0;
+};
+// Walks the run with `step_seconds` as each step's charge (must be > 0); throws past 1e8 steps.
+BudgetWalk walk_budget(const Recipe& r, const std::function<double(const NextStep&)>& step_seconds);
+
+}  // namespace nanotrn::recipe

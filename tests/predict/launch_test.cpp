@@ -1,0 +1,268 @@
+// Launch shapes (predict/launch.h), the eager stack and its calibration (step_model.h, calibration.h), ZeRO and
+// recompute (step_model.h), and the per-rank HBM table (device_memory.h), each against hand arithmetic or the rule
+// its header states.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "base/error.h"
+#include "hw/catalog.h"
+#include "predict/calibration.h"
+#include "predict/device_memory.h"
+#include "predict/launch.h"
+#include "predict/predictor.h"
+#include "recipe/memory_need.h"
+
+namespace nanotrn::predict {
+namespace {
+
+recipe::Recipe shipped_recipe(const char* name, const std::vector<std::string>& sets = {}) {
+  return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name + ".json", sets);
+}
+
+std::string error_text(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Launch, ChallengeShapesOnOneTrn2Chip) {
+  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  // The kit baseline: nproc_per_node=1, LNC=1: one physical core works, seven idle.
+  const Layout kit = resolve_layout(shipped_recipe("kit-baseline"), trn2);
+  EXPECT_EQ(kit.ranks, 1);
+  EXPECT_EQ(kit.lnc, 1);
+  EXPECT_EQ(kit.idle_cores_per_chip, 7);
+  EXPECT_EQ(kit.rows_per_rank, 32);
+  EXPECT_EQ(kit.stack, recipe::Stack::eager);
+  // Every allowed shape: nproc_per_node in {1, 4, 8} x LNC in {1, 2}; 8 ranks at LNC=2 needs 16 cores.
+  for (int64_t n : {1, 4, 8}) {
+    for (int64_t lnc : {1, 2}) {
+      const recipe::Recipe r = shipped_recipe(
+          "frontierforge-k60", {"launch.ranks_per_chip=" + std::to_string(n), "launch.lnc=" + std::to_string(lnc)});
+      if (n * lnc > 8) {
+        EXPECT_NE(error_text([&] { resolve_layout(r, trn2); }).find("at most 4 ranks per chip at LNC=2"),
+                  std::string::npos);
+        continue;
+      }
+      const Layout l = resolve_layout(r, trn2);
+      EXPECT_EQ(l.ranks, n);
+      EXPECT_EQ(l.idle_cores_per_chip, 8 - n * lnc);
+      EXPECT_EQ(l.rows_per_rank, 64 / n);
+    }
+  }
+  // Defaults: the device's LNC (2 on Trn2) and one rank per logical core.
+  const Layout def = resolve_layout(shipped_recipe("frontierforge-k60"), trn2);
+  EXPECT_EQ(def.lnc, 2);
+  EXPECT_EQ(def.ranks, 4);
+  EXPECT_EQ(def.idle_cores_per_chip, 0);
+}
+
+TEST(Launch, ImpossibleShapesSayWhy) {
+  const hw::Catalog c = hw::builtin_catalog();
+  EXPECT_NE(error_text([&] {
+              resolve_layout(shipped_recipe("frontierforge-k60", {"launch.lnc=2"}), c.find("trn1"));
+            }).find("not available on 'trn1'"),
+            std::string::npos);
+  EXPECT_NE(error_text([&] {
+              resolve_layout(shipped_recipe("frontierforge-k60", {"launch.chips=17"}), c.find("trn2-server"));
+            }).find("has 16 chip(s)"),
+            std::string::npos);
+  EXPECT_NE(error_text([&] {
+              resolve_layout(shipped_recipe("frontierforge-k60", {"launch.ranks_per_chip=2"}), c.find("h100"));
+            }).find("one rank per chip"),
+            std::string::npos);
+  EXPECT_NE(error_text([&] { shipped_recipe("frontierforge-k60", {"launch.zero=4"}); }).find("launch.zero"),
+            std::string::npos);
+  EXPECT_NE(error_text([&] { shipped_recipe("frontierforge-k60", {"launch.stack=lazy"}); }).find("compiled, eager"),
+            std::string::npos);
+  // Eager needs a dispatch figure: the GPUs have none in the catalog.
+  EXPECT_NE(error_text([&] {
+              predict(shipped_recipe("autoresearch-d8", {"launch.stack=eager"}), c.find("h100"));
+            }).find("no eager per-op dispatch figure"),
+            std::string::npos);
+}
+
+TEST(Launch, ServerChipsScaleTheRanks) {
+  const hw::Device server = hw::builtin_catalog().find("trn2-server");
+  const Layout l = resolve_layout(shipped_recipe("autoresearch-d8", {"launch.chips=4"}), server);
+  EXPECT_EQ(l.chips, 4);
+  EXPECT_EQ(l.launched_ranks, 16);
+  EXPECT_EQ(l.ranks, 16);
+  EXPECT_EQ(l.rows_per_rank, 4);
+}
+
+// A host-bound eager step: when the dispatch dwarfs every kernel, the device runs each op as soon as it is
+// dispatched, so the step ends one dispatch per op after it began, plus the last op itself.
+TEST(Eager, HostBoundStepIsOneDispatchPerOp) {
+  hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  trn2.numbers["eager_op_dispatch_s"].value = 10.0;
+  StepModel m(shipped_recipe("kit-baseline"), trn2);
+  const StepTime& s = m.step(2, 1);
+  const double ops = static_cast<double>(2 * s.micro_ops.size() + s.optimizer_ops.size());
+  const double last = s.optimizer_ops.back().cost.seconds + trn2.value("kernel_launch_s");
+  EXPECT_NEAR(s.step_s, ops * 10.0 + last, 1e-9 * s.step_s);
+  // With (almost) no dispatch time the device never waits: the step is its kernels run one after another.
+  trn2.numbers["eager_op_dispatch_s"].value = 1e-15;
+  StepModel fast(shipped_recipe("kit-baseline"), trn2);
+  const StepTime& f = fast.step(2, 1);
+  double serial = 0;
+  for (const TimedOp& op : f.micro_ops) serial += 2 * (op.cost.seconds + trn2.value("kernel_launch_s"));
+  for (const TimedOp& op : f.optimizer_ops) serial += op.cost.seconds + trn2.value("kernel_launch_s");
+  EXPECT_NEAR(f.step_s, serial, 1e-9 * serial + 1e-12);
+  // Compiled overlaps a stage's independent kernels; eager does not, so its device side is never shorter.
+  StepModel compiled(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2);
+  const StepTime& c = compiled.step(2, 1);
+  EXPECT_GE(f.micro_batch_s, c.micro_batch_s);
+}
+
+// The catalog's eager dispatch is the fit to its named measurement (the kit baseline, 1.28 s per step): fitting
+// again gives the catalog's value, and that value reproduces the measurement. A model change that moves the fit fails
+// here until the catalog and docs/VALIDATION.md are updated together.
+TEST(Eager, CatalogDispatchIsTheKitBaselineFit) {
+  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  const recipe::Recipe kit = shipped_recipe("kit-baseline");
+  const double fit = fit_eager_dispatch(kit, trn2, 1.28);
+  EXPECT_NEAR(trn2.value("eager_op_dispatch_s"), fit, 1e-5 * fit);
+  hw::Device refit = trn2;
+  refit.numbers["eager_op_dispatch_s"].value = fit;
+  EXPECT_NEAR(predict(kit, refit).phases.at(0).time.step_s, 1.28, 1e-9);
+  for (const char* d : {"trn1", "trn3", "trn2-server", "trn3-ultraserver"}) {
+    EXPECT_DOUBLE_EQ(hw::builtin_catalog().find(d).value("eager_op_dispatch_s"), trn2.value("eager_op_dispatch_s"))
+        << d;
+  }
+  // A measurement faster than the modelled device alone has no fit.
+  EXPECT_NE(error_text([&] { fit_eager_dispatch(kit, trn2, 0.1); }).find("faster than the modelled device"),
+            std::string::npos);
+  EXPECT_THROW(fit_eager_dispatch(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2, 1.28), Error);
+}
+
+TEST(DeviceMemory, ItemsFollowTheStatedRules) {
+  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  const recipe::Recipe r = shipped_recipe("kit-baseline");
+  const model::GptConfig c = model::resolve(r.model);
+  const Layout l = resolve_layout(r, trn2);
+  const RankMemory m = rank_memory(r, c, l, DType::bf16, 1, 96.0 * (1 << 30));
+  const double params = static_cast<double>(model::count_params(c).total());
+  auto item = [&](const RankMemory& t, const std::string& name) {
+    for (const MemoryItem& i : t.items) {
+      if (i.name == name) return i.bytes;
+    }
+    ADD_FAILURE() << "no item " << name;
+    return 0.0;
+  };
+  EXPECT_DOUBLE_EQ(item(m, "weights"), params * 6);  // fp32 master + bf16 copy
+  EXPECT_DOUBLE_EQ(item(m, "gradients"), params * 4);
+  EXPECT_DOUBLE_EQ(item(m, "optimizer state"), recipe::optimizer_state_bytes(c));
+  // d 640, 5 heads of 128 (K = 5), MLP 4d: per token and block 4d + 15 hd... in bf16, plus the fp32 lse.
+  const double d = 640, hd = 128, H = 5, K = 5, tokens = 32.0 * 1024;
+  const double block = ((4 * d + (H + 2 * K) * hd + (H + K) * hd + H * hd + 2 * 4 * d) * 2 + 4 * H) * tokens;
+  const double head = (d * 2 + 4.0 * 8192) * tokens;
+  EXPECT_DOUBLE_EQ(item(m, "activations"), 10 * block + head);
+  EXPECT_TRUE(m.fits());
+  // Recompute keeps the block inputs and one block's set.
+  const RankMemory rc =
+      rank_memory(shipped_recipe("kit-baseline", {"launch.recompute=true"}), c, l, DType::bf16, 1, m.capacity);
+  EXPECT_DOUBLE_EQ(item(rc, "activations (recompute)"), 10 * d * 2 * tokens + block + head);
+  // ZeRO over 4 ranks: stage 1 divides the optimiser state, 2 the gradients, 3 the weights.
+  const recipe::Recipe k60 = shipped_recipe("frontierforge-k60");
+  const model::GptConfig kc = model::resolve(k60.model);
+  const Layout four = resolve_layout(k60, trn2);
+  ASSERT_EQ(four.ranks, 4);
+  const RankMemory z0 = rank_memory(k60, kc, four, DType::bf16, 3, 24.0 * (1 << 30));
+  for (int64_t z = 1; z <= 3; z++) {
+    const RankMemory zm = rank_memory(shipped_recipe("frontierforge-k60", {"launch.zero=" + std::to_string(z)}), kc,
+                                      four, DType::bf16, 3, z0.capacity);
+    EXPECT_DOUBLE_EQ(item(zm, "optimizer state"), item(z0, "optimizer state") / 4);
+    EXPECT_DOUBLE_EQ(item(zm, "gradients"), z >= 2 ? item(z0, "gradients") / 4 : item(z0, "gradients"));
+    EXPECT_DOUBLE_EQ(item(zm, "weights"), z >= 3 ? item(z0, "weights") / 4 : item(z0, "weights"));
+    EXPECT_LT(zm.total(), z0.total());
+  }
+}
+
+TEST(DeviceMemory, ALayoutThatDoesNotFitNamesTheLargestItemAndAFix) {
+  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  // 512 rows of 1024 tokens on one rank: ~130 GiB of activations against 96 GiB.
+  const std::string e = error_text([&] { predict(shipped_recipe("kit-baseline", {"batch.rows=512"}), trn2); });
+  EXPECT_NE(e.find("does not fit one rank's HBM on trn2"), std::string::npos) << e;
+  EXPECT_NE(e.find("the largest item is activations"), std::string::npos) << e;
+  EXPECT_NE(e.find("Smallest change that fits: launch.recompute=true"), std::string::npos) << e;
+  // Where recompute is not enough, fewer rows per micro-batch.
+  const std::string rows = error_text([&] { predict(shipped_recipe("kit-baseline", {"batch.rows=8192"}), trn2); });
+  EXPECT_NE(rows.find("rows per rank per micro-batch"), std::string::npos) << rows;
+  // The table is in the prediction.
+  const Prediction p = predict(shipped_recipe("kit-baseline"), trn2);
+  EXPECT_GT(p.memory.total(), 0);
+  EXPECT_TRUE(prediction_json(p).at("memory").at("fits").get<bool>());
+}
+
+TEST(Zero, CollectivesFollowTheStage) {
+  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  auto step = [&](int64_t zero) {
+    StepModel m(shipped_recipe("frontierforge-k60", {"launch.zero=" + std::to_string(zero)}), trn2);
+    return m.step(4, 1);
+  };
+  const StepTime z0 = step(0), z1 = step(1), z2 = step(2), z3 = step(3);
+  // Stage 1 moves what an all-reduce moves, but the all-gather after the optimiser cannot hide under the backward.
+  EXPECT_DOUBLE_EQ(z1.allreduce_s, z0.allreduce_s);
+  EXPECT_NEAR(z1.allreduce_exposed_s, z0.allreduce_s / 2, 1e-15 + 1e-12 * z0.allreduce_s);  // RS hidden here
+  // Stage 2 reduce-scatters every micro-batch; stage 3 also gathers the weights twice per micro-batch.
+  EXPECT_NEAR(z2.allreduce_s, 4 * z0.allreduce_s / 2 + z0.allreduce_s / 2, 1e-12);
+  EXPECT_NEAR(z3.allreduce_s, 4 * 3 * z0.allreduce_s / 2, 1e-12);
+  // ZeRO shards the optimiser.
+  EXPECT_LT(z1.optimizer_s, z0.optimizer_s);
+}
+
+TEST(Recompute, BlocksRunTheirForwardAgainInTheBackward) {
+  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  StepModel plain(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2);
+  StepModel rc(shipped_recipe("kit-baseline", {"launch.stack=compiled", "launch.recompute=true"}), trn2);
+  const StepTime &a = plain.step(2, 1), &b = rc.step(2, 1);
+  size_t forward_block_ops = 0, recomputed = 0;
+  for (const TimedOp& op : a.micro_ops) forward_block_ops += op.op.pass == Pass::forward && op.op.name[0] == 'L';
+  for (const TimedOp& op : b.micro_ops) recomputed += op.op.name.rfind("recompute ", 0) == 0;
+  EXPECT_EQ(recomputed, forward_block_ops);
+  EXPECT_EQ(b.micro_ops.size(), a.micro_ops.size() + recomputed);
+  EXPECT_GT(b.micro_batch_s, a.micro_batch_s);
+  EXPECT_GT(b.backward_s, a.backward_s);
+}
+
+// The compiled graph's instruction count is the sum of its timed kernels' tile programs, and a graph past
+// neuronx-cc's 5M limit is flagged (recipe-spec §12 saw an unfused T = 2048 variant fail at 6.56M).
+TEST(CompilerLimit, GraphInstructionsSumTheTileProgramsAndWarnPastTheLimit) {
+  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  StepModel m(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2);
+  const StepTime& s = m.step(2, 1);
+  double sum = 0;
+  size_t untimed = 0;
+  for (const TimedOp& op : s.micro_ops) {
+    sum += op.cost.instructions;
+    untimed += op.cost.instructions > 0 ? 0 : 1;
+    if (op.op.kernel.empty()) EXPECT_EQ(op.cost.instructions, 0) << op.op.name;  // roofline: no program
+  }
+  EXPECT_DOUBLE_EQ(s.graph_instructions, sum);
+  EXPECT_EQ(s.untimed_ops, untimed);
+  EXPECT_GT(sum, 0);
+  auto warned = [](const Prediction& p) {
+    for (const std::string& n : p.notes) {
+      if (n.rfind("WARNING: compiled micro-batch graph", 0) == 0) return true;
+    }
+    return false;
+  };
+  const Prediction small = predict(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2);
+  EXPECT_LT(small.graph_instructions, kCompilerInstructionLimit);
+  EXPECT_FALSE(warned(small));
+  // Four times the tokens per micro-batch: more tiles in every kernel, past the limit.
+  const Prediction big =
+      predict(shipped_recipe("kit-baseline", {"launch.stack=compiled", "batch.rows=64", "batch.seq_len=2048"}), trn2);
+  EXPECT_GT(big.graph_instructions, 2.5 * small.graph_instructions);
+  EXPECT_GT(big.graph_instructions, kCompilerInstructionLimit);
+  EXPECT_TRUE(warned(big));
+}
+
+}  // namespace
+}  // namespace nanotrn::predict
