@@ -48,6 +48,11 @@ void print_sweep(const RecipeArgs& recipe, const Home& home, const std::string& 
                  const predict::PredictOptions& o, bool json) {
   std::string key;
   const std::vector<std::string> values = split_values(sweep, &key);
+  // A layout flag's name stands for its launch key: --sweep tp=1,2,4 is --sweep launch.tp=1,2,4.
+  for (const char* k :
+       {"tp", "pp", "zero", "lnc", "ranks_per_chip", "chips", "stack", "recompute", "sequence_parallel"}) {
+    if (key == k) key = std::string("launch.") + k;
+  }
   nlohmann::json rows = nlohmann::json::array();
   if (!json) {
     std::printf("sweep %s on %s (modelled, not measured)\n", key.c_str(), device.name.c_str());
@@ -77,7 +82,8 @@ void add_predict(CLI::App& app, const Home& home) {
     RecipeArgs recipe;
     std::string device = "trn2", trace, sweep;
     int64_t trace_phase = -1, top = 10;
-    std::string lnc, ranks_per_chip, chips, stack;  // launch overrides ("" = the recipe's)
+    std::string lnc, ranks_per_chip, chips, stack, tp, pp, zero;  // launch overrides ("" = the recipe's)
+    bool recompute = false, sequence_parallel = false;
     bool json = false, shard_optimizer = false, no_overlap = false;
     double fit_eager = 0;
   };
@@ -99,6 +105,12 @@ void add_predict(CLI::App& app, const Home& home) {
                   "core; the cores no rank owns are idle)");
   cmd->add_option("--chips", a->chips, "Chips used of a server device (= --set launch.chips=N; 0 = all)");
   cmd->add_option("--stack", a->stack, "compiled or eager (= --set launch.stack=S)");
+  cmd->add_option("--tp", a->tp, "Tensor-parallel ranks per replica (= --set launch.tp=N)");
+  cmd->add_option("--pp", a->pp, "Pipeline stages per replica, 1F1B (= --set launch.pp=N)");
+  cmd->add_option("--zero", a->zero, "ZeRO stage 0-3 over the data-parallel replicas (= --set launch.zero=N)");
+  cmd->add_flag("--recompute", a->recompute, "Recompute each block in the backward (= --set launch.recompute=true)");
+  cmd->add_flag("--sequence-parallel", a->sequence_parallel,
+                "With --tp: reduce-scatter/all-gather, norms split (= --set launch.sequence_parallel=true)");
   cmd->add_flag("--shard-optimizer", a->shard_optimizer, "Split Muon's Newton-Schulz over the data-parallel ranks");
   cmd->add_flag("--no-overlap", a->no_overlap, "Do not overlap the gradient all-reduce with the last backward");
   cmd->add_option("--fit-eager-dispatch", a->fit_eager,
@@ -108,11 +120,16 @@ void add_predict(CLI::App& app, const Home& home) {
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->add_option("--trace", a->trace, "Write a Perfetto (Chrome trace) JSON of one step to this file");
   cmd->add_option("--trace-phase", a->trace_phase, "Batch phase of the traced step (default: the last)");
-  cmd->add_option("--sweep", a->sweep, "Predict once per value: key=v1,v2,... (e.g. model.depth=8,10,12)");
+  cmd->add_option("--sweep", a->sweep,
+                  "Predict once per value: key=v1,v2,... (e.g. model.depth=8,10,12; a layout flag's name stands for "
+                  "its launch key: tp=1,2,4)");
   cmd->callback([a, home] {
     // The launch flags are recipe overrides, applied after --set (so they win) and to every --sweep value.
-    for (const auto& [key, value] : {std::pair{"lnc", a->lnc}, std::pair{"ranks_per_chip", a->ranks_per_chip},
-                                     std::pair{"chips", a->chips}, std::pair{"stack", a->stack}}) {
+    for (const auto& [key, value] :
+         {std::pair{"lnc", a->lnc}, std::pair{"ranks_per_chip", a->ranks_per_chip}, std::pair{"chips", a->chips},
+          std::pair{"stack", a->stack}, std::pair{"tp", a->tp}, std::pair{"pp", a->pp}, std::pair{"zero", a->zero},
+          std::pair{"recompute", std::string(a->recompute ? "true" : "")},
+          std::pair{"sequence_parallel", std::string(a->sequence_parallel ? "true" : "")}}) {
       if (!value.empty()) a->recipe.sets.push_back(std::string("launch.") + key + "=" + value);
     }
     const predict::PredictOptions o{.shard_optimizer = a->shard_optimizer, .overlap_allreduce = !a->no_overlap};

@@ -114,6 +114,10 @@ Device parse_device(const nlohmann::json& j, const std::string& origin, size_t i
   check(d.physical_cores_per_chip() % d.lnc() == 0, where + ": lnc must divide physical_cores_per_chip");
   check(d.kind == DeviceKind::cpu || d.value("peak_bf16_flops_per_chip") > 0, where + ": peak must be positive");
   check(d.value("hbm_bytes_per_s_per_chip") > 0, where + ": memory bandwidth must be positive");
+  check(d.value("links_per_chip") >= 1, where + ": links_per_chip must be >= 1");
+  const double tx = d.value("torus_x"), ty = d.value("torus_y");
+  check((tx == 0 && ty == 0) || (tx >= 1 && ty >= 1 && tx * ty == static_cast<double>(d.chips())),
+        where + ": torus_x x torus_y must equal the chips (or both be 0: no torus)");
   return d;
 }
 
@@ -165,6 +169,9 @@ const std::vector<std::string>& device_number_names() {
                                                  "hbm_bytes_per_s_per_chip",
                                                  "link_bytes_per_s_per_chip",
                                                  "link_hop_latency_s",
+                                                 "links_per_chip",
+                                                 "torus_x",
+                                                 "torus_y",
                                                  "kernel_launch_s",
                                                  "host_graph_launch_s",
                                                  "eager_op_dispatch_s"};

@@ -30,17 +30,25 @@ std::string RankMemory::describe() const {
 }
 
 RankMemory rank_memory(const recipe::Recipe& r, const model::GptConfig& c, const Layout& l, DType dtype, int mtp_heads,
-                       double capacity) {
-  const model::ParamCounts n = model::count_params(c);
-  const double params = static_cast<double>(n.total());
+                       int64_t accum, double capacity) {
+  const int64_t tpn = l.tp;
+  const TpShard sh = tp_shard(c, tpn);
+  const double tp = static_cast<double>(tpn);
+  const bool sp = tpn > 1 && r.launch.sequence_parallel;
+  // What one rank holds: the tensor-parallel shard of the parameters (lowering.h).
+  const double pp = static_cast<double>(l.pp);
+  const double params = static_cast<double>(rank_parameters(c, tpn)) / pp;
   const double e = static_cast<double>(dtype_size(dtype));
   const double dp = static_cast<double>(l.ranks);
   const int64_t zero = l.ranks > 1 ? r.launch.zero : 0;  // one rank has nothing to shard over
   const double d = static_cast<double>(c.model_dim), hd = static_cast<double>(c.head_dim);
-  const double H = static_cast<double>(c.n_head), K = static_cast<double>(c.n_kv_head);
-  const double m = static_cast<double>(c.mlp_mult) * d, depth = static_cast<double>(c.depth);
+  const double H = static_cast<double>(sh.heads), K = static_cast<double>(sh.kv_heads);
+  const double m = static_cast<double>(sh.mlp);
+  const double depth = static_cast<double>((c.depth + l.pp - 1) / l.pp);  // the first stage's blocks
+  const double in_flight = static_cast<double>(std::min(l.pp, std::max<int64_t>(accum, 1)));
   const double tokens = static_cast<double>(l.rows_per_rank * r.batch.seq_len);
-  const double block_params = static_cast<double>(n.block_matrices) / std::max(depth, 1.0);
+  const double block_params = static_cast<double>(model::count_params(c).block_matrices) /
+                              static_cast<double>(std::max<int64_t>(c.depth, 1)) / tp;
 
   RankMemory out;
   out.capacity = capacity;
@@ -48,14 +56,18 @@ RankMemory rank_memory(const recipe::Recipe& r, const model::GptConfig& c, const
   out.items.push_back({"weights", zero >= 3 ? weights / dp : weights});
   if (zero >= 3) out.items.push_back({"weight gather buffer", 2 * block_params * e});
   out.items.push_back({"gradients", zero >= 2 ? params * 4.0 / dp : params * 4.0});
-  const double opt = recipe::optimizer_state_bytes(c);
+  const double muon = static_cast<double>(model::count_params(c).block_matrices) / tp / pp;  // split evenly
+  const double opt = recipe::optimizer_state_bytes(muon, params - muon);
   out.items.push_back({"optimizer state", zero >= 1 ? opt / dp : opt});
   if (r.ema.decay > 0.0f) out.items.push_back({"EMA weights", params * 4.0});
-  const double per_block = 4 * d + (H + 2 * K) * hd + (H + K) * hd + H * hd + 2 * m;
+  // Width-d tensors are replicated over the tp ranks, or split by sequence parallelism.
+  const double dw = sp ? d / tp : d;
+  const double per_block = 4 * dw + (H + 2 * K) * hd + (H + K) * hd + H * hd + 2 * m;
   const double block_bytes = (per_block * e + 4 * H) * tokens;
-  const double head_bytes = (d * e + 4.0 * static_cast<double>(c.vocab_size) * mtp_heads) * tokens;
+  const double head_bytes = (dw * e + 4.0 * static_cast<double>(sh.vocab) * mtp_heads) * tokens;
   const double acts =
-      r.launch.recompute ? depth * d * e * tokens + block_bytes + head_bytes : depth * block_bytes + head_bytes;
+      (r.launch.recompute ? in_flight * depth * dw * e * tokens + block_bytes : in_flight * depth * block_bytes) +
+      head_bytes;
   out.items.push_back({r.launch.recompute ? "activations (recompute)" : "activations", acts});
   if (l.ranks > 1) {
     const double grad_e = static_cast<double>(dtype_size(dtype));
@@ -65,10 +77,10 @@ RankMemory rank_memory(const recipe::Recipe& r, const model::GptConfig& c, const
 }
 
 void require_fits(const RankMemory& m, const recipe::Recipe& r, const model::GptConfig& c, const Layout& l, DType dtype,
-                  int mtp_heads, const std::string& device_name) {
+                  int mtp_heads, int64_t accum, const std::string& device_name) {
   if (m.fits()) return;
   auto fits_with = [&](recipe::Recipe changed, Layout layout) {
-    return rank_memory(changed, c, layout, dtype, mtp_heads, m.capacity).fits();
+    return rank_memory(changed, c, layout, dtype, mtp_heads, accum, m.capacity).fits();
   };
   std::string fix;
   if (!r.launch.recompute) {

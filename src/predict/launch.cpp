@@ -35,8 +35,21 @@ Layout resolve_layout(const recipe::Recipe& r, const hw::Device& d) {
     out.ranks_per_chip = 1;
   }
   out.launched_ranks = out.chips * out.ranks_per_chip;
+  out.tp = l.tp;
+  check(out.tp >= 1 && out.launched_ranks % out.tp == 0, "launch.tp " + std::to_string(l.tp) + " must divide the " +
+                                                             std::to_string(out.launched_ranks) + " launched ranks (" +
+                                                             std::to_string(out.chips) + " chip(s) x " +
+                                                             std::to_string(out.ranks_per_chip) + " per chip)");
+  check(!l.sequence_parallel || out.tp > 1, "launch.sequence_parallel needs launch.tp > 1");
+  out.pp = l.pp;
+  check(out.pp >= 1 && out.pp <= r.model.depth, "launch.pp " + std::to_string(l.pp) +
+                                                    ": a pipeline stage needs at least one of the " +
+                                                    std::to_string(r.model.depth) + " layers");
+  check(out.launched_ranks % (out.tp * out.pp) == 0, "launch.tp x launch.pp = " + std::to_string(out.tp * out.pp) +
+                                                         " must divide the " + std::to_string(out.launched_ranks) +
+                                                         " launched ranks");
   check(r.batch.rows >= 1, "predict: batch.rows must be >= 1");
-  out.ranks = std::min(out.launched_ranks, r.batch.rows);
+  out.ranks = std::min(out.launched_ranks / (out.tp * out.pp), r.batch.rows);
   out.rows_per_rank = (r.batch.rows + out.ranks - 1) / out.ranks;
   return out;
 }
@@ -51,12 +64,15 @@ std::string layout_text(const Layout& l, const hw::Device& d, int64_t seq_len) {
            " cores idle per chip";
     s += ")";
   }
-  s += ", data parallel over " + std::to_string(l.ranks) + " rank(s), " + std::to_string(l.rows_per_rank) +
-       " row(s) x " + std::to_string(seq_len) + " tokens per rank per micro-batch, " +
+  if (l.tp > 1) s += ", tensor parallel over " + std::to_string(l.tp);
+  if (l.pp > 1) s += ", " + std::to_string(l.pp) + " pipeline stages (1F1B)";
+  s += ", data parallel over " + std::to_string(l.ranks) + " replica(s), " + std::to_string(l.rows_per_rank) +
+       " row(s) x " + std::to_string(seq_len) + " tokens per replica per micro-batch, " +
        std::string(recipe::to_string(l.stack)) + " stack";
-  if (l.ranks < l.launched_ranks)
-    s += " (" + std::to_string(l.launched_ranks - l.ranks) + " of " + std::to_string(l.launched_ranks) +
-         " ranks have no rows: fewer rows than ranks)";
+  const int64_t replicas = l.launched_ranks / (l.tp * l.pp);
+  if (l.ranks < replicas)
+    s += " (" + std::to_string(replicas - l.ranks) + " of " + std::to_string(replicas) +
+         " replicas have no rows: fewer rows than replicas)";
   return s;
 }
 

@@ -64,6 +64,12 @@ class Lower {
     add({name, group, pass_, "", {}, 1, flops_per_element * elements, (reads + writes) * elements * eb});
   }
 
+  // A tensor-parallel collective of `bytes` per rank, in its own stage (on the critical path: assumed).
+  void collective(const std::string& name, const std::string& kind, double bytes) {
+    add({name, "tp collective", pass_, kind, {}, 1, 0, bytes});
+    stage();
+  }
+
   std::vector<KernelOp> take() { return std::move(ops_); }
 
  private:
@@ -77,9 +83,11 @@ class Lower {
   std::vector<KernelOp> ops_;
 };
 
-// Block matrix shapes (rows x cols of the weight, rows = output features) and how many of each.
-std::map<std::pair<int64_t, int64_t>, int64_t> block_matrix_shapes(const model::GptConfig& c) {
-  const int64_t d = c.model_dim, qd = c.n_head * c.head_dim, kvd = c.n_kv_head * c.head_dim, f = c.mlp_mult * d;
+// Block matrix shapes (rows x cols of the weight, rows = output features) and how many of each, as one tensor-
+// parallel rank holds them (column-parallel q/k/v/fc split their rows, row-parallel proj their columns).
+std::map<std::pair<int64_t, int64_t>, int64_t> block_matrix_shapes(const model::GptConfig& c, int64_t tp = 1) {
+  const TpShard sh = tp_shard(c, tp);
+  const int64_t d = c.model_dim, qd = sh.heads * c.head_dim, kvd = sh.kv_heads * c.head_dim, f = sh.mlp;
   std::map<std::pair<int64_t, int64_t>, int64_t> s;
   for (int64_t i = 0; i < c.depth; i++) {
     s[{qd, d}]++;
@@ -87,12 +95,38 @@ std::map<std::pair<int64_t, int64_t>, int64_t> block_matrix_shapes(const model::
     s[{d, qd}]++;
     s[{f, d}]++;
     s[{d, f}]++;
-    if (model::has_value_embed(c, i)) s[{c.n_kv_head, c.ve_gate_channels}]++;
+    if (model::has_value_embed(c, i)) s[{sh.kv_heads, c.ve_gate_channels}]++;
   }
   return s;
 }
 
 }  // namespace
+
+TpShard tp_shard(const model::GptConfig& c, int64_t tp) {
+  check(tp >= 1, "launch.tp must be >= 1");
+  const int64_t f = c.mlp_mult * c.model_dim;
+  check(c.n_head % tp == 0, "launch.tp " + std::to_string(tp) + " must divide the " + std::to_string(c.n_head) +
+                                " query heads (each tensor-parallel rank owns whole heads)");
+  check(c.n_kv_head % tp == 0 || tp % c.n_kv_head == 0,
+        "launch.tp " + std::to_string(tp) + " and the " + std::to_string(c.n_kv_head) +
+            " KV heads: one must divide the other (KV heads are split, or replicated when fewer than the ranks)");
+  check(f % tp == 0, "launch.tp " + std::to_string(tp) + " must divide the MLP width " + std::to_string(f));
+  TpShard s;
+  s.heads = c.n_head / tp;
+  s.kv_heads = c.n_kv_head >= tp ? c.n_kv_head / tp : 1;
+  s.mlp = f / tp;
+  s.vocab = (c.vocab_size + tp - 1) / tp;
+  return s;
+}
+
+int64_t rank_parameters(const model::GptConfig& c, int64_t tp) {
+  const model::ParamCounts p = model::count_params(c);
+  int64_t blocks = 0;
+  for (const auto& [shape, count] : block_matrix_shapes(c, tp)) blocks += shape.first * shape.second * count;
+  const int64_t vocab = tp_shard(c, tp).vocab;
+  const int64_t embeddings = (p.wte + p.lm_head + p.value_embeds) / c.vocab_size * vocab;
+  return blocks + embeddings + p.scalars;
+}
 
 std::string to_string(Pass p) {
   switch (p) {
@@ -108,23 +142,45 @@ std::string to_string(Pass p) {
 
 std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, const LoweringOptions& o) {
   check(o.rows >= 1 && T >= 1 && o.mtp_heads >= 1, "lower_micro_batch: rows, seq_len and mtp_heads must be >= 1");
-  const int64_t B = o.rows, t = B * T, d = c.model_dim, H = c.n_head, K = c.n_kv_head, hd = c.head_dim;
-  const int64_t qd = H * hd, kvd = K * hd, f = c.mlp_mult * d, V = c.vocab_size;
-  const double td = static_cast<double>(t * d), tf = static_cast<double>(t * f);
+  const TpShard sh = tp_shard(c, o.tp);
+  const int64_t B = o.rows, t = B * T, d = c.model_dim, H = sh.heads, K = sh.kv_heads, hd = c.head_dim;
+  const int64_t qd = H * hd, kvd = K * hd, f = sh.mlp, V = sh.vocab;
+  const double tf = static_cast<double>(t * f);
+  // Replicated width-d work (norms, residuals): each rank does all of it, or 1/tp of the tokens under sequence
+  // parallelism, which turns every all-reduce into a reduce-scatter and the next layer's input into an all-gather.
+  const bool tp = o.tp > 1, sp = tp && o.sequence_parallel;
+  const int64_t ts = sp ? (t + o.tp - 1) / o.tp : t;
+  const double td = static_cast<double>(ts * d), tdfull = static_cast<double>(t * d);
+  const double act = static_cast<double>(dtype_size(o.dtype));
   // Keys each query attends to: the sliding window when set (the FLOP count of recipe-spec §2.4 does the same).
   const int64_t S = c.window > 0 ? std::min(c.window, T) : T;
   const double scores = static_cast<double>(B * H) * static_cast<double>(T) * static_cast<double>(S);
   const bool fused = S == T;  // full causal: the fused kernel (no windowed one yet)
   Lower L(Pass::forward, static_cast<double>(dtype_size(o.dtype)));
+  // Megatron's two collectives around a split region: the partial sums leave by all-reduce (reduce-scatter with
+  // SP); with SP the region's replicated input arrives by all-gather.
+  auto reduce = [&](const std::string& name) {
+    if (tp)
+      L.collective(name + (sp ? " reduce-scatter" : " all-reduce"), sp ? "reduce-scatter" : "all-reduce", tdfull * act);
+  };
+  auto gather = [&](const std::string& name) {
+    if (sp) L.collective(name + " all-gather", "all-gather", tdfull * act);
+  };
 
-  L.elementwise("embedding gather", "embedding", td, 1, 1, 0);
-  L.stage();
-  for (int64_t i = 0; i < c.depth; i++) {
+  const int64_t first = std::max<int64_t>(o.layer_begin, 0);
+  const int64_t last = o.layer_end < 0 ? c.depth : std::min(o.layer_end, c.depth);
+  if (o.embedding) {
+    L.elementwise("embedding gather", "embedding", tdfull, 1, 1, 0);
+    L.stage();
+    reduce("embedding (vocab-parallel)");
+  }
+  for (int64_t i = first; i < last; i++) {
     const std::string p = "L" + std::to_string(i) + " ";
     L.elementwise(p + "resid lambdas", "element-wise", td, 2, 1, 3);
     L.stage();
-    L.rmsnorm(p + "attn norm", "norms", t, d);
+    L.rmsnorm(p + "attn norm", "norms", ts, d);
     L.stage();
+    gather(p + "attn input");
     L.matmul(p + "attn q", "attention matmul", t, d, qd);
     L.matmul(p + "attn k", "attention matmul", t, d, kvd);
     L.matmul(p + "attn v", "attention matmul", t, d, kvd);
@@ -153,50 +209,65 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
     }
     L.matmul(p + "attn proj", "attention matmul", t, qd, d);
     L.stage();
+    reduce(p + "attn proj");
     L.elementwise(p + "residual", "element-wise", td, 2, 1, 1);
     L.stage();
-    L.rmsnorm(p + "mlp norm", "norms", t, d);
+    L.rmsnorm(p + "mlp norm", "norms", ts, d);
     L.stage();
+    gather(p + "mlp input");
     L.matmul(p + "mlp fc", "mlp matmul", t, d, f);
     L.stage();
     L.elementwise(p + "activation", "element-wise", tf, 1, 1, 3);
     L.stage();
     L.matmul(p + "mlp proj", "mlp matmul", t, f, d);
     L.stage();
+    reduce(p + "mlp proj");
     L.elementwise(p + "residual", "element-wise", td, 2, 1, 1);
     L.stage();
   }
-  L.rmsnorm("final norm", "norms", t, d);
-  L.stage();
-  for (int h = 0; h < o.mtp_heads; h++) {
+  const int heads = o.head ? o.mtp_heads : 0;
+  if (o.head) {
+    L.rmsnorm("final norm", "norms", ts, d);
+    L.stage();
+    gather("lm_head input");
+  }
+  for (int h = 0; h < heads; h++) {
     const std::string p = "head " + std::to_string(h) + " ";
     L.matmul(p + "lm_head", "lm_head + CE", t, d, V);
     L.stage();
     L.softmax(p + "softcap + CE", "lm_head + CE", t, V);
     L.stage();
+    // Vocab-parallel cross-entropy: the row max and the sum of exponentials, fp32, all-reduced.
+    if (tp) L.collective(p + "CE max + sum all-reduce", "all-reduce", 2.0 * static_cast<double>(t) * 4);
   }
 
   // Backward, in reverse.
   L.set_pass(Pass::backward);
-  for (int h = o.mtp_heads - 1; h >= 0; h--) {
+  for (int h = heads - 1; h >= 0; h--) {
     const std::string p = "head " + std::to_string(h) + " ";
     L.elementwise(p + "CE grad", "lm_head + CE", static_cast<double>(t * V), 1, 1, 4);
     L.stage();
     L.matmul_backward(p + "lm_head", "lm_head + CE", t, d, V);
     L.stage();
   }
-  L.elementwise("final norm bwd", "norms", td, 3, 1, 6);
-  L.stage();
-  for (int64_t i = c.depth - 1; i >= 0; i--) {
+  if (o.head) {
+    reduce("lm_head dX");
+    L.elementwise("final norm bwd", "norms", td, 3, 1, 6);
+    L.stage();
+  }
+  for (int64_t i = last - 1; i >= first; i--) {
     const std::string p = "L" + std::to_string(i) + " ";
+    gather(p + "mlp proj dY");
     L.matmul_backward(p + "mlp proj", "mlp matmul", t, f, d);
     L.stage();
     L.elementwise(p + "activation bwd", "element-wise", tf, 2, 1, 3);
     L.stage();
     L.matmul_backward(p + "mlp fc", "mlp matmul", t, d, f);
     L.stage();
+    reduce(p + "mlp fc dX");
     L.elementwise(p + "mlp norm bwd + residual", "norms", td, 4, 1, 7);
     L.stage();
+    gather(p + "attn proj dY");
     L.matmul_backward(p + "attn proj", "attention matmul", t, qd, d);
     L.stage();
     if (fused && o.fused_attention_backward) {
@@ -227,10 +298,11 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
     L.matmul_backward(p + "attn v", "attention matmul", t, d, kvd);
     if (model::has_value_embed(c, i)) L.matmul_backward(p + "value gate", "attention matmul", t, c.ve_gate_channels, K);
     L.stage();
+    reduce(p + "attn q,k,v dX");
     L.elementwise(p + "attn norm bwd + residual + lambdas", "norms", td, 5, 2, 9);
     L.stage();
   }
-  L.elementwise("embedding scatter-add", "embedding", td, 2, 1, 1);
+  if (o.embedding) L.elementwise("embedding scatter-add", "embedding", tdfull, 2, 1, 1);
   return L.take();
 }
 
@@ -239,9 +311,11 @@ std::vector<KernelOp> lower_optimizer(const recipe::Recipe& r, const model::GptC
   const int64_t ranks = o.shard_optimizer ? std::max<int64_t>(o.ranks, 1) : 1;
   const int ns = r.optim.ns_steps;
   // Muon: Newton-Schulz on every block matrix, X of shape [s, l] with s the short side.
-  for (const auto& [shape, count] : block_matrix_shapes(c)) {
+  const int64_t pp = std::max<int64_t>(o.pp, 1);
+  for (const auto& [shape, count] : block_matrix_shapes(c, o.tp)) {
     const int64_t s = std::min(shape.first, shape.second), l = std::max(shape.first, shape.second);
-    const int64_t n = (count + ranks - 1) / ranks;
+    const int64_t staged = (count + pp - 1) / pp;  // one pipeline stage's share of the layers
+    const int64_t n = (staged + ranks - 1) / ranks;
     const std::string tag = std::to_string(shape.first) + "x" + std::to_string(shape.second);
     for (int it = 0; it < ns; it++) {
       L.matmul("muon NS A=XX^T " + tag, "muon newton-schulz", s, l, s, n);
@@ -253,13 +327,16 @@ std::vector<KernelOp> lower_optimizer(const recipe::Recipe& r, const model::GptC
     }
   }
   // Muon element-wise (fp32 state): momentum + Nesterov, NorMuon second moment, cautious WD update.
-  const double muon = static_cast<double>(muon_parameters(c)) / static_cast<double>(ranks);
+  int64_t muon_rank = 0;
+  for (const auto& [shape, count] : block_matrix_shapes(c, o.tp)) muon_rank += shape.first * shape.second * count;
+  const double muon = static_cast<double>(muon_rank) / static_cast<double>(ranks * pp);
   L.elementwise("muon momentum / normuon / update", "muon element-wise", muon, 4, 3, 12, 4);
   // AdamW on everything else (fp32 param, grad, m, v).
-  const model::ParamCounts pc = model::count_params(c);
-  const double adam = static_cast<double>(pc.total() - muon_parameters(c)) / static_cast<double>(ranks);
+  const int64_t held = rank_parameters(c, o.tp);
+  const double adam = static_cast<double>(held - muon_rank) / static_cast<double>(ranks * pp);
   L.elementwise("adamw", "adamw", adam, 4, 3, 12, 4);
-  if (r.optim.grad_clip > 0) L.elementwise("grad norm + clip", "adamw", static_cast<double>(pc.total()), 2, 1, 3, 4);
+  if (r.optim.grad_clip > 0)
+    L.elementwise("grad norm + clip", "adamw", static_cast<double>(held) / static_cast<double>(pp), 2, 1, 3, 4);
   return L.take();
 }
 
@@ -269,8 +346,8 @@ int64_t muon_parameters(const model::GptConfig& c) {
   return n;
 }
 
-double gradient_bytes(const model::GptConfig& c, DType grad_dtype) {
-  return static_cast<double>(model::count_params(c).total()) * static_cast<double>(dtype_size(grad_dtype));
+double gradient_bytes(const model::GptConfig& c, DType grad_dtype, int64_t tp) {
+  return static_cast<double>(rank_parameters(c, tp)) * static_cast<double>(dtype_size(grad_dtype));
 }
 
 }  // namespace nanotrn::predict

@@ -23,6 +23,13 @@
 // Optimiser: Muon for the block matrices (momentum, Newton-Schulz: per iteration A = X X^T, B = bA + cA^2,
 //   X = aX + BX on the short side), AdamW for the rest, gradient clipping when enabled. With shard_optimizer the
 //   Newton-Schulz work is split over the ranks (ZeRO style), else every rank does all of it.
+// Tensor parallelism (o.tp > 1, Megatron-style): q/k/v and fc column-parallel, attn proj and mlp proj row-parallel,
+//   embedding and lm_head vocab-parallel. Per layer the forward all-reduces the attn proj and mlp proj outputs, the
+//   backward the q/k/v and fc input gradients; the embedding output, the lm_head input gradient and the CE's row
+//   max and sum are all-reduced too. With sequence_parallel each all-reduce is a reduce-scatter and the next split
+//   region's input an all-gather, and the norms and residuals work on 1/tp of the tokens. Collectives are ops with
+//   kernel "all-reduce" / "reduce-scatter" / "all-gather", group "tp collective", bytes = the full tensor per rank,
+//   each in its own stage (step_model.h prices them).
 // Kernels: "matmul" {m,k,n}, "softmax"/"rmsnorm" {rows, cols}, "attention" {heads, T, hd} have library tile kernels
 // on the software NeuronCore;
 // "" means no tile kernel (element-wise, norm backward, gather/scatter): priced by roofline from flops/bytes.
@@ -62,7 +69,26 @@ struct LoweringOptions {
   // One fused attention backward per (row, head) instead of the recompute + softmax + 4 matmul chain through HBM.
   // Set for devices priced by roofline (a GPU's FlashAttention backward); Trainium has no backward tile kernel yet.
   bool fused_attention_backward = false;
+  // Tensor parallelism (Megatron): each of `tp` ranks owns heads / tp query heads, its share of the KV heads (or one
+  // replicated KV head when there are fewer KV heads than ranks), mlp / tp MLP columns and vocab / tp of the
+  // embedding and lm_head; see tp_shard.
+  int64_t tp = 1;
+  bool sequence_parallel = false;
+  // Pipeline parallelism: the micro-batch of one stage holds layers [layer_begin, layer_end) (-1 = to the last),
+  // the embedding only on the first stage and the head only on the last; the optimiser of a stage updates 1 / pp of
+  // the parameters (embedding and head spread evenly: assumed).
+  int64_t layer_begin = 0, layer_end = -1;
+  bool embedding = true, head = true;
+  int64_t pp = 1;
 };
+
+// What one tensor-parallel rank owns; throws naming the dimension tp does not divide.
+struct TpShard {
+  int64_t heads = 0, kv_heads = 0, mlp = 0, vocab = 0;
+};
+TpShard tp_shard(const model::GptConfig& resolved, int64_t tp);
+// Parameters one tensor-parallel rank holds (block matrices, embeddings and lm_head split; scalars replicated).
+int64_t rank_parameters(const model::GptConfig& resolved, int64_t tp);
 
 std::vector<KernelOp> lower_micro_batch(const model::GptConfig& resolved, int64_t seq_len, const LoweringOptions& o);
 std::vector<KernelOp> lower_optimizer(const recipe::Recipe& recipe, const model::GptConfig& resolved,
@@ -70,7 +96,7 @@ std::vector<KernelOp> lower_optimizer(const recipe::Recipe& recipe, const model:
 // Parameters updated by Muon according to the lowering (tests compare with count_params().block_matrices +
 // ve_gates).
 int64_t muon_parameters(const model::GptConfig& resolved);
-// Bytes of the gradient all-reduce: every parameter in `grad_dtype`.
-double gradient_bytes(const model::GptConfig& resolved, DType grad_dtype);
+// Bytes of the data-parallel gradient all-reduce: every parameter one tensor-parallel rank holds, in `grad_dtype`.
+double gradient_bytes(const model::GptConfig& resolved, DType grad_dtype, int64_t tp = 1);
 
 }  // namespace nanotrn::predict

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/format.h"
 #include "hw/roofline.h"
+#include "hw/topology.h"
 #include "neuron/machine.h"
 #include "recipe/budget.h"
 
@@ -30,23 +31,56 @@ StepModel::StepModel(const recipe::Recipe& recipe, const hw::Device& device, con
   // Refuse a layout whose rank cannot fit its share of the chip's HBM before pricing anything (the lowering of an
   // absurd shape would exhaust the host instead). The most MTP heads are active at the start.
   const int heads = recipe::active_heads(recipe::mtp_weights_at(recipe, 0.0));
-  const int64_t ranks_per_chip = (ranks_ + layout_.chips - 1) / layout_.chips;
-  memory_ = rank_memory(recipe, config_, layout_, dtype_, heads,
+  const int64_t ranks_per_chip = (ranks_ * layout_.tp * layout_.pp + layout_.chips - 1) / layout_.chips;
+  int64_t most_accum = 1;
+  for (const recipe::BatchPhase& ph : recipe.batch.phases) most_accum = std::max(most_accum, ph.accum);
+  memory_ = rank_memory(recipe, config_, layout_, dtype_, heads, most_accum,
                         device.value("hbm_bytes_per_chip") / static_cast<double>(ranks_per_chip));
-  if (device.kind != hw::DeviceKind::cpu) require_fits(memory_, recipe, config_, layout_, dtype_, heads, device.name);
+  if (device.kind != hw::DeviceKind::cpu)
+    require_fits(memory_, recipe, config_, layout_, dtype_, heads, most_accum, device.name);
 }
 
-double StepModel::allreduce_bytes() const { return gradient_bytes(config_, dtype_); }
+double StepModel::allreduce_bytes() const {
+  return gradient_bytes(config_, dtype_, layout_.tp) / static_cast<double>(layout_.pp);  // one stage's share
+}
 
-double StepModel::allreduce_bytes_per_s() const {
-  if (ranks_ <= 1) return 0.0;
+double StepModel::rank_bytes_per_s() const {
   double bw = coster_.rank_bytes_per_s();
   if (device_.kind == hw::DeviceKind::trainium) {
     const neuron::NeuronCoreSpec& s = neuron::spec_for(device_.neuron_core);
     bw = std::min(bw, s.dma_total_bytes_per_ns() * 1e9 * static_cast<double>(lnc_));
   }
-  if (layout_.chips > 1) bw = std::min(bw, device_.link_bytes_per_s_per_chip());
   return bw;
+}
+
+// Ranks are numbered chip by chip; a replica is tp x pp consecutive ranks (tp innermost).
+hw::Group StepModel::tp_group() const {
+  const int64_t rpc = layout_.ranks_per_chip;
+  return layout_.tp <= rpc ? hw::Group{.per_chip = layout_.tp, .chips = 1}
+                           : hw::Group{.per_chip = rpc, .chips = (layout_.tp + rpc - 1) / rpc};
+}
+
+hw::Group StepModel::dp_group() const {
+  const int64_t replica = layout_.tp * layout_.pp, rpc = layout_.ranks_per_chip;
+  if (replica >= rpc) return {.per_chip = 1, .chips = std::min(ranks_, device_.chips())};
+  const int64_t per_chip = std::max<int64_t>(1, std::min(rpc / replica, ranks_));
+  return {.per_chip = per_chip, .chips = (ranks_ + per_chip - 1) / per_chip};
+}
+
+double StepModel::dp_collective(hw::Collective kind) const {
+  return hw::collective_seconds(device_, kind, allreduce_bytes(), dp_group(), rank_bytes_per_s());
+}
+
+OpCost StepModel::collective_cost(const KernelOp& op) const {
+  const hw::Collective kind = op.kernel == "all-reduce"       ? hw::Collective::all_reduce
+                              : op.kernel == "reduce-scatter" ? hw::Collective::reduce_scatter
+                                                              : hw::Collective::all_gather;
+  OpCost c;
+  c.seconds = hw::collective_seconds(device_, kind, op.bytes, tp_group(), rank_bytes_per_s());
+  c.method = hw::collective_algorithm(device_, tp_group());
+  c.engines["DMA"] = c.seconds;
+  c.use[hw::Engine::dma] = c.seconds;
+  return c;
 }
 
 double StepModel::run_sequence(std::vector<TimedOp>& ops, double* launch_s) {
@@ -132,14 +166,47 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
                      .dtype = dtype_,
                      .ranks = ranks_,
                      .shard_optimizer = options_.shard_optimizer || zero() >= 1,
-                     .fused_attention_backward = device_.kind != hw::DeviceKind::trainium};
-  std::vector<KernelOp> micro = lower_micro_batch(config_, recipe_.batch.seq_len, lo);
-  if (recipe_.launch.recompute) micro = with_recompute(std::move(micro));
-  for (KernelOp& op : micro) {
-    OpCost c = coster_.cost(op, dtype_);
-    s->graph_instructions += c.instructions;
-    s->untimed_ops += c.instructions > 0 ? 0 : 1;
-    s->micro_ops.push_back({std::move(op), std::move(c), 0.0});
+                     .fused_attention_backward = device_.kind != hw::DeviceKind::trainium,
+                     .tp = layout_.tp,
+                     .sequence_parallel = recipe_.launch.sequence_parallel};
+  lo.pp = layout_.pp;
+  // One micro-batch on one pipeline stage; with pp > 1 the slower of the first stage (embedding) and the last (head)
+  // sets the pipeline's pace (stage i holds layers [i depth / pp, (i + 1) depth / pp)).
+  auto price_stage = [&](int64_t stage, StepTime& into) {
+    LoweringOptions so = lo;
+    if (layout_.pp > 1) {
+      so.layer_begin = stage * config_.depth / layout_.pp;
+      so.layer_end = (stage + 1) * config_.depth / layout_.pp;
+      so.embedding = stage == 0;
+      so.head = stage == layout_.pp - 1;
+    }
+    std::vector<KernelOp> micro = lower_micro_batch(config_, recipe_.batch.seq_len, so);
+    if (recipe_.launch.recompute) micro = with_recompute(std::move(micro));
+    for (KernelOp& op : micro) {
+      const bool collective = op.group == "tp collective";
+      OpCost c = collective ? collective_cost(op) : coster_.cost(op, dtype_);
+      into.graph_instructions += c.instructions;
+      into.untimed_ops += c.instructions > 0 || collective ? 0 : 1;
+      if (collective) into.tp_collective_s += c.seconds;
+      into.micro_ops.push_back({std::move(op), std::move(c), 0.0});
+    }
+  };
+  price_stage(0, *s);
+  if (layout_.pp > 1) {
+    StepTime last;
+    price_stage(layout_.pp - 1, last);
+    double a_launch = 0, b_launch = 0;
+    const bool eager_stack = layout_.stack == recipe::Stack::eager;
+    std::vector<TimedOp> a = s->micro_ops, b = last.micro_ops;
+    const double ta = eager_stack ? run_serial(a, &a_launch) : run_sequence(a, &a_launch);
+    const double tb = eager_stack ? run_serial(b, &b_launch) : run_sequence(b, &b_launch);
+    if (tb > ta) {
+      s->micro_ops = std::move(last.micro_ops);
+      s->graph_instructions = last.graph_instructions;
+      s->untimed_ops = last.untimed_ops;
+      s->tp_collective_s = last.tp_collective_s;
+      s->pipeline_stage = layout_.pp - 1;
+    }
   }
   for (KernelOp& op : lower_optimizer(recipe_, config_, lo)) {
     OpCost c = coster_.cost(op, dtype_);
@@ -151,17 +218,27 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
   // run one after another.
   s->micro_batch_s = eager ? run_serial(s->micro_ops, &micro_launch) : run_sequence(s->micro_ops, &micro_launch);
   s->optimizer_s = eager ? run_serial(s->optimizer_ops, &opt_launch) : run_sequence(s->optimizer_ops, &opt_launch);
-  s->launch_s = micro_launch * static_cast<double>(accum) + opt_launch;
+  // 1F1B: accum + pp - 1 slots of one stage's micro-batch, each with its two point-to-point transfers (the
+  // activation forward, its gradient backward; on the critical path: assumed); pp = 1 is plain accumulation.
+  if (layout_.pp > 1) {
+    const double bytes = static_cast<double>(rows_per_rank_ * recipe_.batch.seq_len * config_.model_dim) *
+                         static_cast<double>(dtype_size(dtype_));
+    // Stages are consecutive groups of tp ranks: a replica wider than a chip's ranks sends between chips.
+    const hw::Group pair{.per_chip = 1, .chips = layout_.tp * layout_.pp > layout_.ranks_per_chip ? 2 : 1};
+    s->p2p_s = 2 * hw::collective_seconds(device_, hw::Collective::point_to_point, bytes, pair, rank_bytes_per_s());
+  }
+  const double slots = static_cast<double>(accum + layout_.pp - 1);
+  s->pipeline_bubble_s = static_cast<double>(layout_.pp - 1) * (s->micro_batch_s + s->p2p_s);
+  s->launch_s = micro_launch * slots + opt_launch;
   for (const TimedOp& op : s->micro_ops) {
     if (op.op.pass == Pass::backward) {
       s->backward_s = s->micro_batch_s - op.start_s;
       break;
     }
   }
-  // Ring reduce-scatter and all-gather each move half an all-reduce (hw/roofline.h).
-  const double ring = hw::ring_allreduce_seconds(allreduce_bytes(), ranks_, allreduce_bytes_per_s(),
-                                                 device_.value("link_hop_latency_s"));
-  const double half = ring / 2, a = static_cast<double>(accum);
+  // The data-parallel group's collectives on the topology (hw/topology.h).
+  const double ring = dp_collective(hw::Collective::all_reduce);
+  const double half = dp_collective(hw::Collective::reduce_scatter), a = static_cast<double>(accum);
   auto hidden_under = [&](double comm, double compute) {
     return options_.overlap_allreduce ? std::max(0.0, comm - compute) : comm;
   };
@@ -189,7 +266,7 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
   } else {
     s->host_s = device_.value("host_graph_launch_s") * static_cast<double>(accum + 1);
   }
-  s->step_s = static_cast<double>(accum) * s->micro_batch_s + s->optimizer_s + s->allreduce_exposed_s + s->host_s;
+  s->step_s = slots * (s->micro_batch_s + s->p2p_s) + s->optimizer_s + s->allreduce_exposed_s + s->host_s;
   slot = std::move(s);
   return *slot;
 }
@@ -199,7 +276,14 @@ std::vector<std::string> StepModel::notes() const {
   n.push_back("layout: " + layout_text(layout_, device_, recipe_.batch.seq_len) +
               (zero() > 0 ? ", ZeRO-" + std::to_string(zero()) : std::string()) +
               (recipe_.launch.recompute ? ", blocks recomputed in the backward" : "") +
-              "; no tensor/pipeline parallelism");
+              (layout_.tp > 1 ? "; no pipeline parallelism" : "; no tensor/pipeline parallelism"));
+  if (layout_.tp > 1) {
+    n.push_back("tensor parallel: " + std::to_string(layout_.tp) + " ranks per replica (Megatron splits" +
+                (recipe_.launch.sequence_parallel ? ", sequence parallel" : "") + "), collectives as rings at " +
+                hw::collective_algorithm(device_, tp_group()) +
+                ", not overlapped with compute (assumed); Muon's Newton-Schulz runs on each rank's shard "
+                "(assumed; exact Muon would gather the whole matrix)");
+  }
   n.push_back("HBM per rank (modelled, device_memory.h): " + memory_.describe());
   if (device_.kind == hw::DeviceKind::trainium) {
     n.push_back(
@@ -217,9 +301,9 @@ std::vector<std::string> StepModel::notes() const {
   if (ranks_ <= 1) {
     n.push_back("no gradient collective: one rank");
   } else {
-    n.push_back("gradient all-reduce: " + format_number("%.1f MB", allreduce_bytes() / 1e6) + " (" +
-                std::string(dtype_name(dtype_)) + " gradients, assumed) as a ring at " +
-                format_number("%.0f GB/s", allreduce_bytes_per_s() / 1e9) + " per rank" +
+    n.push_back("gradient collectives: " + format_number("%.1f MB", allreduce_bytes() / 1e6) + " (" +
+                std::string(dtype_name(dtype_)) +
+                " gradients, assumed) over the data-parallel group: " + hw::collective_algorithm(device_, dp_group()) +
                 (options_.overlap_allreduce ? ", overlapped with the last backward" : ", not overlapped"));
   }
   if (layout_.stack == recipe::Stack::eager) {

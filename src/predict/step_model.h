@@ -7,7 +7,7 @@
 //
 // Layout: data parallel over the launch shape's ranks (launch.h); each rank gets ceil(rows / ranks) rows of every
 // micro-batch. No tensor or pipeline parallelism.
-// step = accum x micro-batch + optimiser + exposed all-reduce + host, where
+// step = (accum + pp - 1) x (micro-batch + p2p) + optimiser + exposed all-reduce + host, where
 //  * a sequence of kernels (one micro-batch, or the optimiser) runs stage by stage; kernels of one stage are
 //    independent: stage time = max(longest kernel, busiest engine class summed over the stage's kernels); every
 //    kernel adds the device's kernel_launch_s (assumed, catalog);
@@ -23,6 +23,13 @@
 //    and backward, prefetched under that micro-batch (DeepSpeed's schedule; assumed). Each ring reduce-scatter or
 //    all-gather costs half a ring all-reduce. Stages >= 1 shard the optimiser (as --shard-optimizer);
 //  * launch.recompute re-runs every block's forward ops at the start of the backward;
+//  * tensor parallelism (launch.tp, lowering.h): each collective is a ring over the tp ranks at the rank's DMA
+//    bandwidth (the chip links when the group spans chips), on the critical path: no overlap with the GEMMs
+//    (Megatron without communication overlap; assumed for the Neuron stack);
+//  * pipeline parallelism (launch.pp, 1F1B): the micro-batch is the slower of the first stage (embedding) and the
+//    last (head), each holding depth / pp layers; p2p = the activation sent forward and its gradient sent back per
+//    slot (rows x T x d in the activation dtype, on chip or over the chip links), on the critical path (assumed);
+//    the optimiser and the gradient all-reduce cover one stage's 1 / pp of the parameters;
 //  * compiled stack (launch.stack): host = host_graph_launch_s x (accum + 1): one compiled graph per micro-batch and
 //    one for the optimiser (assumed, catalog);
 //  * eager stack: every op is its own graph and they run one after another (a stage costs the sum of its kernels,
@@ -38,6 +45,7 @@
 #include <vector>
 
 #include "hw/catalog.h"
+#include "hw/topology.h"
 #include "model/config.h"
 #include "predict/device_memory.h"
 #include "predict/kernel_cost.h"
@@ -72,6 +80,11 @@ struct StepTime {
   // `untimed_ops` priced by roofline have no program to count). neuronx-cc refuses graphs over kCompilerLimit.
   double graph_instructions = 0;
   size_t untimed_ops = 0;
+  double tp_collective_s = 0;  // one micro-batch's tensor-parallel collectives (inside micro_batch_s)
+  // Pipeline parallelism (launch.pp): micro_ops and micro_batch_s are the slowest stage's (`pipeline_stage`); each
+  // of the accum + pp - 1 slots also pays p2p_s; the bubble is (pp - 1) slots.
+  int64_t pipeline_stage = 0;
+  double p2p_s = 0, pipeline_bubble_s = 0;
   std::vector<TimedOp> micro_ops, optimizer_ops;
 };
 
@@ -101,7 +114,10 @@ class StepModel {
   int64_t rows_per_rank() const { return rows_per_rank_; }
   DType dtype() const { return dtype_; }
   double allreduce_bytes() const;
-  double allreduce_bytes_per_s() const;
+  double rank_bytes_per_s() const;  // one rank's own DMA bandwidth (its cores' queues, capped by its HBM share)
+  hw::Group tp_group() const;       // where a tensor-parallel group's ranks sit (hw/topology.h)
+  hw::Group dp_group() const;       // where the data-parallel group's ranks sit
+  double dp_collective(hw::Collective kind) const;  // of the gradient buffer
   const KernelCoster& coster() const { return coster_; }
   // Assumptions and layout facts worth printing with a prediction.
   std::vector<std::string> notes() const;
@@ -110,6 +126,7 @@ class StepModel {
   double run_sequence(std::vector<TimedOp>& ops, double* launch_s);
   double run_serial(std::vector<TimedOp>& ops, double* launch_s);
   static std::vector<KernelOp> with_recompute(std::vector<KernelOp> ops);
+  OpCost collective_cost(const KernelOp& op) const;
 
   recipe::Recipe recipe_;
   model::GptConfig config_;

@@ -13,10 +13,14 @@ std::string MemoryNeed::describe() const {
   return s + ", activations " + format_bytes(activations) + ")";
 }
 
+double optimizer_state_bytes(double muon_parameters, double other_parameters) {
+  return (muon_parameters + 2 * other_parameters) * 4.0;
+}
+
 double optimizer_state_bytes(const model::GptConfig& c) {
   const model::ParamCounts n = model::count_params(c);
   const double matrices = static_cast<double>(n.block_matrices);
-  return (matrices + 2 * (static_cast<double>(n.total()) - matrices)) * 4.0;
+  return optimizer_state_bytes(matrices, static_cast<double>(n.total()) - matrices);
 }
 
 MemoryNeed training_memory(const Recipe& recipe, const model::GptConfig& c, int64_t rows) {

@@ -30,6 +30,7 @@ struct MemoryNeed {
 // fp32 optimiser state: one Muon momentum per block-matrix parameter, two AdamW moments per other parameter (the
 // rule the host check and the predictor's device memory table both use).
 double optimizer_state_bytes(const model::GptConfig& resolved);
+double optimizer_state_bytes(double muon_parameters, double other_parameters);
 
 // `rows` is the micro-batch rows one process (or rank) holds at a time.
 MemoryNeed training_memory(const Recipe& recipe, const model::GptConfig& resolved, int64_t rows);

@@ -318,6 +318,9 @@ Recipe recipe_from_json(const json& j) {
     rec.launch.stack = parse_enum(stack, "launch.stack", kStacks);
     x.get("zero", rec.launch.zero);
     x.get("recompute", rec.launch.recompute);
+    x.get("tp", rec.launch.tp);
+    x.get("sequence_parallel", rec.launch.sequence_parallel);
+    x.get("pp", rec.launch.pp);
     x.finish();
   }
   r.finish();
@@ -423,7 +426,10 @@ json recipe_to_json(const Recipe& r) {
         {"lnc", r.launch.lnc},
         {"stack", to_string(r.launch.stack)},
         {"zero", r.launch.zero},
-        {"recompute", r.launch.recompute}}},
+        {"recompute", r.launch.recompute},
+        {"tp", r.launch.tp},
+        {"sequence_parallel", r.launch.sequence_parallel},
+        {"pp", r.launch.pp}}},
   };
 }
 

@@ -116,6 +116,9 @@ struct LaunchConfig {
   int64_t zero = 0;        // ZeRO stage 0-3 over the data-parallel ranks: 1 shards the optimiser state, 2 also the
                            // gradients, 3 also the weights (predict/device_memory.h)
   bool recompute = false;  // activation checkpointing per block: keep each block's input, recompute the rest
+  int64_t tp = 1;          // tensor-parallel ranks per model replica (Megatron; the ranks are chips x ranks_per_chip)
+  bool sequence_parallel = false;  // with tp > 1: reduce-scatter / all-gather instead of all-reduce, norms split
+  int64_t pp = 1;                  // pipeline stages per model replica (1F1B over the step's micro-batches)
 };
 std::string_view to_string(Stack s);
 

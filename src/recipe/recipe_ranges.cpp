@@ -94,6 +94,8 @@ constexpr RangeRule kRanges[] = {
     {"launch.ranks_per_chip", Range::nonnegative},
     {"launch.lnc", Range::nonnegative},
     {"launch.zero", Range::nonnegative},  // the upper bound: 3, checked below
+    {"launch.tp", Range::at_least_1},
+    {"launch.pp", Range::at_least_1},
 };
 
 bool in_range(double v, Range range) {

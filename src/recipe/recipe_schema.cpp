@@ -158,6 +158,15 @@ constexpr RecipeKey kSchema[] = {
      "gradients, 3 also the weights (gathered per micro-batch)"},
     {"launch.recompute",
      "Modelled device only: activation checkpointing; keep each block's input, recompute the block in the backward"},
+    {"launch.tp",
+     "Modelled device only: tensor-parallel ranks per model replica (Megatron column/row splits); the data-parallel "
+     "ranks are chips x ranks_per_chip / tp"},
+    {"launch.sequence_parallel",
+     "Modelled device only: with tp > 1, reduce-scatter + all-gather instead of all-reduce, norms and residuals split "
+     "over the tp ranks"},
+    {"launch.pp",
+     "Modelled device only: pipeline stages per model replica, 1F1B over the step's micro-batches (bubble (pp - 1) / "
+     "(accum + pp - 1)); the data-parallel replicas are ranks / (tp x pp)"},
 };
 
 std::vector<std::string> split_key(const std::string& key) {

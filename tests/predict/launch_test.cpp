@@ -5,12 +5,15 @@
 
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "base/error.h"
 #include "hw/catalog.h"
+#include "hw/roofline.h"
 #include "predict/calibration.h"
 #include "predict/device_memory.h"
 #include "predict/launch.h"
+#include "predict/lowering.h"
 #include "predict/predictor.h"
 #include "recipe/memory_need.h"
 
@@ -146,7 +149,7 @@ TEST(DeviceMemory, ItemsFollowTheStatedRules) {
   const recipe::Recipe r = shipped_recipe("kit-baseline");
   const model::GptConfig c = model::resolve(r.model);
   const Layout l = resolve_layout(r, trn2);
-  const RankMemory m = rank_memory(r, c, l, DType::bf16, 1, 96.0 * (1 << 30));
+  const RankMemory m = rank_memory(r, c, l, DType::bf16, 1, 2, 96.0 * (1 << 30));
   const double params = static_cast<double>(model::count_params(c).total());
   auto item = [&](const RankMemory& t, const std::string& name) {
     for (const MemoryItem& i : t.items) {
@@ -166,17 +169,17 @@ TEST(DeviceMemory, ItemsFollowTheStatedRules) {
   EXPECT_TRUE(m.fits());
   // Recompute keeps the block inputs and one block's set.
   const RankMemory rc =
-      rank_memory(shipped_recipe("kit-baseline", {"launch.recompute=true"}), c, l, DType::bf16, 1, m.capacity);
+      rank_memory(shipped_recipe("kit-baseline", {"launch.recompute=true"}), c, l, DType::bf16, 1, 2, m.capacity);
   EXPECT_DOUBLE_EQ(item(rc, "activations (recompute)"), 10 * d * 2 * tokens + block + head);
   // ZeRO over 4 ranks: stage 1 divides the optimiser state, 2 the gradients, 3 the weights.
   const recipe::Recipe k60 = shipped_recipe("frontierforge-k60");
   const model::GptConfig kc = model::resolve(k60.model);
   const Layout four = resolve_layout(k60, trn2);
   ASSERT_EQ(four.ranks, 4);
-  const RankMemory z0 = rank_memory(k60, kc, four, DType::bf16, 3, 24.0 * (1 << 30));
+  const RankMemory z0 = rank_memory(k60, kc, four, DType::bf16, 3, 4, 24.0 * (1 << 30));
   for (int64_t z = 1; z <= 3; z++) {
     const RankMemory zm = rank_memory(shipped_recipe("frontierforge-k60", {"launch.zero=" + std::to_string(z)}), kc,
-                                      four, DType::bf16, 3, z0.capacity);
+                                      four, DType::bf16, 3, 4, z0.capacity);
     EXPECT_DOUBLE_EQ(item(zm, "optimizer state"), item(z0, "optimizer state") / 4);
     EXPECT_DOUBLE_EQ(item(zm, "gradients"), z >= 2 ? item(z0, "gradients") / 4 : item(z0, "gradients"));
     EXPECT_DOUBLE_EQ(item(zm, "weights"), z >= 3 ? item(z0, "weights") / 4 : item(z0, "weights"));
@@ -262,6 +265,121 @@ TEST(CompilerLimit, GraphInstructionsSumTheTileProgramsAndWarnPastTheLimit) {
   EXPECT_GT(big.graph_instructions, 2.5 * small.graph_instructions);
   EXPECT_GT(big.graph_instructions, kCompilerInstructionLimit);
   EXPECT_TRUE(warned(big));
+}
+
+size_t count_ops(const std::vector<KernelOp>& ops, const std::string& kernel, Pass pass) {
+  size_t n = 0;
+  for (const KernelOp& op : ops) n += op.kernel == kernel && op.pass == pass ? 1 : 0;
+  return n;
+}
+
+double matmul_flops(const std::vector<KernelOp>& ops) {
+  double f = 0;
+  for (const KernelOp& op : ops) f += op.kernel == "matmul" ? op.flops * static_cast<double>(op.count) : 0.0;
+  return f;
+}
+
+TEST(TensorParallel, ShardsSplitTheModelAndTheirCollectivesFollowMegatron) {
+  // The kit model: 5 heads of 128 with 5 KV heads, MLP 2560, V 8192, 10 layers; tp = 5 splits everything evenly.
+  const recipe::Recipe r = shipped_recipe("kit-baseline");
+  const model::GptConfig c = model::resolve(r.model);
+  const TpShard sh = tp_shard(c, 5);
+  EXPECT_EQ(sh.heads, 1);
+  EXPECT_EQ(sh.kv_heads, 1);
+  EXPECT_EQ(sh.mlp, 512);
+  EXPECT_EQ(sh.vocab, (8192 + 4) / 5);
+  EXPECT_NE(error_text([&] { tp_shard(c, 2); }).find("must divide the 5 query heads"), std::string::npos);
+  const model::ParamCounts p = model::count_params(c);
+  EXPECT_EQ(rank_parameters(c, 1), p.total());
+  // Block matrices split by 5; embedding and head by ceil(V / 5) rows each; scalars replicated.
+  EXPECT_EQ(rank_parameters(c, 5), p.block_matrices / 5 + (p.wte + p.lm_head) / 8192 * sh.vocab + p.scalars);
+  LoweringOptions one{.rows = 4, .mtp_heads = 1, .dtype = DType::bf16};
+  LoweringOptions five = one;
+  five.tp = 5;
+  const std::vector<KernelOp> a = lower_micro_batch(c, 1024, one), b = lower_micro_batch(c, 1024, five);
+  // The block matmuls split exactly; the vocab-parallel head by ceil(V / 5) / V.
+  const double head = 3 * 2.0 * 4 * 1024 * 640 * 8192.0;  // forward + dX + dW of the lm_head
+  EXPECT_NEAR(matmul_flops(b) * 5, (matmul_flops(a) - head) + head * sh.vocab * 5 / 8192.0, 1e-9 * matmul_flops(a));
+  // Per layer two all-reduces forward (attn proj, mlp proj) and two backward (q/k/v and fc input gradients), plus
+  // the embedding output and the CE statistics forward, the lm_head input gradient backward.
+  EXPECT_EQ(count_ops(a, "all-reduce", Pass::forward), 0u);
+  EXPECT_EQ(count_ops(b, "all-reduce", Pass::forward), 2u * 10 + 2);
+  EXPECT_EQ(count_ops(b, "all-reduce", Pass::backward), 2u * 10 + 1);
+  // Sequence parallel: each activation all-reduce becomes a reduce-scatter, with an all-gather before each split
+  // region (forward: attention, MLP, lm_head; backward: the row-parallel proj's output gradient).
+  five.sequence_parallel = true;
+  const std::vector<KernelOp> s = lower_micro_batch(c, 1024, five);
+  EXPECT_EQ(count_ops(s, "all-reduce", Pass::forward), 1u);  // the CE statistics stay an all-reduce
+  EXPECT_EQ(count_ops(s, "reduce-scatter", Pass::forward), 2u * 10 + 1);
+  EXPECT_EQ(count_ops(s, "all-gather", Pass::forward), 2u * 10 + 1);
+  EXPECT_EQ(count_ops(s, "reduce-scatter", Pass::backward), 2u * 10 + 1);
+  EXPECT_EQ(count_ops(s, "all-gather", Pass::backward), 2u * 10);
+}
+
+TEST(TensorParallel, CollectivesArePricedAsRingsOverTheGroup) {
+  const hw::Catalog cat = hw::builtin_catalog();
+  const hw::Device server = cat.find("trn2-server");
+  // 4 ranks per chip at LNC=2: tp = 4 stays on a chip; one rank on each of 5 chips with tp = 5 spans them and runs
+  // at the chip links.
+  StepModel on_chip(shipped_recipe("frontierforge-k60", {"launch.tp=4", "launch.chips=2"}), server);
+  StepModel spans(shipped_recipe("kit-baseline", {"launch.tp=5", "launch.chips=5", "launch.stack=compiled"}), server);
+  EXPECT_EQ(on_chip.layout().ranks, 2);
+  EXPECT_EQ(spans.layout().ranks, 1);
+  EXPECT_EQ(on_chip.tp_group().chips, 1);
+  EXPECT_EQ(on_chip.tp_group().per_chip, 4);
+  EXPECT_EQ(spans.tp_group().chips, 5);
+  EXPECT_EQ(spans.tp_group().per_chip, 1);
+  const StepTime& t = on_chip.step(1, 1);
+  double sum = 0;
+  for (const TimedOp& op : t.micro_ops) {
+    if (op.op.group != "tp collective") continue;
+    // On one chip: a ring over the 4 ranks at each rank's DMA bandwidth.
+    const double ring =
+        hw::ring_allreduce_seconds(op.op.bytes, 4, on_chip.rank_bytes_per_s(), server.value("link_hop_latency_s"));
+    EXPECT_DOUBLE_EQ(op.cost.seconds, op.op.kernel == "all-reduce" ? ring : ring / 2) << op.op.name;
+    sum += op.cost.seconds;
+  }
+  EXPECT_DOUBLE_EQ(t.tp_collective_s, sum);
+  EXPECT_GT(sum, 0);
+  // tp must divide the launched ranks; the weights one rank holds are its shard.
+  EXPECT_NE(error_text([&] {
+              resolve_layout(shipped_recipe("frontierforge-k60", {"launch.tp=3"}), server);
+            }).find("must divide the 64 launched ranks"),
+            std::string::npos);
+  const model::GptConfig kc = model::resolve(shipped_recipe("frontierforge-k60").model);
+  EXPECT_DOUBLE_EQ(on_chip.memory().items.at(0).bytes, static_cast<double>(rank_parameters(kc, 4)) * 6);
+}
+
+TEST(PipelineParallel, OneFOneBPaysTheBubbleAndStagesHoldTheirLayers) {
+  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  // K60 (9 layers) on 4 ranks at LNC=2 as 2 stages x 2 replicas: stage 0 holds layers 0-3 and the embedding, stage
+  // 1 layers 4-8 and the head.
+  StepModel m(shipped_recipe("frontierforge-k60", {"launch.pp=2"}), trn2);
+  EXPECT_EQ(m.layout().pp, 2);
+  EXPECT_EQ(m.layout().ranks, 2);
+  const StepTime& s = m.step(4, 1);
+  bool embedding = false, head = false;
+  std::set<std::string> layers;
+  for (const TimedOp& op : s.micro_ops) {
+    embedding |= op.op.group == "embedding";
+    head |= op.op.name.rfind("head ", 0) == 0;
+    if (op.op.name[0] == 'L') layers.insert(op.op.name.substr(0, op.op.name.find(' ')));
+  }
+  EXPECT_EQ(s.pipeline_stage, head ? 1 : 0);
+  EXPECT_NE(embedding, head);  // one stage's ops: the first's or the last's
+  EXPECT_EQ(layers.size(), head ? 5u : 4u);
+  // (accum + pp - 1) slots of one stage's micro-batch and its two transfers; the bubble is pp - 1 of them.
+  EXPECT_GT(s.p2p_s, 0);
+  EXPECT_NEAR(s.step_s, 5 * (s.micro_batch_s + s.p2p_s) + s.optimizer_s + s.allreduce_exposed_s + s.host_s,
+              1e-12 * s.step_s);
+  EXPECT_NEAR(s.pipeline_bubble_s, s.micro_batch_s + s.p2p_s, 1e-15);
+  // Weights are split over the stages; the first stage keeps min(pp, accum) micro-batches in flight.
+  const model::GptConfig c = model::resolve(shipped_recipe("frontierforge-k60").model);
+  EXPECT_DOUBLE_EQ(m.memory().items.at(0).bytes, static_cast<double>(model::count_params(c).total()) * 6 / 2);
+  EXPECT_NE(error_text([&] {
+              resolve_layout(shipped_recipe("frontierforge-k60", {"launch.pp=16"}), trn2);
+            }).find("a pipeline stage needs at least one of the 9 layers"),
+            std::string::npos);
 }
 
 }  // namespace

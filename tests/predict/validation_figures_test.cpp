@@ -135,5 +135,49 @@ TEST(ValidationFigures, EagerKitBaselineAndLeaveOneOut) {
   }
 }
 
+// (f) VALIDATION.md: the other team's dense 6 x 1024 on one trn2 chip, 0.2699 s per step, 6,670 steps.
+TEST(ValidationFigures, Dense6x1024OnTrn2) {
+  const Prediction p = predict(recipe("dense-6x1024.json"), hw::builtin_catalog().find("trn2"));
+  expect_figure("(f) step s", p.phases.at(0).time.step_s, 0.26990426038707727, 0.2699, 1e-4);
+  EXPECT_EQ(p.walk.steps, 6670);
+}
+
+// (e) the kit baseline's launch-shape table and (c) the K60 layout what-ifs.
+TEST(ValidationFigures, LaunchShapeWhatIfs) {
+  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  struct Row {
+    const char* ranks;
+    const char* lnc;
+    double eager, compiled, eager_doc, compiled_doc;
+    int64_t compiled_steps;
+  };
+  const Row rows[] = {{"1", "1", 1.2800041043862112, 0.933155752228366, 1.2800, 0.9332, 1929},
+                      {"4", "1", 1.2800041043862103, 0.25331855470797715, 1.2800, 0.2533, 7106},
+                      {"8", "1", 1.2800041043862174, 0.1437048885214552, 1.2800, 0.1437, 12526},
+                      {"1", "2", 1.2777008521931064, 0.4821168661815312, 1.2777, 0.4821, 3734},
+                      {"4", "2", 1.2777008521931117, 0.1329617272088, 1.2777, 0.1330, 13538}};
+  for (const Row& r : rows) {
+    const std::vector<std::string> shape = {std::string("launch.ranks_per_chip=") + r.ranks,
+                                            std::string("launch.lnc=") + r.lnc};
+    std::vector<std::string> compiled = shape;
+    compiled.push_back("launch.stack=compiled");
+    expect_figure("(e) eager step", predict(recipe("kit-baseline.json", shape), trn2).phases[0].time.step_s, r.eager,
+                  r.eager_doc, 1e-4);
+    const Prediction c = predict(recipe("kit-baseline.json", compiled), trn2);
+    expect_figure("(e) compiled step", c.phases[0].time.step_s, r.compiled, r.compiled_doc, 1e-4);
+    EXPECT_EQ(c.walk.steps, r.compiled_steps);
+  }
+  const std::pair<std::vector<std::string>, std::pair<double, double>> k60[] = {
+      {{"launch.tp=4"}, {1.0204510307399195, 1.0205}},
+      {{"launch.tp=4", "launch.sequence_parallel=true"}, {0.8804809125385405, 0.8805}},
+      {{"launch.tp=2"}, {0.7670492328840851, 0.7670}},
+      {{"launch.pp=2"}, {0.9830720808737294, 0.9831}},
+      {{"launch.zero=1"}, {0.6414147092195225, 0.6414}}};
+  for (const auto& [sets, fig] : k60) {
+    expect_figure("(c) K60 k4 what-if", predict(recipe("frontierforge-k60.json", sets), trn2).phases[2].time.step_s,
+                  fig.first, fig.second, 1e-4);
+  }
+}
+
 }  // namespace
 }  // namespace nanotrn::predict
