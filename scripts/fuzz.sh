@@ -3,7 +3,7 @@
 # parser needs), two at a time (CI has 2 cores), and runs each for a bounded time, starting from its seed corpus
 # kept in the repo (fuzz/corpus/<target>/). Usage: bash scripts/fuzz.sh [seconds per target, default 10]
 # A crash, a sanitizer report or an unexpected exception fails the script; the reproducer lands in build/fuzz/.
-# The runs go two at a time as well, so 10 targets at 10 s take about 50 s.
+# The runs go two at a time as well, so 11 targets at 10 s take about 60 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
@@ -36,6 +36,7 @@ queue jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp
 queue safetensors_fuzz src/io/safetensors.cpp src/io/crc32c.cpp src/base/file.cpp "${tensor[@]}"
 queue recipe_fuzz src/recipe/recipe.cpp src/recipe/recipe_ranges.cpp src/recipe/recipe_schema.cpp src/base/home.cpp src/model/config.cpp src/base/file.cpp src/base/utf8.cpp
 queue catalog_fuzz src/hw/catalog.cpp
+queue hf_config_fuzz src/model/hf_config.cpp src/model/config.cpp src/base/file.cpp
 queue csv_fuzz src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp
 queue sentencepiece_fuzz src/tokenizer/sentencepiece_model.cpp -lsentencepiece
 queue core_bundle_fuzz src/icl/bundle.cpp src/data/jsonl.cpp src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp -lyaml-cpp

@@ -2,7 +2,10 @@
 // batch phase, tokens/s, MFU, steps in the budget, breakdown by op group and engine; --json, --trace, --sweep.
 // This file parses flags and prints; the work is in the library.
 #include <cstdio>
+#include <filesystem>
+#include <functional>
 #include <iostream>
+#include <optional>
 
 #include "base/error.h"
 #include "base/file.h"
@@ -11,6 +14,7 @@
 #include "engine/engine.h"
 #include "gemm/probe.h"
 #include "hw/catalog.h"
+#include "model/hf_config.h"
 #include "predict/calibration.h"
 #include "predict/predictor.h"
 #include "recipe/recipe.h"
@@ -44,7 +48,9 @@ std::vector<std::string> split_values(const std::string& sweep, std::string* key
   return v;
 }
 
-void print_sweep(const RecipeArgs& recipe, const Home& home, const std::string& sweep, const hw::Device& device,
+using RecipeLoader = std::function<recipe::Recipe(const std::vector<std::string>& extra_sets)>;
+
+void print_sweep(const RecipeLoader& load, const std::string& sweep, const hw::Device& device,
                  const predict::PredictOptions& o, bool json) {
   std::string key;
   const std::vector<std::string> values = split_values(sweep, &key);
@@ -60,7 +66,7 @@ void print_sweep(const RecipeArgs& recipe, const Home& home, const std::string& 
                 "per phase: step s / tok/s / MFU");
   }
   for (const std::string& v : values) {
-    const predict::Prediction p = predict::predict(open_recipe(recipe, home, {key + "=" + v}), device, o);
+    const predict::Prediction p = predict::predict(load({key + "=" + v}), device, o);
     if (json) {
       rows.push_back({{"value", v}, {"prediction", predict::prediction_json(p)}});
       continue;
@@ -80,7 +86,7 @@ void print_sweep(const RecipeArgs& recipe, const Home& home, const std::string& 
 void add_predict(CLI::App& app, const Home& home) {
   struct Args {
     RecipeArgs recipe;
-    std::string device = "trn2", trace, sweep;
+    std::string device = "trn2", trace, sweep, model_config;
     int64_t trace_phase = -1, top = 10;
     std::string lnc, ranks_per_chip, chips, stack, tp, pp, zero;  // launch overrides ("" = the recipe's)
     bool recompute = false, sequence_parallel = false;
@@ -113,6 +119,9 @@ void add_predict(CLI::App& app, const Home& home) {
                 "With --tp: reduce-scatter/all-gather, norms split (= --set launch.sequence_parallel=true)");
   cmd->add_flag("--shard-optimizer", a->shard_optimizer, "Split Muon's Newton-Schulz over the data-parallel ranks");
   cmd->add_flag("--no-overlap", a->no_overlap, "Do not overlap the gradient all-reduce with the last backward");
+  cmd->add_option("--model-config", a->model_config,
+                  "A Hugging Face config.json (Llama, Mistral, Qwen2, Qwen3; configs/hf/ has examples): its model "
+                  "replaces the recipe's, the batch, budget and launch stay the recipe's");
   cmd->add_option("--fit-eager-dispatch", a->fit_eager,
                   "Print the eager per-op dispatch time (catalog eager_op_dispatch_s) that makes this recipe's first "
                   "step take this many measured seconds on --device (a calibration, docs/VALIDATION.md)")
@@ -133,7 +142,24 @@ void add_predict(CLI::App& app, const Home& home) {
       if (!value.empty()) a->recipe.sets.push_back(std::string("launch.") + key + "=" + value);
     }
     const predict::PredictOptions o{.shard_optimizer = a->shard_optimizer, .overlap_allreduce = !a->no_overlap};
-    const recipe::Recipe recipe = open_recipe(a->recipe, home);
+    std::optional<model::HfModel> hf;
+    if (!a->model_config.empty()) hf = model::read_hf_config(a->model_config);
+    const RecipeLoader load = [a, home, hf](const std::vector<std::string>& extra) {
+      recipe::Recipe r = open_recipe(a->recipe, home, extra);
+      if (hf) {
+        r.model = hf->config;
+        r.name = std::filesystem::path(a->model_config).stem().string() + " (" + hf->architecture + ") with " + r.name +
+                 "'s batch and launch";
+      }
+      return r;
+    };
+    const recipe::Recipe recipe = load({});
+    auto with_notes = [&hf](predict::Prediction p) {
+      if (hf) {
+        for (const std::string& n : hf->notes) p.notes.push_back("Hugging Face config: " + n);
+      }
+      return p;
+    };
     const size_t top = static_cast<size_t>(a->top);
     if (a->device.find(',') != std::string::npos) {
       check(a->sweep.empty() && a->trace.empty(),
@@ -142,7 +168,7 @@ void add_predict(CLI::App& app, const Home& home) {
       std::string key;
       std::vector<predict::Prediction> ps;
       for (const std::string& d : split_values("device=" + a->device, &key)) {
-        ps.push_back(predict::predict(recipe, pick_device(d, recipe), o));
+        ps.push_back(with_notes(predict::predict(recipe, pick_device(d, recipe), o)));
       }
       if (a->json) {
         nlohmann::json j = nlohmann::json::array();
@@ -163,10 +189,10 @@ void add_predict(CLI::App& app, const Home& home) {
       return;
     }
     if (!a->sweep.empty()) {
-      print_sweep(a->recipe, home, a->sweep, device, o, a->json);
+      print_sweep(load, a->sweep, device, o, a->json);
       return;
     }
-    const predict::Prediction p = predict::predict(recipe, device, o);
+    const predict::Prediction p = with_notes(predict::predict(recipe, device, o));
     if (!a->trace.empty()) {
       const size_t phase = a->trace_phase < 0 ? p.phases.size() - 1 : static_cast<size_t>(a->trace_phase);
       check(phase < p.phases.size(), "--trace-phase " + std::to_string(a->trace_phase) + ": the recipe has " +

@@ -25,16 +25,19 @@ struct Groups {
 
 template <typename N>
 Groups<N> param_groups(const GptConfig& c) {
-  const N d = static_cast<N>(c.model_dim), kv = static_cast<N>(c.n_kv_head * c.head_dim);
-  const N q = static_cast<N>(c.n_head * c.head_dim), hidden = static_cast<N>(c.mlp_mult) * d;
+  // Every factor converted before multiplying, so the double instance (resolve's overflow guard) never overflows.
+  const N hd = static_cast<N>(c.head_dim), d = static_cast<N>(c.model_dim), kv = static_cast<N>(c.n_kv_head) * hd;
+  const N q = static_cast<N>(c.n_head) * hd, hidden = static_cast<N>(c.mlp_hidden);
   const N vocab = static_cast<N>(c.vocab_size), depth = static_cast<N>(c.depth);
   const N ve = static_cast<N>(value_embed_layers(c));
+  const N mlp_matrices = c.activation == Activation::swiglu ? 3 : 2;
+  const N norms = (2 * depth + 1) * d + (c.qk_norm ? 2 * depth * hd : 0);
   return {.wte = vocab * d,
-          .lm_head = vocab * d,
+          .lm_head = c.tie_embeddings ? 0 : vocab * d,
           .value_embeds = ve * vocab * kv,
-          .ve_gates = ve * static_cast<N>(c.ve_gate_channels * c.n_kv_head),
-          .block_matrices = depth * (q * d + 2 * kv * d + d * q + 2 * hidden * d),
-          .scalars = 2 * depth};
+          .ve_gates = ve * static_cast<N>(c.ve_gate_channels) * static_cast<N>(c.n_kv_head),
+          .block_matrices = depth * (q * d + 2 * kv * d + d * q + mlp_matrices * hidden * d),
+          .scalars = c.norm_weights ? norms : 2 * depth};
 }
 
 }  // namespace
@@ -61,6 +64,13 @@ GptConfig resolve(const GptConfig& config) {
   require(c.n_kv_head >= 1 && c.n_head % c.n_kv_head == 0, "model.n_kv_head",
           "(" + std::to_string(c.n_kv_head) + ") must divide model.n_head (" + std::to_string(c.n_head) + ")");
   require(c.mlp_mult >= 1, "model.mlp_mult", "must be >= 1, got " + std::to_string(c.mlp_mult));
+  require(c.mlp_hidden >= 0, "model.mlp_hidden", "must be >= 0 (0 = mlp_mult * model_dim)");
+  if (c.mlp_hidden == 0) {
+    require(static_cast<double>(c.mlp_mult) * static_cast<double>(c.model_dim) < std::ldexp(1.0, 53), "model.mlp_mult",
+            "times model_dim is beyond any model (" + std::to_string(c.mlp_mult) + " x " + std::to_string(c.model_dim) +
+                ")");
+    c.mlp_hidden = c.mlp_mult * c.model_dim;
+  }
   require(c.rotary_base > 1.0, "model.rotary_base", "must be > 1");
   require(c.window >= 0, "model.window", "must be >= 0 (0 = full causal)");
   require(c.softcap >= 0.0f, "model.softcap", "must be >= 0 (0 = off)");
@@ -105,11 +115,26 @@ ParamCounts count_params(const GptConfig& c) {
 
 double flops_per_token(const GptConfig& c, int64_t seq_len) {
   const int64_t span = c.window > 0 ? std::min(c.window, seq_len) : seq_len;
-  return 6.0 * static_cast<double>(count_params(c).scaling()) +
-         12.0 * static_cast<double>(c.depth * c.n_head * c.head_dim * span);
+  const ParamCounts n = count_params(c);
+  // A tied head still multiplies by the (shared) embedding matrix.
+  const int64_t head = c.tie_embeddings ? n.wte : n.lm_head;
+  // In double: depth x heads x head_dim x span can pass int64 for shapes resolve() admits.
+  return 6.0 * static_cast<double>(n.block_matrices + n.ve_gates + head) +
+         12.0 * static_cast<double>(c.depth) * static_cast<double>(c.n_head) * static_cast<double>(c.head_dim) *
+             static_cast<double>(span);
 }
 
-std::string to_string(Activation a) { return a == Activation::relu2 ? "relu2" : "leaky_relu2"; }
+std::string to_string(Activation a) {
+  switch (a) {
+    case Activation::relu2:
+      return "relu2";
+    case Activation::leaky_relu2:
+      return "leaky_relu2";
+    case Activation::swiglu:
+      return "swiglu";
+  }
+  return "?";
+}
 std::string to_string(ValueEmbeds v) { return v == ValueEmbeds::none ? "none" : "alternating"; }
 
 }  // namespace nanotrn::model

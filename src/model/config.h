@@ -16,7 +16,9 @@
 
 namespace nanotrn::model {
 
-enum class Activation { relu2, leaky_relu2 };
+// swiglu: the Llama MLP, down(SiLU(gate x) * up x) with three matrices; from Hugging Face configs, priced by
+// `nanotrn predict` (the host GPT trains relu2 and leaky_relu2 only and refuses it).
+enum class Activation { relu2, leaky_relu2, swiglu };
 enum class ValueEmbeds { none, alternating };
 
 // Initial weight scales. s = 1/sqrt(model_dim); "uniform x" means U(-x*sqrt(3)*s, +x*sqrt(3)*s), which has the std
@@ -37,11 +39,17 @@ struct GptConfig {
   int64_t depth = 8;
   int64_t aspect_ratio = 64;  // depth dial: model_dim = ceil(depth * aspect_ratio / head_dim) * head_dim
   int64_t head_dim = 128;
-  int64_t model_dim = 0;  // 0: from the depth dial
-  int64_t n_head = 0;     // 0: model_dim / head_dim
-  int64_t n_kv_head = 0;  // 0: n_head (MHA); fewer for GQA/MQA (n_head % n_kv_head == 0)
-  int64_t mlp_mult = 4;   // MLP hidden size = mlp_mult * model_dim
+  int64_t model_dim = 0;   // 0: from the depth dial
+  int64_t n_head = 0;      // 0: model_dim / head_dim
+  int64_t n_kv_head = 0;   // 0: n_head (MHA); fewer for GQA/MQA (n_head % n_kv_head == 0)
+  int64_t mlp_mult = 4;    // MLP hidden size = mlp_mult * model_dim, unless mlp_hidden is set
+  int64_t mlp_hidden = 0;  // 0: mlp_mult * model_dim (Hugging Face intermediate_size)
   Activation activation = Activation::relu2;
+  // Hugging Face conventions (predict only; the host GPT refuses them): the lm_head shares the embedding
+  // (tie_word_embeddings), and every RMSNorm has a learned gain (d per norm, head_dim for QK-norm) in place of the
+  // baseline's per-layer residual scalars.
+  bool tie_embeddings = false;
+  bool norm_weights = false;
   float leaky_slope = 0.5f;  // LeakyReLU^2 negative slope
   double rotary_base = 10000.0;
   bool qk_norm = true;                                  // RMSNorm on q and k after rotary

@@ -68,6 +68,15 @@ Tensor shift_targets(const Tensor& targets, int64_t shift) {
 Gpt::Gpt(const Ctx& ctx, const GptConfig& config, uint64_t seed) : config_(config) {
   const GptConfig& c = config_;
   check(c.model_dim > 0 && c.n_head > 0 && c.n_kv_head > 0, "Gpt: the config must be resolved (model::resolve)");
+  // Hugging Face shapes are priced by `nanotrn predict --model-config`; this GPT trains the baseline family only.
+  if (c.activation == Activation::swiglu || c.tie_embeddings || c.norm_weights) {
+    throw Error(std::string("model: ") +
+                (c.activation == Activation::swiglu ? "model.activation swiglu"
+                 : c.tie_embeddings                 ? "model.tie_embeddings"
+                                                    : "model.norm_weights") +
+                " is priced by nanotrn predict only; the host GPT trains the baseline family (relu2 or leaky_relu2, "
+                "untied head, no norm gains)");
+  }
   const int64_t d = c.model_dim, qd = c.n_head * c.head_dim, kvd = c.n_kv_head * c.head_dim, V = c.vocab_size;
   const InitScales& in = c.init;
   // U(-a, a) with a = sqrt(3) * scale * d^-1/2 has the std of N(0, scale^2 / d).
@@ -86,8 +95,8 @@ Gpt::Gpt(const Ctx& ctx, const GptConfig& config, uint64_t seed) : config_(confi
     L.c_k = add(b + "attn.c_k", {kvd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
     L.c_v = add(b + "attn.c_v", {kvd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
     L.c_o = add(b + "attn.c_proj", {d, qd}, Init::uniform_sym, in.attn_proj * s, ParamGroup::matrix);
-    L.c_fc = add(b + "mlp.c_fc", {c.mlp_mult * d, d}, Init::uniform_sym, in.fc * s, ParamGroup::matrix);
-    L.c_proj = add(b + "mlp.c_proj", {d, c.mlp_mult * d}, Init::uniform_sym, in.mlp_proj * s, ParamGroup::matrix);
+    L.c_fc = add(b + "mlp.c_fc", {c.mlp_hidden, d}, Init::uniform_sym, in.fc * s, ParamGroup::matrix);
+    L.c_proj = add(b + "mlp.c_proj", {d, c.mlp_hidden}, Init::uniform_sym, in.mlp_proj * s, ParamGroup::matrix);
     if (has_value_embed(c, i)) {
       L.ve_gate = static_cast<int64_t>(add(b + "attn.ve_gate", {c.n_kv_head, c.ve_gate_channels}, Init::uniform_pos,
                                            in.ve_gate, ParamGroup::matrix));

@@ -62,7 +62,8 @@ RankMemory rank_memory(const recipe::Recipe& r, const model::GptConfig& c, const
   if (r.ema.decay > 0.0f) out.items.push_back({"EMA weights", params * 4.0});
   // Width-d tensors are replicated over the tp ranks, or split by sequence parallelism.
   const double dw = sp ? d / tp : d;
-  const double per_block = 4 * dw + (H + 2 * K) * hd + (H + K) * hd + H * hd + 2 * m;
+  const double mlp_saved = c.activation == model::Activation::swiglu ? 3 : 2;  // (gate, up,) pre- and post-activation
+  const double per_block = 4 * dw + (H + 2 * K) * hd + (H + K) * hd + H * hd + mlp_saved * m;
   const double block_bytes = (per_block * e + 4 * H) * tokens;
   const double head_bytes = (dw * e + 4.0 * static_cast<double>(sh.vocab) * mtp_heads) * tokens;
   const double acts =
@@ -103,7 +104,8 @@ void require_fits(const RankMemory& m, const recipe::Recipe& r, const model::Gpt
   }
   throw Error("predict: recipe '" + r.name + "' does not fit one rank's HBM on " + device_name + ": " + m.describe() +
               "; the largest item is " + m.largest().name + " (" + format_bytes(m.largest().bytes) + "). " +
-              (fix.empty() ? "Neither recompute, ZeRO nor fewer rows makes it fit: use more chips or a smaller model"
+              (fix.empty() ? "Neither recompute, ZeRO nor fewer rows makes it fit: use more chips, tensor or pipeline "
+                             "parallelism (launch.tp, launch.pp), or a smaller model"
                            : "Smallest change that fits: " + fix));
 }
 

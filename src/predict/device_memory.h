@@ -15,7 +15,8 @@
 //    (the block in use and the prefetched next one);
 //  * activations saved for the backward, per token of the rank's micro-batch, in the compute dtype: per block the
 //    block input, both norm outputs and the mid-block residual (4 d), q/k/v before and q/k after rotary and QK-norm,
-//    the attention output ((H + 2K) hd + (H + K) hd + H hd), the MLP's pre- and post-activation (2 m d), and the
+//    the attention output ((H + 2K) hd + (H + K) hd + H hd), the MLP's pre- and post-activation (2 m; SwiGLU's gate,
+//    up and product: 3 m), and the
 //    fp32 log-sum-exp (H); the head's norm output (d) and fp32 logits per active MTP head (4 V). With
 //    launch.recompute only each block's input is kept, plus one block's full set while it is recomputed. Under tensor
 //    parallelism H, K, m and V are the rank's shares; width-d tensors are replicated, or split over the tp ranks with

@@ -93,7 +93,7 @@ std::map<std::pair<int64_t, int64_t>, int64_t> block_matrix_shapes(const model::
     s[{qd, d}]++;
     s[{kvd, d}] += 2;
     s[{d, qd}]++;
-    s[{f, d}]++;
+    s[{f, d}] += c.activation == model::Activation::swiglu ? 2 : 1;  // fc, or gate and up
     s[{d, f}]++;
     if (model::has_value_embed(c, i)) s[{sh.kv_heads, c.ve_gate_channels}]++;
   }
@@ -104,7 +104,7 @@ std::map<std::pair<int64_t, int64_t>, int64_t> block_matrix_shapes(const model::
 
 TpShard tp_shard(const model::GptConfig& c, int64_t tp) {
   check(tp >= 1, "launch.tp must be >= 1");
-  const int64_t f = c.mlp_mult * c.model_dim;
+  const int64_t f = c.mlp_hidden;
   check(c.n_head % tp == 0, "launch.tp " + std::to_string(tp) + " must divide the " + std::to_string(c.n_head) +
                                 " query heads (each tensor-parallel rank owns whole heads)");
   check(c.n_kv_head % tp == 0 || tp % c.n_kv_head == 0,
@@ -149,6 +149,7 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   // Replicated width-d work (norms, residuals): each rank does all of it, or 1/tp of the tokens under sequence
   // parallelism, which turns every all-reduce into a reduce-scatter and the next layer's input into an all-gather.
   const bool tp = o.tp > 1, sp = tp && o.sequence_parallel;
+  const bool swiglu = c.activation == model::Activation::swiglu;
   const int64_t ts = sp ? (t + o.tp - 1) / o.tp : t;
   const double td = static_cast<double>(ts * d), tdfull = static_cast<double>(t * d);
   const double act = static_cast<double>(dtype_size(o.dtype));
@@ -215,9 +216,16 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
     L.rmsnorm(p + "mlp norm", "norms", ts, d);
     L.stage();
     gather(p + "mlp input");
-    L.matmul(p + "mlp fc", "mlp matmul", t, d, f);
-    L.stage();
-    L.elementwise(p + "activation", "element-wise", tf, 1, 1, 3);
+    if (swiglu) {
+      L.matmul(p + "mlp gate", "mlp matmul", t, d, f);
+      L.matmul(p + "mlp up", "mlp matmul", t, d, f);
+      L.stage();
+      L.elementwise(p + "silu(gate) * up", "element-wise", tf, 2, 1, 5);
+    } else {
+      L.matmul(p + "mlp fc", "mlp matmul", t, d, f);
+      L.stage();
+      L.elementwise(p + "activation", "element-wise", tf, 1, 1, 3);
+    }
     L.stage();
     L.matmul(p + "mlp proj", "mlp matmul", t, f, d);
     L.stage();
@@ -260,9 +268,16 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
     gather(p + "mlp proj dY");
     L.matmul_backward(p + "mlp proj", "mlp matmul", t, f, d);
     L.stage();
-    L.elementwise(p + "activation bwd", "element-wise", tf, 2, 1, 3);
-    L.stage();
-    L.matmul_backward(p + "mlp fc", "mlp matmul", t, d, f);
+    if (swiglu) {
+      L.elementwise(p + "silu(gate) * up bwd", "element-wise", tf, 3, 2, 8);
+      L.stage();
+      L.matmul_backward(p + "mlp gate", "mlp matmul", t, d, f);
+      L.matmul_backward(p + "mlp up", "mlp matmul", t, d, f);
+    } else {
+      L.elementwise(p + "activation bwd", "element-wise", tf, 2, 1, 3);
+      L.stage();
+      L.matmul_backward(p + "mlp fc", "mlp matmul", t, d, f);
+    }
     L.stage();
     reduce(p + "mlp fc dX");
     L.elementwise(p + "mlp norm bwd + residual", "norms", td, 4, 1, 7);

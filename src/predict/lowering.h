@@ -8,7 +8,8 @@
 //
 // What one micro-batch is (per rank, t = rows x T tokens, d model width, H query heads and K KV heads of hd):
 //   forward, per layer: resid lambdas; rmsnorm; q/k/v projections; rotary; q/k rmsnorm; attention; output
-//   projection; residual; rmsnorm; fc; activation; projection; residual. Head: rmsnorm, then per active MTP head the
+//   projection; residual; rmsnorm; fc; activation; projection; residual (SwiGLU: gate and up, SiLU(gate) * up,
+//   projection). Head: rmsnorm, then per active MTP head the
 //   lm_head matmul [t, d] x [d, V] and a softmax over V (the fused cross-entropy's exp pass). Embedding gather.
 //   Attention (full causal, no window): one fused "attention" kernel per (row, head) {1, T, hd} (the flash-style
 //   tile kernel, neuron/kernels/attention.h): HBM traffic q, k, v, o and the fp32 log-sum-exp only, FLOPs those of

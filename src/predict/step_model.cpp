@@ -62,9 +62,9 @@ hw::Group StepModel::tp_group() const {
 
 hw::Group StepModel::dp_group() const {
   const int64_t replica = layout_.tp * layout_.pp, rpc = layout_.ranks_per_chip;
-  if (replica >= rpc) return {.per_chip = 1, .chips = std::min(ranks_, device_.chips())};
+  if (replica >= rpc) return {.per_chip = 1, .chips = std::min(ranks_, layout_.chips)};
   const int64_t per_chip = std::max<int64_t>(1, std::min(rpc / replica, ranks_));
-  return {.per_chip = per_chip, .chips = (ranks_ + per_chip - 1) / per_chip};
+  return {.per_chip = per_chip, .chips = std::min((ranks_ + per_chip - 1) / per_chip, layout_.chips)};
 }
 
 double StepModel::dp_collective(hw::Collective kind) const {
@@ -279,8 +279,8 @@ std::vector<std::string> StepModel::notes() const {
               (layout_.tp > 1 ? "; no pipeline parallelism" : "; no tensor/pipeline parallelism"));
   if (layout_.tp > 1) {
     n.push_back("tensor parallel: " + std::to_string(layout_.tp) + " ranks per replica (Megatron splits" +
-                (recipe_.launch.sequence_parallel ? ", sequence parallel" : "") + "), collectives as rings at " +
-                hw::collective_algorithm(device_, tp_group()) +
+                (recipe_.launch.sequence_parallel ? ", sequence parallel" : "") +
+                "), collectives: " + hw::collective_algorithm(device_, tp_group()) +
                 ", not overlapped with compute (assumed); Muon's Newton-Schulz runs on each rank's shard "
                 "(assumed; exact Muon would gather the whole matrix)");
   }
@@ -322,7 +322,8 @@ std::vector<std::string> StepModel::notes() const {
                 " per micro-batch and per optimiser step; eager host dispatch between graphs is not modelled");
   }
   n.push_back(std::string("optimiser: ") +
-              (options_.shard_optimizer ? "Muon sharded over the ranks" : "every rank runs the whole optimiser") +
+              (options_.shard_optimizer || zero() >= 1 ? "the optimiser sharded over the data-parallel ranks"
+                                                       : "every rank runs the whole optimiser") +
               "; layout transposes and DMA contention are not modelled; fused attention skips fully masked "
               "(causal) key blocks" +
               (device_.kind == hw::DeviceKind::trainium ? " in the forward only" : ", forward and backward"));

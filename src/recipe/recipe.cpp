@@ -127,7 +127,9 @@ E parse_enum(const std::string& text, const std::string& name, const std::vector
 }
 
 const std::vector<std::pair<std::string, model::Activation>> kActivations = {
-    {"relu2", model::Activation::relu2}, {"leaky_relu2", model::Activation::leaky_relu2}};
+    {"relu2", model::Activation::relu2},
+    {"leaky_relu2", model::Activation::leaky_relu2},
+    {"swiglu", model::Activation::swiglu}};
 const std::vector<std::pair<std::string, model::ValueEmbeds>> kValueEmbeds = {
     {"none", model::ValueEmbeds::none}, {"alternating", model::ValueEmbeds::alternating}};
 const std::vector<std::pair<std::string, Stack>> kStacks = {{"compiled", Stack::compiled}, {"eager", Stack::eager}};
@@ -164,6 +166,9 @@ void read_model(const json& j, model::GptConfig& m) {
   r.get("n_head", m.n_head);
   r.get("n_kv_head", m.n_kv_head);
   r.get("mlp_mult", m.mlp_mult);
+  r.get("mlp_hidden", m.mlp_hidden);
+  r.get("tie_embeddings", m.tie_embeddings);
+  r.get("norm_weights", m.norm_weights);
   std::string act = model::to_string(m.activation), ve = model::to_string(m.value_embeds);
   r.get("activation", act);
   m.activation = parse_enum(act, "model.activation", kActivations);
@@ -347,6 +352,9 @@ json recipe_to_json(const Recipe& r) {
         {"n_head", m.n_head},
         {"n_kv_head", m.n_kv_head},
         {"mlp_mult", m.mlp_mult},
+        {"mlp_hidden", m.mlp_hidden},
+        {"tie_embeddings", m.tie_embeddings},
+        {"norm_weights", m.norm_weights},
         {"activation", model::to_string(m.activation)},
         {"leaky_slope", decimal(m.leaky_slope)},
         {"rotary_base", m.rotary_base},

@@ -35,8 +35,15 @@ constexpr RecipeKey kSchema[] = {
     {"model.n_kv_head",
      "Key/value heads; 0 = n_head (multi-head attention), fewer for grouped- or multi-query attention (n_head must "
      "be a multiple)"},
-    {"model.mlp_mult", "MLP hidden width = mlp_mult * model_dim"},
-    {"model.activation", "MLP activation: relu2 (ReLU squared) or leaky_relu2 (LeakyReLU squared, slope leaky_slope)"},
+    {"model.mlp_mult", "MLP hidden width = mlp_mult * model_dim (unless mlp_hidden is set)"},
+    {"model.mlp_hidden", "MLP hidden width; 0 = mlp_mult * model_dim (a Hugging Face config's intermediate_size)"},
+    {"model.tie_embeddings",
+     "The lm_head shares the embedding matrix (Hugging Face); predict only, the host GPT refuses it"},
+    {"model.norm_weights",
+     "Learned RMSNorm gains instead of the per-layer residual scalars (Hugging Face); predict only"},
+    {"model.activation",
+     "MLP activation: relu2 (ReLU squared), leaky_relu2 (LeakyReLU squared, slope leaky_slope), or swiglu (the Llama "
+     "MLP with three matrices; predict only)"},
     {"model.leaky_slope", "Negative slope of leaky_relu2"},
     {"model.rotary_base", "Base of the rotary position embedding's frequencies"},
     {"model.qk_norm", "RMSNorm on queries and keys after the rotary embedding"},

@@ -8,6 +8,7 @@
 
 #include "hw/catalog.h"
 #include "model/config.h"
+#include "model/hf_config.h"
 #include "predict/kernel_cost.h"
 #include "predict/lowering.h"
 #include "recipe/recipe.h"
@@ -49,6 +50,16 @@ TEST(Lowering, ForwardAndBackwardMatmulFlopsMatchTheFlopCount) {
   recipe::Recipe windowed = shipped("cpu-tiny");
   windowed.model.window = 64;  // a sliding window shorter than T = 256
   expect_flops_match_the_count(windowed, "cpu-tiny, window 64");
+}
+
+// Hugging Face shapes (SwiGLU's three matrices, GQA, a tied head) lower to the FLOPs their count gives.
+TEST(Lowering, HuggingFaceConfigsMatchTheFlopCount) {
+  for (const char* name : {"llama-3.1-8b", "qwen2.5-0.5b", "mistral-7b-v0.1", "qwen3-8b"}) {
+    recipe::Recipe r = shipped("cpu-tiny");
+    r.model = model::read_hf_config(std::string(NANOTRN_SOURCE_DIR) + "/configs/hf/" + name + ".json").config;
+    r.batch.seq_len = 256;
+    expect_flops_match_the_count(r, name);
+  }
 }
 
 // HBM bytes of the attention core in one pass, all invocations.

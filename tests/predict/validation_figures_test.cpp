@@ -1,4 +1,4 @@
-// Every predicted figure of docs/VALIDATION.md, pinned: each must stay within 1e-6 relative of the value the
+// Every predicted figure of docs/VALIDATION.md, pinned: each must stay within 1e-5 relative of the value the
 // predictor gave when the figure was last written down (so any change to the model, the machine data, the catalog
 // or a recipe that moves a figure fails here and is a visible change, explained in VALIDATION.md with the new value
 // copied here), and the doc's rounded figure must be that value rounded (so the doc cannot drift from the code).
@@ -17,9 +17,11 @@
 namespace nanotrn::predict {
 namespace {
 
-constexpr double kPinned = 1e-6;  // relative
+// Relative. The release (-march=native) and sanitizer (x86-64-v3) builds contract floating point differently and
+// differ by up to ~2e-6 (the kit baseline's compiled step); any change to the model moves a figure far more.
+constexpr double kPinned = 1e-5;
 
-// `value` is the pinned `today` to 1e-6 relative, and `doc` (as printed in VALIDATION.md, to `doc_unit` in its
+// `value` is the pinned `today` to 1e-5 relative, and `doc` (as printed in VALIDATION.md, to `doc_unit` in its
 // last digit) is `today` rounded.
 void expect_figure(const char* what, double value, double today, double doc, double doc_unit) {
   EXPECT_NEAR(value, today, std::abs(today) * kPinned) << what << ": the prediction moved; update docs/VALIDATION.md";
