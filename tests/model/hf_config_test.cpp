@@ -9,6 +9,7 @@
 #include "engine/engine.h"
 #include "model/gpt.h"
 #include "model/hf_config.h"
+#include "support/error_of.h"
 
 namespace nanotrn::model {
 namespace {
@@ -18,12 +19,7 @@ HfModel shipped_hf(const std::string& name) {
 }
 
 std::string hf_error(const nlohmann::json& j) {
-  try {
-    hf_config_from_json(j, "config.json");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing_support::error_text_of([&] { hf_config_from_json(j, "config.json"); });
 }
 
 nlohmann::json llama_like() {

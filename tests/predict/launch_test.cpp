@@ -16,21 +16,13 @@
 #include "predict/lowering.h"
 #include "predict/predictor.h"
 #include "recipe/memory_need.h"
+#include "support/error_of.h"
 
 namespace nanotrn::predict {
 namespace {
 
 recipe::Recipe shipped_recipe(const char* name, const std::vector<std::string>& sets = {}) {
   return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name + ".json", sets);
-}
-
-std::string error_text(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(Launch, ChallengeShapesOnOneTrn2Chip) {
@@ -48,8 +40,9 @@ TEST(Launch, ChallengeShapesOnOneTrn2Chip) {
       const recipe::Recipe r = shipped_recipe(
           "frontierforge-k60", {"launch.ranks_per_chip=" + std::to_string(n), "launch.lnc=" + std::to_string(lnc)});
       if (n * lnc > 8) {
-        EXPECT_NE(error_text([&] { resolve_layout(r, trn2); }).find("at most 4 ranks per chip at LNC=2"),
-                  std::string::npos);
+        EXPECT_NE(
+            testing_support::error_text_of([&] { resolve_layout(r, trn2); }).find("at most 4 ranks per chip at LNC=2"),
+            std::string::npos);
         continue;
       }
       const Layout l = resolve_layout(r, trn2);
@@ -67,24 +60,28 @@ TEST(Launch, ChallengeShapesOnOneTrn2Chip) {
 
 TEST(Launch, ImpossibleShapesSayWhy) {
   const hw::Catalog c = hw::builtin_catalog();
-  EXPECT_NE(error_text([&] {
+  EXPECT_NE(testing_support::error_text_of([&] {
               resolve_layout(shipped_recipe("frontierforge-k60", {"launch.lnc=2"}), c.find("trn1"));
             }).find("not available on 'trn1'"),
             std::string::npos);
-  EXPECT_NE(error_text([&] {
+  EXPECT_NE(testing_support::error_text_of([&] {
               resolve_layout(shipped_recipe("frontierforge-k60", {"launch.chips=17"}), c.find("trn2-server"));
             }).find("has 16 chip(s)"),
             std::string::npos);
-  EXPECT_NE(error_text([&] {
+  EXPECT_NE(testing_support::error_text_of([&] {
               resolve_layout(shipped_recipe("frontierforge-k60", {"launch.ranks_per_chip=2"}), c.find("h100"));
             }).find("one rank per chip"),
             std::string::npos);
-  EXPECT_NE(error_text([&] { shipped_recipe("frontierforge-k60", {"launch.zero=4"}); }).find("launch.zero"),
+  EXPECT_NE(testing_support::error_text_of([&] {
+              shipped_recipe("frontierforge-k60", {"launch.zero=4"});
+            }).find("launch.zero"),
             std::string::npos);
-  EXPECT_NE(error_text([&] { shipped_recipe("frontierforge-k60", {"launch.stack=lazy"}); }).find("compiled, eager"),
+  EXPECT_NE(testing_support::error_text_of([&] {
+              shipped_recipe("frontierforge-k60", {"launch.stack=lazy"});
+            }).find("compiled, eager"),
             std::string::npos);
   // Eager needs a dispatch figure: the GPUs have none in the catalog.
-  EXPECT_NE(error_text([&] {
+  EXPECT_NE(testing_support::error_text_of([&] {
               predict(shipped_recipe("autoresearch-d8", {"launch.stack=eager"}), c.find("h100"));
             }).find("no eager per-op dispatch figure"),
             std::string::npos);
@@ -139,7 +136,9 @@ TEST(Eager, CatalogDispatchIsTheKitBaselineFit) {
         << d;
   }
   // A measurement faster than the modelled device alone has no fit.
-  EXPECT_NE(error_text([&] { fit_eager_dispatch(kit, trn2, 0.1); }).find("faster than the modelled device"),
+  EXPECT_NE(testing_support::error_text_of([&] {
+              fit_eager_dispatch(kit, trn2, 0.1);
+            }).find("faster than the modelled device"),
             std::string::npos);
   EXPECT_THROW(fit_eager_dispatch(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2, 1.28), Error);
 }
@@ -190,12 +189,14 @@ TEST(DeviceMemory, ItemsFollowTheStatedRules) {
 TEST(DeviceMemory, ALayoutThatDoesNotFitNamesTheLargestItemAndAFix) {
   const hw::Device trn2 = hw::builtin_catalog().find("trn2");
   // 512 rows of 1024 tokens on one rank: ~130 GiB of activations against 96 GiB.
-  const std::string e = error_text([&] { predict(shipped_recipe("kit-baseline", {"batch.rows=512"}), trn2); });
+  const std::string e =
+      testing_support::error_text_of([&] { predict(shipped_recipe("kit-baseline", {"batch.rows=512"}), trn2); });
   EXPECT_NE(e.find("does not fit one rank's HBM on trn2"), std::string::npos) << e;
   EXPECT_NE(e.find("the largest item is activations"), std::string::npos) << e;
   EXPECT_NE(e.find("Smallest change that fits: launch.recompute=true"), std::string::npos) << e;
   // Where recompute is not enough, fewer rows per micro-batch.
-  const std::string rows = error_text([&] { predict(shipped_recipe("kit-baseline", {"batch.rows=8192"}), trn2); });
+  const std::string rows =
+      testing_support::error_text_of([&] { predict(shipped_recipe("kit-baseline", {"batch.rows=8192"}), trn2); });
   EXPECT_NE(rows.find("rows per rank per micro-batch"), std::string::npos) << rows;
   // The table is in the prediction.
   const Prediction p = predict(shipped_recipe("kit-baseline"), trn2);
@@ -288,7 +289,8 @@ TEST(TensorParallel, ShardsSplitTheModelAndTheirCollectivesFollowMegatron) {
   EXPECT_EQ(sh.kv_heads, 1);
   EXPECT_EQ(sh.mlp, 512);
   EXPECT_EQ(sh.vocab, (8192 + 4) / 5);
-  EXPECT_NE(error_text([&] { tp_shard(c, 2); }).find("must divide the 5 query heads"), std::string::npos);
+  EXPECT_NE(testing_support::error_text_of([&] { tp_shard(c, 2); }).find("must divide the 5 query heads"),
+            std::string::npos);
   const model::ParamCounts p = model::count_params(c);
   EXPECT_EQ(rank_parameters(c, 1), p.total());
   // Block matrices split by 5; embedding and head by ceil(V / 5) rows each; scalars replicated.
@@ -342,7 +344,7 @@ TEST(TensorParallel, CollectivesArePricedAsRingsOverTheGroup) {
   EXPECT_DOUBLE_EQ(t.tp_collective_s, sum);
   EXPECT_GT(sum, 0);
   // tp must divide the launched ranks; the weights one rank holds are its shard.
-  EXPECT_NE(error_text([&] {
+  EXPECT_NE(testing_support::error_text_of([&] {
               resolve_layout(shipped_recipe("frontierforge-k60", {"launch.tp=3"}), server);
             }).find("must divide the 64 launched ranks"),
             std::string::npos);
@@ -376,7 +378,7 @@ TEST(PipelineParallel, OneFOneBPaysTheBubbleAndStagesHoldTheirLayers) {
   // Weights are split over the stages; the first stage keeps min(pp, accum) micro-batches in flight.
   const model::GptConfig c = model::resolve(shipped_recipe("frontierforge-k60").model);
   EXPECT_DOUBLE_EQ(m.memory().items.at(0).bytes, static_cast<double>(model::count_params(c).total()) * 6 / 2);
-  EXPECT_NE(error_text([&] {
+  EXPECT_NE(testing_support::error_text_of([&] {
               resolve_layout(shipped_recipe("frontierforge-k60", {"launch.pp=16"}), trn2);
             }).find("a pipeline stage needs at least one of the 9 layers"),
             std::string::npos);
