@@ -170,6 +170,12 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
                      .tp = layout_.tp,
                      .sequence_parallel = recipe_.launch.sequence_parallel};
   lo.pp = layout_.pp;
+  const bool eager = layout_.stack == recipe::Stack::eager;
+  // Compiled: one graph per micro-batch, independent kernels of a stage overlap. Eager: every op is its own graph,
+  // run one after another. Sets each op's start; returns the sequence's time.
+  auto run_graph = [this, eager](std::vector<TimedOp>& ops, double* launch_s) {
+    return eager ? run_serial(ops, launch_s) : run_sequence(ops, launch_s);
+  };
   // One micro-batch on one pipeline stage; with pp > 1 the slower of the first stage (embedding) and the last (head)
   // sets the pipeline's pace (stage i holds layers [i depth / pp, (i + 1) depth / pp)).
   auto price_stage = [&](int64_t stage, StepTime& into) {
@@ -195,12 +201,8 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
   if (layout_.pp > 1) {
     StepTime last;
     price_stage(layout_.pp - 1, last);
-    double a_launch = 0, b_launch = 0;
-    const bool eager_stack = layout_.stack == recipe::Stack::eager;
-    std::vector<TimedOp> a = s->micro_ops, b = last.micro_ops;
-    const double ta = eager_stack ? run_serial(a, &a_launch) : run_sequence(a, &a_launch);
-    const double tb = eager_stack ? run_serial(b, &b_launch) : run_sequence(b, &b_launch);
-    if (tb > ta) {
+    double unused = 0;
+    if (run_graph(last.micro_ops, &unused) > run_graph(s->micro_ops, &unused)) {
       s->micro_ops = std::move(last.micro_ops);
       s->graph_instructions = last.graph_instructions;
       s->untimed_ops = last.untimed_ops;
@@ -213,11 +215,8 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
     s->optimizer_ops.push_back({std::move(op), std::move(c), 0.0});
   }
   double micro_launch = 0.0, opt_launch = 0.0;
-  const bool eager = layout_.stack == recipe::Stack::eager;
-  // Compiled: one graph per micro-batch, independent kernels of a stage overlap. Eager: every op is its own graph,
-  // run one after another.
-  s->micro_batch_s = eager ? run_serial(s->micro_ops, &micro_launch) : run_sequence(s->micro_ops, &micro_launch);
-  s->optimizer_s = eager ? run_serial(s->optimizer_ops, &opt_launch) : run_sequence(s->optimizer_ops, &opt_launch);
+  s->micro_batch_s = run_graph(s->micro_ops, &micro_launch);
+  s->optimizer_s = run_graph(s->optimizer_ops, &opt_launch);
   // 1F1B: accum + pp - 1 slots of one stage's micro-batch, each with its two point-to-point transfers (the
   // activation forward, its gradient backward; on the critical path: assumed); pp = 1 is plain accumulation.
   if (layout_.pp > 1) {
