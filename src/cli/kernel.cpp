@@ -1,6 +1,7 @@
-// `nanotrn kernel list` / `nanotrn kernel run matmul|transpose|softmax|rmsnorm|attention ...`: tile kernels on the
-// software NeuronCore (modelled time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional check). The
-// work is in neuron/kernel_run.h; this file only parses flags and prints.
+// `nanotrn kernel list` / `nanotrn kernel run matmul|transpose|softmax|rmsnorm|vector_add|attention ...`: tile kernels
+// on the software NeuronCore (modelled time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional
+// check). The work is in neuron/kernel_run.h; this file only parses flags and prints.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -20,6 +21,7 @@ void add_kernel(CLI::App& app) {
   struct Args {
     std::string kernel = "matmul", dtype = "bf16", core = "v3", schedule = "pipelined", trace;
     int64_t m = 4096, k = 4096, n = 4096, rows = 4096, cols = 4096, t = 1024, d = 128, heads = 1;
+    int64_t tile_rows = 128, tile_cols = 512;
     float eps = 1e-6f;
     int lnc = 1;
     bool json = false, check = false;
@@ -30,8 +32,12 @@ void add_kernel(CLI::App& app) {
   run->add_option("--m", args->m, "M (rows of C)")->capture_default_str();
   run->add_option("--k", args->k, "K (contraction)")->capture_default_str();
   run->add_option("--n", args->n, "N (columns of C)")->capture_default_str();
-  run->add_option("--rows", args->rows, "rows of x (transpose, softmax, rmsnorm)")->capture_default_str();
-  run->add_option("--cols", args->cols, "columns of x (transpose, softmax, rmsnorm)")->capture_default_str();
+  run->add_option("--rows", args->rows, "rows of x (transpose, softmax, rmsnorm, vector_add)")->capture_default_str();
+  run->add_option("--cols", args->cols, "columns of x (transpose, softmax, rmsnorm, vector_add)")
+      ->capture_default_str();
+  run->add_option("--tile-rows", args->tile_rows, "vector_add: partitions per SBUF tile (1..128)")
+      ->capture_default_str();
+  run->add_option("--tile-cols", args->tile_cols, "vector_add: columns per SBUF tile")->capture_default_str();
   run->add_option("--eps", args->eps, "rmsnorm epsilon")->capture_default_str();
   run->add_option("--t", args->t, "attention: sequence length T (a multiple of 128)")->capture_default_str();
   run->add_option("--d", args->d, "attention: head dim d (<= 128, or 256/384/512)")->capture_default_str();
@@ -52,6 +58,8 @@ void add_kernel(CLI::App& app) {
     o.n = args->n;
     o.rows = args->rows;
     o.cols = args->cols;
+    o.tile_rows = args->tile_rows;
+    o.tile_cols = std::min(args->tile_cols, args->cols);
     o.eps = args->eps;
     o.seq = args->t;
     o.head_dim = args->d;

@@ -92,6 +92,7 @@ std::vector<std::vector<float>> make_check_inputs(const KernelRunOptions& o) {
   if (o.kernel == "matmul")
     return {fill(static_cast<size_t>(o.k * o.m), -1, 1), fill(static_cast<size_t>(o.k * o.n), -1, 1)};
   if (o.kernel == "transpose") return {fill(rc, -1, 1)};
+  if (o.kernel == "vector_add") return {fill(rc, -1, 1), fill(rc, -1, 1)};
   if (o.kernel == "softmax") return {fill(rc, -4, 4)};
   if (o.kernel == "rmsnorm") return {fill(rc, -1, 1), fill(static_cast<size_t>(o.cols), 0.5f, 1.5f)};
   if (o.kernel == "attention") {
@@ -123,6 +124,12 @@ CheckOutcome check_against_host(const KernelRunOptions& o, const std::vector<std
     c.rule = "exact: y == x^T";
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < cols; ++j) compare(c, at(out, j * rows + i), at(in[0], i * cols + j), 0.0);
+  } else if (o.kernel == "vector_add") {
+    c.rule = "|out - (a + b)| <= u_out |a + b| (one rounding)";
+    for (int64_t i = 0; i < rows * cols; ++i) {
+      const double ref = at(in[0], i) + at(in[1], i);
+      compare(c, at(out, i), ref, u * std::fabs(ref));
+    }
   } else if (o.kernel == "softmax") {
     c.rule = "|y - ref| <= ref ((C + 8 + 2 spread) 2^-24 + u_out)";
     for (int64_t i = 0; i < rows; ++i) {

@@ -13,6 +13,7 @@
 #include "neuron/kernels/rmsnorm.h"
 #include "neuron/kernels/softmax.h"
 #include "neuron/kernels/transpose.h"
+#include "neuron/kernels/vector_add.h"
 #include "neuron/timing.h"
 #include "neuron/trace.h"
 
@@ -66,6 +67,15 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
       softmax_kernel(b, xs, out.written, o.schedule);
     else
       rmsnorm_kernel(b, xs, g, out.written, o.eps, o.schedule);
+  } else if (o.kernel == "vector_add") {
+    const View a = b.hbm("a", o.rows, o.cols, o.dtype), x = b.hbm("b", o.rows, o.cols, o.dtype);
+    const View y = b.hbm("out", o.rows, o.cols, o.dtype);
+    const auto [lo, hi] = share(o.rows, c, cores);
+    out.inputs = {a, x};
+    out.output = y;
+    out.written = b.slice(y, lo, hi - lo, 0, o.cols);
+    vector_add_kernel(b, b.slice(a, lo, hi - lo, 0, o.cols), b.slice(x, lo, hi - lo, 0, o.cols), out.written,
+                      {.rows = o.tile_rows, .cols = o.tile_cols}, o.schedule);
   } else if (o.kernel == "attention") {
     const int64_t t = o.seq, d = o.head_dim, rows = o.heads * t;
     const View qt = b.hbm("q_t", d, rows, o.dtype), kt = b.hbm("k_t", d, rows, o.dtype);
@@ -104,6 +114,11 @@ std::vector<KernelInfo> kernel_list() {
        "x * rsqrt(mean(x^2) + eps) * gamma (gamma broadcast by a stride-0 DMA): ScalarE square with fused sum, "
        "rsqrt, scale; VectorE gamma; pipelined: 4 tile sets, steps skewed across tiles",
        "--rows --cols --eps" + common},
+      {"vector_add",
+       "out = a + b over [rows, cols] in SBUF tiles of [tile-rows, tile-cols] (CS149's vector_add_tiled: a vector "
+       "as [n, 1] in [chunk, 1] tiles; vector_add_stream: [128, n / 128] in [128, free] tiles); naive as the "
+       "assignment wrote it (one tile set, queue 0), pipelined double-buffered over 16 queues",
+       "--rows --cols --tile-rows --tile-cols" + common},
       {"attention",
        "fused causal attention o = softmax(q k^T / sqrt(d)) v of stacked heads (q_t, k_t [d, heads T], v, o "
        "[heads T, d]; T % 128 == 0, d <= 128 or 256/384/512): online softmax over <= 512-key blocks in PSUM/SBUF, "
@@ -228,6 +243,10 @@ nlohmann::json kernel_run_json(const KernelRunResult& r) {
   } else {
     j["rows"] = o.rows;
     j["cols"] = o.cols;
+    if (o.kernel == "vector_add") {
+      j["tile_rows"] = o.tile_rows;
+      j["tile_cols"] = o.tile_cols;
+    }
   }
   if (!o.trace_path.empty()) j["trace"] = o.trace_path;
   if (r.checked)
@@ -257,6 +276,12 @@ Report time_kernel(const std::string& kernel, const std::vector<int64_t>& shape,
     o.heads = shape[0];
     o.seq = shape[1];
     o.head_dim = shape[2];
+  } else if (kernel == "vector_add") {
+    check(shape.size() == 4, "time_kernel: vector_add takes the shape {rows, cols, tile_rows, tile_cols}");
+    o.rows = shape[0];
+    o.cols = shape[1];
+    o.tile_rows = shape[2];
+    o.tile_cols = shape[3];
   } else {
     check(shape.size() == 2, "time_kernel: " + kernel + " takes the shape {rows, cols}");
     o.rows = shape[0];

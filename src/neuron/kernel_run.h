@@ -8,7 +8,8 @@
 //   Report t = time_kernel("matmul", {4096, 4096, 4096}, DType::bf16, "v3");   // the predictor's one-liner
 //
 // Kernels (kernel_list()): matmul (C[M,N] = A_T[K,M]^T B[K,N], fp32 out; shape m, k, n), transpose (y = x^T;
-// rows, cols of x), softmax (row softmax; rows, cols), rmsnorm (rows x cols, gamma [1, cols]; eps), attention (fused
+// rows, cols of x), softmax (row softmax; rows, cols), rmsnorm (rows x cols, gamma [1, cols]; eps), vector_add
+// (a + b over rows x cols in tiles of tile_rows x tile_cols; kernels/vector_add.h), attention (fused
 // causal attention of `heads` stacked heads; seq, head_dim, heads; kernels/attention.h). Each has a naive and a
 // pipelined schedule. physical_cores = 2 launches the kernel SPMD on a v3/v4 core pair (LNC=2), the rows (matmul: M;
 // attention: whole heads) split in two halves, the cores sharing HBM bandwidth.
@@ -41,7 +42,8 @@ inline constexpr int64_t kMaxCheckElements = int64_t{1} << 22;
 struct KernelRunOptions {
   std::string kernel = "matmul";
   int64_t m = 512, k = 512, n = 512;              // matmul
-  int64_t rows = 512, cols = 512;                 // transpose, softmax, rmsnorm
+  int64_t rows = 512, cols = 512;                 // transpose, softmax, rmsnorm, vector_add
+  int64_t tile_rows = 128, tile_cols = 512;       // vector_add's SBUF tile
   float eps = 1e-6f;                              // rmsnorm
   int64_t seq = 1024, head_dim = 128, heads = 1;  // attention: T, d, stacked (batch, head) pairs
   DType dtype = DType::bf16;                      // HBM tensors and on-chip compute dtype (matmul output: fp32)

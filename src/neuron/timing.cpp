@@ -307,7 +307,7 @@ std::vector<TimingResult> simulate(const std::vector<const Program*>& programs, 
       active_set.for_each([&](size_t k) {
         const size_t c = core_of(k);
         const uint32_t g = run[k];
-        if (target[k] - service[c] > 1e-9 * std::max(1.0, cst[g])) return;
+        if (!detail::transfer_done(target[k], service[c], cst[g])) return;
         active_set.reset(k);
         target[k] = kInf;
         --active[c];

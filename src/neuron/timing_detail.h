@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "neuron/machine.h"
@@ -17,6 +18,14 @@ inline constexpr int kComputeTracks = 4;
 
 // The bounding rectangle [p0, p1) x [f0, f1) of a view in its buffer (a pattern view's bounding box of rows, and
 // of columns when it stays in one row, else all columns).
+// A transfer is finished when the core's service level is within tolerance of its target: 1e-9 of its bytes (at
+// least 1e-9 B), plus 1e-12 of the service level itself, which grows with simulated time, so that rounding of a
+// long run's large service level (its ulp passes 1e-9 B after about 10 ms of a busy queue) cannot leave a
+// transfer forever a few ulps short of its target (the event loop would stop advancing).
+inline bool transfer_done(double target, double service, double bytes) {
+  return target - service <= 1e-9 * std::max(1.0, bytes) + 1e-12 * std::abs(service);
+}
+
 struct Region {
   int buffer;
   int64_t p0, p1, f0, f1;

@@ -222,7 +222,7 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
     check(next < kInf, "timing model deadlock (an instruction waits on a later one)");
     t = next;
     // Finish what is due: compute instructions that end by t; when a core's earliest finish is due, every transfer
-    // within tolerance of its target (1e-9 of its bytes, at least 1e-9 B).
+    // within tolerance of its target (detail::transfer_done).
     bool dma_due = false;
     for (size_t c = 0; c < cores; ++c) dma_due = dma_due || finish_at[c] <= t;
     if (dma_due) commit(t);
@@ -231,7 +231,7 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
       if (lg < 0) continue;
       const auto g = static_cast<size_t>(lg);
       InstructionTiming& ti = tim_of(g);
-      if (dma_due && activated[g] && target[g] - service[gk / per_core] <= 1e-9 * std::max(1.0, transfer_bytes[g]))
+      if (dma_due && activated[g] && detail::transfer_done(target[g], service[gk / per_core], transfer_bytes[g]))
         ti.end_ns = t;
       if (ti.end_ns <= t) {
         state[g] = 2;

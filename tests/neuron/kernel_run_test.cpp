@@ -18,12 +18,13 @@ namespace {
 
 TEST(NeuronKernelRun, ListsTheKernels) {
   const auto list = kernel_list();
-  ASSERT_EQ(list.size(), 5u);
+  ASSERT_EQ(list.size(), 6u);
   EXPECT_EQ(list[0].name, "matmul");
   EXPECT_EQ(list[1].name, "transpose");
   EXPECT_EQ(list[2].name, "softmax");
   EXPECT_EQ(list[3].name, "rmsnorm");
-  EXPECT_EQ(list[4].name, "attention");
+  EXPECT_EQ(list[4].name, "vector_add");
+  EXPECT_EQ(list[5].name, "attention");
   EXPECT_THROW(time_kernel("conv", {1, 1}, DType::bf16, "v3"), Error);
 }
 
@@ -63,6 +64,46 @@ TEST(NeuronKernelRun, CheckPassesForEachDtypeAndSchedule) {
     EXPECT_TRUE(r.check_passed) << c.dtype << " " << c.core << " " << c.schedule << ": " << kernel_run_text(r);
     EXPECT_LE(r.max_abs_error, r.error_bound);
     EXPECT_NE(kernel_run_text(r).find("check: PASS"), std::string::npos);
+  }
+}
+
+TEST(NeuronKernelRun, VectorAddChecksInEveryTilingAndSchedule) {
+  // CS149's layouts at a checkable size: a vector as [n, 1] in [chunk, 1] tiles (1 and 128 partitions), and as
+  // [128, n / 128] in [128, free] tiles; ragged edges included (300 rows in 128-row tiles, 37 columns in 8).
+  struct Case {
+    int64_t rows, cols, tile_rows, tile_cols;
+  };
+  for (const Case& c : {Case{300, 1, 1, 1}, Case{300, 1, 128, 1}, Case{128, 37, 128, 2}, Case{128, 37, 128, 8},
+                        Case{128, 37, 128, 37}}) {
+    for (const char* schedule : {"naive", "pipelined"}) {
+      for (const char* dtype : {"f32", "bf16"}) {
+        KernelRunOptions o;
+        o.kernel = "vector_add";
+        o.rows = c.rows;
+        o.cols = c.cols;
+        o.tile_rows = c.tile_rows;
+        o.tile_cols = c.tile_cols;
+        o.dtype = kernel_dtype(dtype);
+        o.schedule = kernel_schedule(schedule);
+        o.check = true;
+        const KernelRunResult r = run_kernel(o);
+        EXPECT_TRUE(r.check_passed) << c.rows << "x" << c.cols << " tiles " << c.tile_rows << "x" << c.tile_cols << " "
+                                    << schedule << " " << dtype << ": " << kernel_run_text(r);
+      }
+    }
+  }
+  KernelRunOptions wide;
+  wide.kernel = "vector_add";
+  wide.rows = 256;
+  wide.cols = 4;
+  wide.tile_rows = 129;
+  wide.tile_cols = 4;
+  try {
+    run_kernel(wide);
+    FAIL() << "expected a refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[shape] vector_add_kernel: a tile of 129 x 4"), std::string::npos)
+        << e.what();
   }
 }
 

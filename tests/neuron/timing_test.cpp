@@ -15,6 +15,7 @@
 #include "neuron/kernels/rmsnorm.h"
 #include "neuron/kernels/softmax.h"
 #include "neuron/kernels/transpose.h"
+#include "neuron/kernels/vector_add.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -320,6 +321,22 @@ TEST(NeuronTiming, MatchesTheReferenceBitForBit) {
       expect_identical(simulate_timing(b.program(), s), simulate_timing_reference(b.program(), s));
     }
   }
+}
+
+// A long run of tiny transfers (CS149's one-element vector add, 4,000 iterations): the queue's service level grows
+// past the point where its rounding exceeded the old fixed 1e-9 B tolerance, which stalled the event loop forever
+// (found pricing the 25,600-element case). Now it finishes, bit for bit with the reference, at the cost the
+// serial chain implies: every iteration's three transfers each pay the fixed DMA latency.
+TEST(NeuronTiming, LongRunsOfTinyTransfersFinish) {
+  const NeuronCoreSpec& s = spec_for("v3");
+  KernelBuilder b(s);
+  const View a = b.hbm("a", 4000, 1, DType::f32), x = b.hbm("b", 4000, 1, DType::f32);
+  const View o = b.hbm("out", 4000, 1, DType::f32);
+  vector_add_kernel(b, a, x, o, {.rows = 1, .cols = 1}, Schedule::naive);
+  const TimingResult fast = simulate_timing(b.program(), s);
+  expect_identical(fast, simulate_timing_reference(b.program(), s));
+  EXPECT_GT(fast.total_ns, 4000 * 3 * s.dma_fixed_latency_ns.value);
+  EXPECT_LT(fast.total_ns, 4000 * 4 * s.dma_fixed_latency_ns.value);
 }
 
 // KernelBuilder::take() records the program's dependencies (as a compiler places semaphores) and its encoding; the
