@@ -34,7 +34,7 @@ queue shard_fuzz src/data/shard.cpp src/base/file.cpp
 queue tiktoken_fuzz src/tokenizer/tiktoken_file.cpp
 queue jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp
 queue safetensors_fuzz src/io/safetensors.cpp src/io/crc32c.cpp src/base/file.cpp "${tensor[@]}"
-queue recipe_fuzz src/recipe/recipe.cpp src/recipe/recipe_ranges.cpp src/recipe/recipe_schema.cpp src/base/home.cpp src/model/config.cpp src/base/file.cpp src/base/utf8.cpp
+queue recipe_fuzz src/recipe/recipe.cpp src/recipe/recipe_ranges.cpp src/recipe/recipe_schema.cpp src/base/home.cpp src/model/config.cpp src/model/hf_config.cpp src/base/file.cpp src/base/utf8.cpp
 queue catalog_fuzz src/hw/catalog.cpp
 queue hf_config_fuzz src/model/hf_config.cpp src/model/config.cpp src/base/file.cpp
 queue csv_fuzz src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp

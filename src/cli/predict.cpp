@@ -55,8 +55,8 @@ void print_sweep(const RecipeLoader& load, const std::string& sweep, const hw::D
   std::string key;
   const std::vector<std::string> values = split_values(sweep, &key);
   // A layout flag's name stands for its launch key: --sweep tp=1,2,4 is --sweep launch.tp=1,2,4.
-  for (const char* k :
-       {"tp", "pp", "zero", "lnc", "ranks_per_chip", "chips", "stack", "recompute", "sequence_parallel"}) {
+  for (const char* k : {"tp", "pp", "ep", "zero", "lnc", "ranks_per_chip", "chips", "nodes", "stack", "recompute",
+                        "sequence_parallel"}) {
     if (key == k) key = std::string("launch.") + k;
   }
   nlohmann::json rows = nlohmann::json::array();
@@ -88,7 +88,7 @@ void add_predict(CLI::App& app, const Home& home) {
     RecipeArgs recipe;
     std::string device = "trn2", trace, sweep, model_config;
     int64_t trace_phase = -1, top = 10;
-    std::string lnc, ranks_per_chip, chips, stack, tp, pp, zero;  // launch overrides ("" = the recipe's)
+    std::string lnc, ranks_per_chip, chips, nodes, stack, tp, pp, ep, zero;  // launch overrides ("" = the recipe's)
     bool recompute = false, sequence_parallel = false;
     bool json = false, shard_optimizer = false, no_overlap = false;
     double fit_eager = 0;
@@ -110,9 +110,14 @@ void add_predict(CLI::App& app, const Home& home) {
                   "Data-parallel ranks per chip, nproc_per_node (= --set launch.ranks_per_chip=N; 0 = one per logical "
                   "core; the cores no rank owns are idle)");
   cmd->add_option("--chips", a->chips, "Chips used of a server device (= --set launch.chips=N; 0 = all)");
+  cmd->add_option("--nodes", a->nodes,
+                  "Copies of a server device joined over EFA, e.g. 32 for 32 x trn1-server (= --set launch.nodes=N)");
   cmd->add_option("--stack", a->stack, "compiled or eager (= --set launch.stack=S)");
   cmd->add_option("--tp", a->tp, "Tensor-parallel ranks per replica (= --set launch.tp=N)");
   cmd->add_option("--pp", a->pp, "Pipeline stages per replica, 1F1B (= --set launch.pp=N)");
+  cmd->add_option("--ep", a->ep,
+                  "Expert-parallel replicas for a mixture of experts: the experts split over them, tokens sent by "
+                  "all-to-all (= --set launch.ep=N)");
   cmd->add_option("--zero", a->zero, "ZeRO stage 0-3 over the data-parallel replicas (= --set launch.zero=N)");
   cmd->add_flag("--recompute", a->recompute, "Recompute each block in the backward (= --set launch.recompute=true)");
   cmd->add_flag("--sequence-parallel", a->sequence_parallel,
@@ -136,7 +141,8 @@ void add_predict(CLI::App& app, const Home& home) {
     // The launch flags are recipe overrides, applied after --set (so they win) and to every --sweep value.
     for (const auto& [key, value] :
          {std::pair{"lnc", a->lnc}, std::pair{"ranks_per_chip", a->ranks_per_chip}, std::pair{"chips", a->chips},
-          std::pair{"stack", a->stack}, std::pair{"tp", a->tp}, std::pair{"pp", a->pp}, std::pair{"zero", a->zero},
+          std::pair{"nodes", a->nodes}, std::pair{"stack", a->stack}, std::pair{"tp", a->tp}, std::pair{"pp", a->pp},
+          std::pair{"ep", a->ep}, std::pair{"zero", a->zero},
           std::pair{"recompute", std::string(a->recompute ? "true" : "")},
           std::pair{"sequence_parallel", std::string(a->sequence_parallel ? "true" : "")}}) {
       if (!value.empty()) a->recipe.sets.push_back(std::string("launch.") + key + "=" + value);
@@ -148,6 +154,7 @@ void add_predict(CLI::App& app, const Home& home) {
       recipe::Recipe r = open_recipe(a->recipe, home, extra);
       if (hf) {
         r.model = hf->config;
+        r.model_notes.clear();  // the recipe's own model_config, replaced; the flag's notes are added below
         r.name = std::filesystem::path(a->model_config).stem().string() + " (" + hf->architecture + ") with " + r.name +
                  "'s batch and launch";
       }

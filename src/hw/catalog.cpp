@@ -118,6 +118,8 @@ Device parse_device(const nlohmann::json& j, const std::string& origin, size_t i
   const double tx = d.value("torus_x"), ty = d.value("torus_y");
   check((tx == 0 && ty == 0) || (tx >= 1 && ty >= 1 && tx * ty == static_cast<double>(d.chips())),
         where + ": torus_x x torus_y must equal the chips (or both be 0: no torus)");
+  check(d.value("efa_bytes_per_s") >= 0 && d.value("efa_hop_latency_s") >= 0,
+        where + ": efa_bytes_per_s and efa_hop_latency_s must be >= 0 (0: the device joins no other over EFA)");
   return d;
 }
 
@@ -172,6 +174,8 @@ const std::vector<std::string>& device_number_names() {
                                                  "links_per_chip",
                                                  "torus_x",
                                                  "torus_y",
+                                                 "efa_bytes_per_s",
+                                                 "efa_hop_latency_s",
                                                  "kernel_launch_s",
                                                  "host_graph_launch_s",
                                                  "eager_op_dispatch_s"};

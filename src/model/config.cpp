@@ -31,12 +31,15 @@ Groups<N> param_groups(const GptConfig& c) {
   const N vocab = static_cast<N>(c.vocab_size), depth = static_cast<N>(c.depth);
   const N ve = static_cast<N>(value_embed_layers(c));
   const N mlp_matrices = c.activation == Activation::swiglu ? 3 : 2;
+  // A mixture of experts: `experts` MLPs and the router's d x experts matrix.
+  const N experts = c.experts > 0 ? static_cast<N>(c.experts) : 1,
+          router = c.experts > 0 ? static_cast<N>(c.experts) * d : 0;
   const N norms = (2 * depth + 1) * d + (c.qk_norm ? 2 * depth * hd : 0);
   return {.wte = vocab * d,
           .lm_head = c.tie_embeddings ? 0 : vocab * d,
           .value_embeds = ve * vocab * kv,
           .ve_gates = ve * static_cast<N>(c.ve_gate_channels) * static_cast<N>(c.n_kv_head),
-          .block_matrices = depth * (q * d + 2 * kv * d + d * q + mlp_matrices * hidden * d),
+          .block_matrices = depth * (q * d + 2 * kv * d + d * q + experts * mlp_matrices * hidden * d + router),
           .scalars = c.norm_weights ? norms : 2 * depth};
 }
 
@@ -71,6 +74,13 @@ GptConfig resolve(const GptConfig& config) {
                 ")");
     c.mlp_hidden = c.mlp_mult * c.model_dim;
   }
+  require(c.experts == 0 || c.experts >= 2, "model.experts",
+          "must be 0 (a dense MLP) or >= 2, got " + std::to_string(c.experts));
+  require(c.experts == 0 ? c.experts_per_token == 0 : c.experts_per_token >= 1 && c.experts_per_token <= c.experts,
+          "model.experts_per_token",
+          c.experts == 0 ? "needs model.experts (a dense MLP routes nothing)"
+                         : "must be in [1, model.experts = " + std::to_string(c.experts) + "], got " +
+                               std::to_string(c.experts_per_token));
   require(c.rotary_base > 1.0, "model.rotary_base", "must be > 1");
   require(c.window >= 0, "model.window", "must be >= 0 (0 = full causal)");
   require(c.softcap >= 0.0f, "model.softcap", "must be >= 0 (0 = off)");
@@ -113,13 +123,19 @@ ParamCounts count_params(const GptConfig& c) {
   return n;
 }
 
+int64_t inactive_expert_params(const GptConfig& c) {
+  if (c.experts == 0) return 0;
+  const int64_t mlp_matrices = c.activation == Activation::swiglu ? 3 : 2;
+  return c.depth * (c.experts - c.experts_per_token) * mlp_matrices * c.mlp_hidden * c.model_dim;
+}
+
 double flops_per_token(const GptConfig& c, int64_t seq_len) {
   const int64_t span = c.window > 0 ? std::min(c.window, seq_len) : seq_len;
   const ParamCounts n = count_params(c);
   // A tied head still multiplies by the (shared) embedding matrix.
   const int64_t head = c.tie_embeddings ? n.wte : n.lm_head;
   // In double: depth x heads x head_dim x span can pass int64 for shapes resolve() admits.
-  return 6.0 * static_cast<double>(n.block_matrices + n.ve_gates + head) +
+  return 6.0 * static_cast<double>(n.block_matrices - inactive_expert_params(c) + n.ve_gates + head) +
          12.0 * static_cast<double>(c.depth) * static_cast<double>(c.n_head) * static_cast<double>(c.head_dim) *
              static_cast<double>(span);
 }
@@ -130,6 +146,8 @@ std::string to_string(Activation a) {
       return "relu2";
     case Activation::leaky_relu2:
       return "leaky_relu2";
+    case Activation::gelu:
+      return "gelu";
     case Activation::swiglu:
       return "swiglu";
   }

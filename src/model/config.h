@@ -16,9 +16,10 @@
 
 namespace nanotrn::model {
 
-// swiglu: the Llama MLP, down(SiLU(gate x) * up x) with three matrices; from Hugging Face configs, priced by
-// `nanotrn predict` (the host GPT trains relu2 and leaky_relu2 only and refuses it).
-enum class Activation { relu2, leaky_relu2, swiglu };
+// swiglu: the Llama MLP, down(SiLU(gate x) * up x) with three matrices; gelu: GPT-2 / GPT-3's MLP. Both come from
+// Hugging Face configs and are priced by `nanotrn predict` (the host GPT trains relu2 and leaky_relu2 only and refuses
+// them).
+enum class Activation { relu2, leaky_relu2, swiglu, gelu };
 enum class ValueEmbeds { none, alternating };
 
 // Initial weight scales. s = 1/sqrt(model_dim); "uniform x" means U(-x*sqrt(3)*s, +x*sqrt(3)*s), which has the std
@@ -43,7 +44,11 @@ struct GptConfig {
   int64_t n_head = 0;      // 0: model_dim / head_dim
   int64_t n_kv_head = 0;   // 0: n_head (MHA); fewer for GQA/MQA (n_head % n_kv_head == 0)
   int64_t mlp_mult = 4;    // MLP hidden size = mlp_mult * model_dim, unless mlp_hidden is set
-  int64_t mlp_hidden = 0;  // 0: mlp_mult * model_dim (Hugging Face intermediate_size)
+  int64_t mlp_hidden = 0;  // 0: mlp_mult * model_dim (Hugging Face intermediate_size); per expert with experts
+  // Mixture of experts (predict only; the host GPT refuses it): every layer's MLP is `experts` MLPs of mlp_hidden and
+  // a router (model_dim x experts) that sends each token to experts_per_token of them (top-k). 0 = a dense MLP.
+  int64_t experts = 0;
+  int64_t experts_per_token = 0;
   Activation activation = Activation::relu2;
   // Hugging Face conventions (predict only; the host GPT refuses them): the lm_head shares the embedding
   // (tie_word_embeddings), and every RMSNorm has a learned gain (d per norm, head_dim for QK-norm) in place of the
@@ -77,7 +82,11 @@ struct ParamCounts {
 };
 ParamCounts count_params(const GptConfig& resolved);
 
-// 6 * (matmul params) + sum over layers of 12 * n_head * head_dim * min(window, seq_len) (recipe-spec §2.4).
+// The expert parameters a token does not use: depth x (experts - experts_per_token) x one expert MLP (0 when dense).
+int64_t inactive_expert_params(const GptConfig& resolved);
+
+// 6 * (matmul params a token uses: all but the inactive experts) + sum over layers of 12 * n_head * head_dim *
+// min(window, seq_len) (recipe-spec §2.4).
 double flops_per_token(const GptConfig& resolved, int64_t seq_len);
 
 std::string to_string(Activation a);

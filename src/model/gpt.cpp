@@ -69,11 +69,17 @@ Gpt::Gpt(const Ctx& ctx, const GptConfig& config, uint64_t seed) : config_(confi
   const GptConfig& c = config_;
   check(c.model_dim > 0 && c.n_head > 0 && c.n_kv_head > 0, "Gpt: the config must be resolved (model::resolve)");
   // Hugging Face shapes are priced by `nanotrn predict --model-config`; this GPT trains the baseline family only.
-  if (c.activation == Activation::swiglu || c.tie_embeddings || c.norm_weights) {
+  const bool priced_only = c.activation == Activation::swiglu || c.activation == Activation::gelu;
+  if (c.experts > 0) {
+    throw Error(
+        "model: model.experts (a mixture of experts) is priced by nanotrn predict only; the host GPT trains "
+        "the baseline family's dense MLP");
+  }
+  if (priced_only || c.tie_embeddings || c.norm_weights) {
     throw Error(std::string("model: ") +
-                (c.activation == Activation::swiglu ? "model.activation swiglu"
-                 : c.tie_embeddings                 ? "model.tie_embeddings"
-                                                    : "model.norm_weights") +
+                (priced_only        ? "model.activation " + to_string(c.activation)
+                 : c.tie_embeddings ? std::string("model.tie_embeddings")
+                                    : std::string("model.norm_weights")) +
                 " is priced by nanotrn predict only; the host GPT trains the baseline family (relu2 or leaky_relu2, "
                 "untied head, no norm gains)");
   }

@@ -1,6 +1,7 @@
 // Hugging Face configs. See hf_config.h.
 #include "model/hf_config.h"
 
+#include <map>
 #include <set>
 
 #include "base/error.h"
@@ -10,21 +11,74 @@ namespace nanotrn::model {
 namespace {
 
 const std::set<std::string> kDense = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"};
-const std::set<std::string> kMixtureOfExperts = {"MixtralForCausalLM", "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM",
-                                                 "GptOssForCausalLM", "DeepseekV3ForCausalLM"};
+// Mixtures of experts lowered: every layer's MLP is experts x SwiGLU with top-k routing, no shared expert.
+const std::set<std::string> kExperts = {"MixtralForCausalLM", "Qwen3MoeForCausalLM"};
+// Mixtures of experts not lowered, with why.
+const std::map<std::string, std::string> kUnloweredExperts = {
+    {"Qwen2MoeForCausalLM", "its shared expert beside the routed ones is not lowered"},
+    {"GptOssForCausalLM",
+     "its attention sinks, alternating sliding and full attention layers and clamped SwiGLU are not lowered"},
+    {"DeepseekV3ForCausalLM",
+     "its multi-head latent attention, shared experts and dense first layers are not lowered"}};
 // Read below.
-const std::set<std::string> kUsed = {"architectures",      "vocab_size",          "hidden_size",
-                                     "num_hidden_layers",  "num_attention_heads", "num_key_value_heads",
-                                     "head_dim",           "intermediate_size",   "hidden_act",
-                                     "rope_theta",         "tie_word_embeddings", "sliding_window",
-                                     "use_sliding_window", "max_window_layers",   "attention_bias",
-                                     "mlp_bias",           "model_type"};
+const std::set<std::string> kUsed = {"architectures",
+                                     "vocab_size",
+                                     "hidden_size",
+                                     "num_hidden_layers",
+                                     "num_attention_heads",
+                                     "num_key_value_heads",
+                                     "head_dim",
+                                     "intermediate_size",
+                                     "hidden_act",
+                                     "rope_theta",
+                                     "tie_word_embeddings",
+                                     "sliding_window",
+                                     "use_sliding_window",
+                                     "max_window_layers",
+                                     "attention_bias",
+                                     "mlp_bias",
+                                     "model_type",
+                                     "num_local_experts",
+                                     "num_experts",
+                                     "num_experts_per_tok",
+                                     "moe_intermediate_size",
+                                     "decoder_sparse_step",
+                                     "mlp_only_layers"};
 // Known not to change the cost of a training step.
 const std::set<std::string> kNeutral = {
-    "_name_or_path", "bos_token_id",   "eos_token_id",         "pad_token_id",
-    "torch_dtype",   "dtype",          "transformers_version", "initializer_range",
-    "rms_norm_eps",  "use_cache",      "attention_dropout",    "max_position_embeddings",
-    "rope_scaling",  "pretraining_tp", "layer_types"};
+    "_name_or_path", "bos_token_id", "eos_token_id", "pad_token_id", "torch_dtype", "dtype", "transformers_version",
+    "initializer_range", "rms_norm_eps", "use_cache", "attention_dropout", "max_position_embeddings", "rope_scaling",
+    "pretraining_tp", "layer_types",
+    // Training-time router settings that do not change a step's cost (the auxiliary loss is a few element-wise ops).
+    "router_aux_loss_coef", "output_router_logits", "router_jitter_noise", "norm_topk_prob"};
+
+// GPT-2's own field names (GPT2LMHeadModel; GPT-3 shapes are written in it, having no Hugging Face class).
+const std::set<std::string> kGpt2Used = {
+    "architectures",       "model_type",  "vocab_size",          "n_embd", "n_layer", "n_head", "n_inner",
+    "activation_function", "n_positions", "tie_word_embeddings", "n_ctx"};
+const std::set<std::string> kGpt2Neutral = {"_name_or_path",
+                                            "bos_token_id",
+                                            "eos_token_id",
+                                            "pad_token_id",
+                                            "torch_dtype",
+                                            "dtype",
+                                            "transformers_version",
+                                            "initializer_range",
+                                            "layer_norm_epsilon",
+                                            "use_cache",
+                                            "resid_pdrop",
+                                            "embd_pdrop",
+                                            "attn_pdrop",
+                                            "scale_attn_weights",
+                                            "scale_attn_by_inverse_layer_idx",
+                                            "reorder_and_upcast_attn",
+                                            "summary_type",
+                                            "summary_use_proj",
+                                            "summary_activation",
+                                            "summary_proj_to_labels",
+                                            "summary_first_dropout",
+                                            "task_specific_params"};
+const std::set<std::string> kGelu = {"gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh"};
 
 int64_t integer(const nlohmann::json& j, const std::string& key, const std::string& where) {
   check(j.contains(key), where + ": missing field '" + key + "'");
@@ -38,33 +92,81 @@ int64_t integer(const nlohmann::json& j, const std::string& key, const std::stri
 
 namespace {
 
-HfModel from_json(const nlohmann::json& j, const std::string& where) {
-  check(j.is_object(), where + ": a Hugging Face config is a JSON object");
-  for (const char* moe : {"num_local_experts", "num_experts", "n_routed_experts"}) {
-    if (j.contains(moe)) {
-      throw Error(where + ": field '" + moe + "' = " + j.at(moe).dump() +
-                  ": a mixture of experts is not lowered yet (expert parallelism and its all-to-all are not modelled)");
-    }
-  }
+void only_known(const nlohmann::json& j, const std::set<std::string>& used, const std::set<std::string>& neutral,
+                const std::string& where) {
   for (const auto& [key, value] : j.items()) {
-    check(kUsed.count(key) || kNeutral.count(key),
+    check(used.count(key) || neutral.count(key),
           where + ": field '" + key +
               "' is not known to the reader and may change the cost; nanotrn refuses rather "
               "than ignore it");
   }
+}
+
+// GPT2LMHeadModel: learned positions, LayerNorm with biases, GELU MLP of n_inner (default 4 d), tied head by default.
+HfModel from_gpt2(const nlohmann::json& j, const std::string& where) {
+  only_known(j, kGpt2Used, kGpt2Neutral, where);
+  HfModel m;
+  m.architecture = "GPT2LMHeadModel";
+  if (j.contains("activation_function")) {
+    check(j.at("activation_function").is_string() && kGelu.count(j.at("activation_function").get<std::string>()),
+          where + ": field 'activation_function' = " + j.at("activation_function").dump() +
+              ": only GELU (gelu, gelu_new, gelu_fast, gelu_pytorch_tanh) is lowered");
+  }
+  GptConfig c;
+  c.vocab_size = integer(j, "vocab_size", where);
+  c.model_dim = integer(j, "n_embd", where);
+  c.depth = integer(j, "n_layer", where);
+  c.n_head = integer(j, "n_head", where);
+  check(c.model_dim % c.n_head == 0, where + ": n_embd must be a multiple of n_head");
+  c.n_kv_head = c.n_head;
+  c.head_dim = c.model_dim / c.n_head;
+  c.mlp_hidden = j.contains("n_inner") && !j.at("n_inner").is_null() ? integer(j, "n_inner", where) : 4 * c.model_dim;
+  c.activation = Activation::gelu;
+  c.tie_embeddings = j.value("tie_word_embeddings", true);
+  c.norm_weights = true;
+  c.qk_norm = false;
+  c.softcap = 0.0f;
+  c.value_embeds = ValueEmbeds::none;
+  const int64_t positions = j.contains("n_positions") ? integer(j, "n_positions", where) : 1024;
+  m.notes.push_back("learned absolute positions (" + std::to_string(positions) + " x " + std::to_string(c.model_dim) +
+                    " parameters, one add per token) are priced as the rotary embedding and not counted");
+  m.notes.push_back(
+      "LayerNorm is priced as RMSNorm with gains (its mean and bias are one more pass over a row); the linear "
+      "layers' biases (about 9 d + f per layer) are not counted");
+  m.config = resolve(c);
+  return m;
+}
+
+HfModel from_json(const nlohmann::json& j, const std::string& where) {
+  check(j.is_object(), where + ": a Hugging Face config is a JSON object");
+  if (j.contains("architectures") && j.at("architectures").is_array() && j.at("architectures").size() == 1 &&
+      j.at("architectures")[0] == "GPT2LMHeadModel") {
+    return from_gpt2(j, where);
+  }
+  if (j.contains("architectures") && j.at("architectures").is_array() && j.at("architectures").size() == 1 &&
+      j.at("architectures")[0].is_string()) {
+    const auto it = kUnloweredExperts.find(j.at("architectures")[0].get<std::string>());
+    if (it != kUnloweredExperts.end())
+      throw Error(where + ": architecture " + it->first +
+                  " is a mixture of experts that is not lowered: " + it->second);
+  }
+  only_known(j, kUsed, kNeutral, where);
   check(j.contains("architectures") && j.at("architectures").is_array() && j.at("architectures").size() == 1 &&
             j.at("architectures")[0].is_string(),
         where + ": field 'architectures' must list exactly one architecture");
   HfModel m;
   m.architecture = j.at("architectures")[0].get<std::string>();
-  if (kMixtureOfExperts.count(m.architecture)) {
-    throw Error(where + ": architecture " + m.architecture +
-                " is a mixture of experts, which is not lowered yet (expert parallelism and its all-to-all are not "
-                "modelled)");
+  const bool experts = kExperts.count(m.architecture) > 0;
+  for (const char* key : {"num_local_experts", "num_experts", "num_experts_per_tok", "moe_intermediate_size"}) {
+    check(experts || !j.contains(key), where + ": field '" + key + "' on " + m.architecture +
+                                           ", which is dense: a mixture of experts is lowered for " +
+                                           "MixtralForCausalLM and Qwen3MoeForCausalLM");
   }
-  if (!kDense.count(m.architecture)) {
+  if (!kDense.count(m.architecture) && !experts) {
     std::string known;
     for (const std::string& a : kDense) known += (known.empty() ? "" : ", ") + a;
+    for (const std::string& a : kExperts) known += ", " + a;
+    known += ", GPT2LMHeadModel";
     throw Error(where + ": architecture " + m.architecture + " is not supported (known: " + known + ")");
   }
   if (j.contains("hidden_act")) {
@@ -80,8 +182,22 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
   c.n_kv_head = j.contains("num_key_value_heads") ? integer(j, "num_key_value_heads", where) : c.n_head;
   c.head_dim =
       j.contains("head_dim") && !j.at("head_dim").is_null() ? integer(j, "head_dim", where) : c.model_dim / c.n_head;
-  c.mlp_hidden = integer(j, "intermediate_size", where);
   c.activation = Activation::swiglu;
+  if (m.architecture == "MixtralForCausalLM") {  // intermediate_size is each expert's
+    c.experts = integer(j, "num_local_experts", where);
+    c.experts_per_token = integer(j, "num_experts_per_tok", where);
+    c.mlp_hidden = integer(j, "intermediate_size", where);
+  } else if (m.architecture == "Qwen3MoeForCausalLM") {  // moe_intermediate_size is each expert's
+    c.experts = integer(j, "num_experts", where);
+    c.experts_per_token = integer(j, "num_experts_per_tok", where);
+    c.mlp_hidden = integer(j, "moe_intermediate_size", where);
+    check(!j.contains("decoder_sparse_step") || integer(j, "decoder_sparse_step", where) == 1,
+          where + ": field 'decoder_sparse_step': experts on only some layers are not lowered");
+    check(!j.contains("mlp_only_layers") || (j.at("mlp_only_layers").is_array() && j.at("mlp_only_layers").empty()),
+          where + ": field 'mlp_only_layers': dense layers among the expert layers are not lowered");
+  } else {
+    c.mlp_hidden = integer(j, "intermediate_size", where);
+  }
   if (j.contains("rope_theta")) {
     check(j.at("rope_theta").is_number(),
           where + ": field 'rope_theta' must be a number, got " + j.at("rope_theta").dump());
@@ -89,12 +205,14 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
   }
   c.tie_embeddings = j.value("tie_word_embeddings", false);
   c.norm_weights = true;
-  c.qk_norm = m.architecture == "Qwen3ForCausalLM";
+  c.qk_norm = m.architecture == "Qwen3ForCausalLM" || m.architecture == "Qwen3MoeForCausalLM";
   c.softcap = 0.0f;
   c.value_embeds = ValueEmbeds::none;
   const bool qwen2 = m.architecture == "Qwen2ForCausalLM";
+  // Qwen's configs carry a sliding_window that applies only with use_sliding_window.
+  const bool window_flag = qwen2 || m.architecture == "Qwen3MoeForCausalLM";
   const bool windowed = j.contains("sliding_window") && !j.at("sliding_window").is_null() &&
-                        (!qwen2 || j.value("use_sliding_window", false));
+                        (!window_flag || j.value("use_sliding_window", false));
   if (windowed) {
     if (j.contains("max_window_layers") && j.value("use_sliding_window", false)) {
       check(integer(j, "max_window_layers", where) == 0 || integer(j, "max_window_layers", where) >= c.depth,

@@ -1,5 +1,7 @@
 // A Hugging Face `config.json` read as a GptConfig (model/config.h), so `nanotrn predict --model-config` prices any
-// dense Llama-family model: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM.
+// dense Llama-family model: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM; the mixtures of
+// experts MixtralForCausalLM and Qwen3MoeForCausalLM; and the GPT-2 layout (GPT2LMHeadModel), in which GPT-3 shapes
+// are written (configs/hf/gpt3-175b.json).
 //
 //   HfModel m = read_hf_config("configs/hf/llama-3.1-8b.json");
 //   m.config (resolved: SwiGLU, GQA, RMSNorm gains, rotary base, tied or untied head, sliding window), m.notes
@@ -9,11 +11,18 @@
 // mlp_hidden with activation swiglu (hidden_act must be "silu"), rope_theta -> rotary_base (default 10000),
 // tie_word_embeddings -> tie_embeddings, sliding_window -> window (Mistral; Qwen2 only with use_sliding_window on
 // every layer), Qwen3's q/k RMSNorm -> qk_norm; no logit softcap, no value embeddings, learned norm gains.
-// Strict: an architecture outside the list, a mixture of experts (num_local_experts, num_experts, n_routed_experts),
-// a non-SiLU activation, MLP biases, or any field the reader does not know is an Error naming the file and the field,
-// because an unknown field may change the cost. Fields known not to change a training step's cost (token ids,
-// dtype, eps, initialiser range, maximum positions, rope scaling, ...) are accepted; Qwen2's q/k/v biases are
-// accepted and their parameters named in `notes` as not counted.
+// Experts: Mixtral's num_local_experts, num_experts_per_tok and intermediate_size (each expert's); Qwen3-MoE's
+// num_experts, num_experts_per_tok, moe_intermediate_size, with every layer sparse (decoder_sparse_step 1, no
+// mlp_only_layers) -> model.experts, experts_per_token, mlp_hidden. Router training settings (aux loss, jitter,
+// norm_topk_prob) are accepted as not changing the cost.
+// Strict: an architecture outside the list, a mixture of experts not lowered (Qwen2-MoE's shared expert, gpt-oss's
+// attention sinks and alternating layers, DeepSeek-V3's latent attention: named in the error), a non-SiLU activation,
+// MLP biases, or any field the reader does not know is an Error naming the file and the field, because an unknown field
+// may change the cost. Fields known not to change a training step's cost (token ids, dtype, eps, initialiser range,
+// maximum positions, rope scaling, ...) are accepted; Qwen2's q/k/v biases are accepted and their parameters named in
+// `notes` as not counted. GPT-2 fields: n_embd, n_layer, n_head (head_dim = n_embd / n_head), n_inner (default 4
+// n_embd) with a GELU activation_function, tie_word_embeddings (default true); its learned positions and LayerNorm are
+// priced as rotary and RMSNorm and said so in `notes`; dropout probabilities are accepted (assumed off when priced).
 #pragma once
 
 #include <string>

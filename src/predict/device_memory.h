@@ -61,8 +61,8 @@ RankMemory rank_memory(const recipe::Recipe& recipe, const model::GptConfig& res
                        DType dtype, int mtp_heads, int64_t accum, double capacity);
 
 // Throws when `m` does not fit: names the largest item and the first of these that makes the table fit, tried in
-// order: launch.recompute, ZeRO stage 1, 2, 3 (more than one rank), fewer rows per micro-batch (halved until one);
-// or says that none of them does (tensor and pipeline parallelism are not modelled yet).
+// order: launch.recompute, ZeRO stage 1, 2, 3 (more than one rank), launch.ep doubled (a mixture of experts), fewer
+// rows per micro-batch (halved until one); or says that none of them does and points at more chips, tp, pp or ep.
 void require_fits(const RankMemory& m, const recipe::Recipe& recipe, const model::GptConfig& resolved,
                   const Layout& layout, DType dtype, int mtp_heads, int64_t accum, const std::string& device_name);
 

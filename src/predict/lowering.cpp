@@ -64,9 +64,11 @@ class Lower {
     add({name, group, pass_, "", {}, 1, flops_per_element * elements, (reads + writes) * elements * eb});
   }
 
-  // A tensor-parallel collective of `bytes` per rank, in its own stage (on the critical path: assumed).
-  void collective(const std::string& name, const std::string& kind, double bytes) {
-    add({name, "tp collective", pass_, kind, {}, 1, 0, bytes});
+  // A collective of `bytes` per rank (tensor parallel, or the experts' all-to-all), in its own stage (on the
+  // critical path: assumed).
+  void collective(const std::string& name, const std::string& kind, double bytes,
+                  const std::string& group = "tp collective") {
+    add({name, group, pass_, kind, {}, 1, 0, bytes});
     stage();
   }
 
@@ -85,22 +87,35 @@ class Lower {
 
 // Block matrix shapes (rows x cols of the weight, rows = output features) and how many of each, as one tensor-
 // parallel rank holds them (column-parallel q/k/v/fc split their rows, row-parallel proj their columns).
-std::map<std::pair<int64_t, int64_t>, int64_t> block_matrix_shapes(const model::GptConfig& c, int64_t tp = 1) {
+// With experts, each rank holds experts / ep of them (expert parallelism) and the whole router.
+std::map<std::pair<int64_t, int64_t>, int64_t> block_matrix_shapes(const model::GptConfig& c, int64_t tp = 1,
+                                                                   int64_t ep = 1) {
   const TpShard sh = tp_shard(c, tp);
   const int64_t d = c.model_dim, qd = sh.heads * c.head_dim, kvd = sh.kv_heads * c.head_dim, f = sh.mlp;
+  const int64_t mlps = c.experts > 0 ? expert_shard(c, ep) : 1;
   std::map<std::pair<int64_t, int64_t>, int64_t> s;
   for (int64_t i = 0; i < c.depth; i++) {
     s[{qd, d}]++;
     s[{kvd, d}] += 2;
     s[{d, qd}]++;
-    s[{f, d}] += c.activation == model::Activation::swiglu ? 2 : 1;  // fc, or gate and up
-    s[{d, f}]++;
+    s[{f, d}] += mlps * (c.activation == model::Activation::swiglu ? 2 : 1);  // fc, or gate and up
+    s[{d, f}] += mlps;
+    if (c.experts > 0) s[{c.experts, d}]++;  // the router
     if (model::has_value_embed(c, i)) s[{sh.kv_heads, c.ve_gate_channels}]++;
   }
   return s;
 }
 
 }  // namespace
+
+int64_t expert_shard(const model::GptConfig& c, int64_t ep) {
+  check(ep >= 1, "launch.ep must be >= 1");
+  check(ep == 1 || c.experts > 0, "launch.ep " + std::to_string(ep) + " needs a mixture of experts (model.experts)");
+  if (c.experts == 0) return 0;
+  check(c.experts % ep == 0, "launch.ep " + std::to_string(ep) + " must divide the " + std::to_string(c.experts) +
+                                 " experts (each expert-parallel rank holds whole experts)");
+  return c.experts / ep;
+}
 
 TpShard tp_shard(const model::GptConfig& c, int64_t tp) {
   check(tp >= 1, "launch.tp must be >= 1");
@@ -119,10 +134,21 @@ TpShard tp_shard(const model::GptConfig& c, int64_t tp) {
   return s;
 }
 
-int64_t rank_parameters(const model::GptConfig& c, int64_t tp) {
-  const model::ParamCounts p = model::count_params(c);
+int64_t rank_block_parameters(const model::GptConfig& c, int64_t tp, int64_t ep) {
   int64_t blocks = 0;
-  for (const auto& [shape, count] : block_matrix_shapes(c, tp)) blocks += shape.first * shape.second * count;
+  for (const auto& [shape, count] : block_matrix_shapes(c, tp, ep)) blocks += shape.first * shape.second * count;
+  return blocks;
+}
+
+int64_t rank_expert_parameters(const model::GptConfig& c, int64_t tp, int64_t ep) {
+  if (c.experts == 0) return 0;
+  const int64_t per_mlp = (c.activation == model::Activation::swiglu ? 3 : 2) * tp_shard(c, tp).mlp * c.model_dim;
+  return c.depth * expert_shard(c, ep) * per_mlp;
+}
+
+int64_t rank_parameters(const model::GptConfig& c, int64_t tp, int64_t ep) {
+  const model::ParamCounts p = model::count_params(c);
+  const int64_t blocks = rank_block_parameters(c, tp, ep);
   const int64_t vocab = tp_shard(c, tp).vocab;
   const int64_t embeddings = (p.wte + p.lm_head + p.value_embeds) / c.vocab_size * vocab;
   return blocks + embeddings + p.scalars;
@@ -150,6 +176,7 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   // parallelism, which turns every all-reduce into a reduce-scatter and the next layer's input into an all-gather.
   const bool tp = o.tp > 1, sp = tp && o.sequence_parallel;
   const bool swiglu = c.activation == model::Activation::swiglu;
+  const bool gelu = c.activation == model::Activation::gelu;
   const int64_t ts = sp ? (t + o.tp - 1) / o.tp : t;
   const double td = static_cast<double>(ts * d), tdfull = static_cast<double>(t * d);
   const double act = static_cast<double>(dtype_size(o.dtype));
@@ -166,6 +193,65 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   };
   auto gather = [&](const std::string& name) {
     if (sp) L.collective(name + " all-gather", "all-gather", tdfull * act);
+  };
+  // A mixture of experts (c.experts > 0): the router scores every token against every expert and keeps the top k;
+  // with expert parallelism (o.ep > 1) an all-to-all sends each token's k copies to the ranks holding those experts
+  // and another brings the outputs back (their mirror images in the backward); each rank's experts / ep local
+  // experts then see t k ep / experts tokens each on average (balanced routing: assumed), batched as one matmul per
+  // weight. Expert MLPs are split over the tp ranks like a dense MLP (f = mlp / tp).
+  const bool moe = c.experts > 0;
+  const int64_t E = c.experts, k = c.experts_per_token, local = moe ? expert_shard(c, o.ep) : 0;
+  const int64_t per_expert = moe ? std::max<int64_t>(1, (t * k * o.ep + E - 1) / E) : 0;
+  const double routed = static_cast<double>(t * k * d) * act;  // the token copies one rank sends
+  const double tfk = static_cast<double>(per_expert * local * f);
+  auto all_to_all = [&](const std::string& name) {
+    if (o.ep > 1) L.collective(name + " all-to-all", "all-to-all", routed, "ep collective");
+  };
+  auto moe_forward = [&](const std::string& p) {
+    L.matmul(p + "moe router", "moe router", t, d, E);
+    L.stage();
+    L.elementwise(p + "moe top-k + softmax", "moe router", static_cast<double>(t * E), 1, 1, 6);
+    L.stage();
+    all_to_all(p + "moe dispatch");
+    if (swiglu) {
+      L.matmul(p + "expert gate", "mlp matmul", per_expert, d, f, local);
+      L.matmul(p + "expert up", "mlp matmul", per_expert, d, f, local);
+      L.stage();
+      L.elementwise(p + "expert silu(gate) * up", "element-wise", tfk, 2, 1, 5);
+    } else {
+      L.matmul(p + "expert fc", "mlp matmul", per_expert, d, f, local);
+      L.stage();
+      L.elementwise(p + "expert activation", "element-wise", tfk, 1, 1, gelu ? 8 : 3);
+    }
+    L.stage();
+    L.matmul(p + "expert proj", "mlp matmul", per_expert, f, d, local);
+    L.stage();
+    all_to_all(p + "moe combine");
+    L.elementwise(p + "moe weighted sum", "element-wise", static_cast<double>(t * k * d), 2, 1, 2);
+    L.stage();
+  };
+  auto moe_backward = [&](const std::string& p) {
+    L.elementwise(p + "moe weighted sum bwd", "element-wise", static_cast<double>(t * k * d), 3, 2, 3);
+    L.stage();
+    all_to_all(p + "moe combine bwd");
+    L.matmul_backward(p + "expert proj", "mlp matmul", per_expert, f, d, local);
+    L.stage();
+    if (swiglu) {
+      L.elementwise(p + "expert silu(gate) * up bwd", "element-wise", tfk, 3, 2, 8);
+      L.stage();
+      L.matmul_backward(p + "expert gate", "mlp matmul", per_expert, d, f, local);
+      L.matmul_backward(p + "expert up", "mlp matmul", per_expert, d, f, local);
+    } else {
+      L.elementwise(p + "expert activation bwd", "element-wise", tfk, 2, 1, gelu ? 12 : 3);
+      L.stage();
+      L.matmul_backward(p + "expert fc", "mlp matmul", per_expert, d, f, local);
+    }
+    L.stage();
+    all_to_all(p + "moe dispatch bwd");
+    L.elementwise(p + "moe router bwd", "moe router", static_cast<double>(t * E), 2, 1, 4);
+    L.stage();
+    L.matmul_backward(p + "moe router", "moe router", t, d, E);
+    L.stage();
   };
 
   const int64_t first = std::max<int64_t>(o.layer_begin, 0);
@@ -216,19 +302,23 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
     L.rmsnorm(p + "mlp norm", "norms", ts, d);
     L.stage();
     gather(p + "mlp input");
-    if (swiglu) {
-      L.matmul(p + "mlp gate", "mlp matmul", t, d, f);
-      L.matmul(p + "mlp up", "mlp matmul", t, d, f);
-      L.stage();
-      L.elementwise(p + "silu(gate) * up", "element-wise", tf, 2, 1, 5);
+    if (moe) {
+      moe_forward(p);
     } else {
-      L.matmul(p + "mlp fc", "mlp matmul", t, d, f);
+      if (swiglu) {
+        L.matmul(p + "mlp gate", "mlp matmul", t, d, f);
+        L.matmul(p + "mlp up", "mlp matmul", t, d, f);
+        L.stage();
+        L.elementwise(p + "silu(gate) * up", "element-wise", tf, 2, 1, 5);
+      } else {
+        L.matmul(p + "mlp fc", "mlp matmul", t, d, f);
+        L.stage();
+        L.elementwise(p + "activation", "element-wise", tf, 1, 1, gelu ? 8 : 3);  // tanh-form GELU: about 8 FLOPs
+      }
       L.stage();
-      L.elementwise(p + "activation", "element-wise", tf, 1, 1, 3);
+      L.matmul(p + "mlp proj", "mlp matmul", t, f, d);
+      L.stage();
     }
-    L.stage();
-    L.matmul(p + "mlp proj", "mlp matmul", t, f, d);
-    L.stage();
     reduce(p + "mlp proj");
     L.elementwise(p + "residual", "element-wise", td, 2, 1, 1);
     L.stage();
@@ -266,19 +356,23 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   for (int64_t i = last - 1; i >= first; i--) {
     const std::string p = "L" + std::to_string(i) + " ";
     gather(p + "mlp proj dY");
-    L.matmul_backward(p + "mlp proj", "mlp matmul", t, f, d);
-    L.stage();
-    if (swiglu) {
-      L.elementwise(p + "silu(gate) * up bwd", "element-wise", tf, 3, 2, 8);
-      L.stage();
-      L.matmul_backward(p + "mlp gate", "mlp matmul", t, d, f);
-      L.matmul_backward(p + "mlp up", "mlp matmul", t, d, f);
+    if (moe) {
+      moe_backward(p);
     } else {
-      L.elementwise(p + "activation bwd", "element-wise", tf, 2, 1, 3);
+      L.matmul_backward(p + "mlp proj", "mlp matmul", t, f, d);
       L.stage();
-      L.matmul_backward(p + "mlp fc", "mlp matmul", t, d, f);
+      if (swiglu) {
+        L.elementwise(p + "silu(gate) * up bwd", "element-wise", tf, 3, 2, 8);
+        L.stage();
+        L.matmul_backward(p + "mlp gate", "mlp matmul", t, d, f);
+        L.matmul_backward(p + "mlp up", "mlp matmul", t, d, f);
+      } else {
+        L.elementwise(p + "activation bwd", "element-wise", tf, 2, 1, gelu ? 12 : 3);
+        L.stage();
+        L.matmul_backward(p + "mlp fc", "mlp matmul", t, d, f);
+      }
+      L.stage();
     }
-    L.stage();
     reduce(p + "mlp fc dX");
     L.elementwise(p + "mlp norm bwd + residual", "norms", td, 4, 1, 7);
     L.stage();
@@ -327,7 +421,7 @@ std::vector<KernelOp> lower_optimizer(const recipe::Recipe& r, const model::GptC
   const int ns = r.optim.ns_steps;
   // Muon: Newton-Schulz on every block matrix, X of shape [s, l] with s the short side.
   const int64_t pp = std::max<int64_t>(o.pp, 1);
-  for (const auto& [shape, count] : block_matrix_shapes(c, o.tp)) {
+  for (const auto& [shape, count] : block_matrix_shapes(c, o.tp, o.ep)) {
     const int64_t s = std::min(shape.first, shape.second), l = std::max(shape.first, shape.second);
     const int64_t staged = (count + pp - 1) / pp;  // one pipeline stage's share of the layers
     const int64_t n = (staged + ranks - 1) / ranks;
@@ -343,11 +437,11 @@ std::vector<KernelOp> lower_optimizer(const recipe::Recipe& r, const model::GptC
   }
   // Muon element-wise (fp32 state): momentum + Nesterov, NorMuon second moment, cautious WD update.
   int64_t muon_rank = 0;
-  for (const auto& [shape, count] : block_matrix_shapes(c, o.tp)) muon_rank += shape.first * shape.second * count;
+  for (const auto& [shape, count] : block_matrix_shapes(c, o.tp, o.ep)) muon_rank += shape.first * shape.second * count;
   const double muon = static_cast<double>(muon_rank) / static_cast<double>(ranks * pp);
   L.elementwise("muon momentum / normuon / update", "muon element-wise", muon, 4, 3, 12, 4);
   // AdamW on everything else (fp32 param, grad, m, v).
-  const int64_t held = rank_parameters(c, o.tp);
+  const int64_t held = rank_parameters(c, o.tp, o.ep);
   const double adam = static_cast<double>(held - muon_rank) / static_cast<double>(ranks * pp);
   L.elementwise("adamw", "adamw", adam, 4, 3, 12, 4);
   if (r.optim.grad_clip > 0)
@@ -361,8 +455,8 @@ int64_t muon_parameters(const model::GptConfig& c) {
   return n;
 }
 
-double gradient_bytes(const model::GptConfig& c, DType grad_dtype, int64_t tp) {
-  return static_cast<double>(rank_parameters(c, tp)) * static_cast<double>(dtype_size(grad_dtype));
+double gradient_bytes(const model::GptConfig& c, DType grad_dtype, int64_t tp, int64_t ep) {
+  return static_cast<double>(rank_parameters(c, tp, ep)) * static_cast<double>(dtype_size(grad_dtype));
 }
 
 }  // namespace nanotrn::predict

@@ -31,6 +31,10 @@
 //   region's input an all-gather, and the norms and residuals work on 1/tp of the tokens. Collectives are ops with
 //   kernel "all-reduce" / "reduce-scatter" / "all-gather", group "tp collective", bytes = the full tensor per rank,
 //   each in its own stage (step_model.h prices them).
+// Mixture of experts (model.experts): per layer a router matmul [t, d] x [d, experts] and its top-k, the experts'
+//   MLPs as batched matmuls over experts / ep local experts of t k ep / experts tokens each (balanced: assumed),
+//   and with ep > 1 an all-to-all ("ep collective") dispatching the token copies and one combining the outputs, each
+//   mirrored in the backward.
 // Kernels: "matmul" {m,k,n}, "softmax"/"rmsnorm" {rows, cols}, "attention" {heads, T, hd} have library tile kernels
 // on the software NeuronCore;
 // "" means no tile kernel (element-wise, norm backward, gather/scatter): priced by roofline from flops/bytes.
@@ -81,6 +85,8 @@ struct LoweringOptions {
   int64_t layer_begin = 0, layer_end = -1;
   bool embedding = true, head = true;
   int64_t pp = 1;
+  // Expert parallelism (a mixture of experts): each rank holds experts / ep of them; tokens reach them by all-to-all.
+  int64_t ep = 1;
 };
 
 // What one tensor-parallel rank owns; throws naming the dimension tp does not divide.
@@ -88,8 +94,14 @@ struct TpShard {
   int64_t heads = 0, kv_heads = 0, mlp = 0, vocab = 0;
 };
 TpShard tp_shard(const model::GptConfig& resolved, int64_t tp);
-// Parameters one tensor-parallel rank holds (block matrices, embeddings and lm_head split; scalars replicated).
-int64_t rank_parameters(const model::GptConfig& resolved, int64_t tp);
+// Experts one expert-parallel rank holds: experts / ep (0 for a dense model); throws naming what ep does not divide.
+int64_t expert_shard(const model::GptConfig& resolved, int64_t ep);
+// Parameters one rank holds (block matrices, embeddings and lm_head split over tp; experts over ep; scalars
+// replicated); its block matrices alone; and its experts' share (reduced over the replicas that hold the same
+// experts, not the whole data-parallel group).
+int64_t rank_parameters(const model::GptConfig& resolved, int64_t tp, int64_t ep = 1);
+int64_t rank_block_parameters(const model::GptConfig& resolved, int64_t tp, int64_t ep = 1);
+int64_t rank_expert_parameters(const model::GptConfig& resolved, int64_t tp, int64_t ep = 1);
 
 std::vector<KernelOp> lower_micro_batch(const model::GptConfig& resolved, int64_t seq_len, const LoweringOptions& o);
 std::vector<KernelOp> lower_optimizer(const recipe::Recipe& recipe, const model::GptConfig& resolved,
@@ -98,6 +110,6 @@ std::vector<KernelOp> lower_optimizer(const recipe::Recipe& recipe, const model:
 // ve_gates).
 int64_t muon_parameters(const model::GptConfig& resolved);
 // Bytes of the data-parallel gradient all-reduce: every parameter one tensor-parallel rank holds, in `grad_dtype`.
-double gradient_bytes(const model::GptConfig& resolved, DType grad_dtype, int64_t tp = 1);
+double gradient_bytes(const model::GptConfig& resolved, DType grad_dtype, int64_t tp = 1, int64_t ep = 1);
 
 }  // namespace nanotrn::predict

@@ -65,7 +65,8 @@ std::string prediction_text(const Prediction& p, size_t top) {
   s += "model: " + std::to_string(p.params) + " params, " + format_number("%.4g", p.flops_per_token) +
        " FLOPs/token, T " + std::to_string(p.seq_len) + ", " + p.dtype + "; peak " +
        format_number("%.4g", p.peak_flops / 1e12) + " TFLOP/s\n";
-  s += "launch: " + std::to_string(p.layout.chips) + " chip(s), " + std::to_string(p.layout.ranks_per_chip) +
+  s += "launch: " + (p.layout.nodes > 1 ? std::to_string(p.layout.nodes) + " nodes x " : std::string()) +
+       std::to_string(p.layout.chips) + " chip(s), " + std::to_string(p.layout.ranks_per_chip) +
        " rank(s) per chip at LNC=" + std::to_string(p.layout.lnc) + ", " +
        std::string(recipe::to_string(p.layout.stack)) + " stack\n";
   for (const std::string& n : p.notes) s += "  - " + n + "\n";
@@ -156,7 +157,8 @@ nlohmann::json prediction_json(const Prediction& p, size_t top) {
           {"lnc", p.lnc},
           {"ranks", p.ranks},
           {"layout",
-           {{"chips", p.layout.chips},
+           {{"nodes", p.layout.nodes},
+            {"chips", p.layout.chips},
             {"ranks_per_chip", p.layout.ranks_per_chip},
             {"lnc", p.layout.lnc},
             {"launched_ranks", p.layout.launched_ranks},

@@ -23,7 +23,9 @@ Prediction predict(StepModel& m) {
   p.seq_len = r.batch.seq_len;
   p.dtype = std::string(dtype_name(m.dtype()));
   p.flops_per_token = model::flops_per_token(m.config(), r.batch.seq_len);
-  p.peak_flops = m.device().peak_bf16_flops();
+  // The launched chips' peak: every node's chips used (launch.chips), idle cores included.
+  p.peak_flops =
+      m.device().value("peak_bf16_flops_per_chip") * static_cast<double>(m.layout().chips * m.layout().nodes);
   p.params = model::count_params(m.config()).total();
   p.budget_s = recipe::budget_seconds(r);
   for (size_t i = 0; i < r.batch.phases.size(); i++) {
@@ -39,6 +41,7 @@ Prediction predict(StepModel& m) {
   }
   p.walk = recipe::walk_budget(r, [&m](const recipe::NextStep& n) { return m.step(n.accum, n.mtp_heads).step_s; });
   p.notes = m.notes();
+  p.notes.insert(p.notes.end(), r.model_notes.begin(), r.model_notes.end());
   size_t untimed = 0;
   for (const PhasePrediction& ph : p.phases) {
     p.graph_instructions = std::max(p.graph_instructions, ph.time.graph_instructions);

@@ -31,7 +31,8 @@ StepModel::StepModel(const recipe::Recipe& recipe, const hw::Device& device, con
   // Refuse a layout whose rank cannot fit its share of the chip's HBM before pricing anything (the lowering of an
   // absurd shape would exhaust the host instead). The most MTP heads are active at the start.
   const int heads = recipe::active_heads(recipe::mtp_weights_at(recipe, 0.0));
-  const int64_t ranks_per_chip = (ranks_ * layout_.tp * layout_.pp + layout_.chips - 1) / layout_.chips;
+  const int64_t all_chips = layout_.chips * layout_.nodes;
+  const int64_t ranks_per_chip = (ranks_ * layout_.tp * layout_.pp + all_chips - 1) / all_chips;
   int64_t most_accum = 1;
   for (const recipe::BatchPhase& ph : recipe.batch.phases) most_accum = std::max(most_accum, ph.accum);
   memory_ = rank_memory(recipe, config_, layout_, dtype_, heads, most_accum,
@@ -41,7 +42,12 @@ StepModel::StepModel(const recipe::Recipe& recipe, const hw::Device& device, con
 }
 
 double StepModel::allreduce_bytes() const {
-  return gradient_bytes(config_, dtype_, layout_.tp) / static_cast<double>(layout_.pp);  // one stage's share
+  return gradient_bytes(config_, dtype_, layout_.tp, layout_.ep) / static_cast<double>(layout_.pp);  // one stage's
+}
+
+double StepModel::expert_gradient_bytes() const {
+  return static_cast<double>(rank_expert_parameters(config_, layout_.tp, layout_.ep)) *
+         static_cast<double>(dtype_size(dtype_)) / static_cast<double>(layout_.pp);
 }
 
 double StepModel::rank_bytes_per_s() const {
@@ -53,31 +59,34 @@ double StepModel::rank_bytes_per_s() const {
   return bw;
 }
 
-// Ranks are numbered chip by chip; a replica is tp x pp consecutive ranks (tp innermost).
-hw::Group StepModel::tp_group() const {
-  const int64_t rpc = layout_.ranks_per_chip;
-  return layout_.tp <= rpc ? hw::Group{.per_chip = layout_.tp, .chips = 1}
-                           : hw::Group{.per_chip = rpc, .chips = (layout_.tp + rpc - 1) / rpc};
-}
+// Ranks are numbered node by node, chip by chip; a replica is tp x pp consecutive ranks (tp innermost).
+hw::Group StepModel::tp_group() const { return place_group(layout_, layout_.tp, 1); }
 
-hw::Group StepModel::dp_group() const {
-  const int64_t replica = layout_.tp * layout_.pp, rpc = layout_.ranks_per_chip;
-  if (replica >= rpc) return {.per_chip = 1, .chips = std::min(ranks_, layout_.chips)};
-  const int64_t per_chip = std::max<int64_t>(1, std::min(rpc / replica, ranks_));
-  return {.per_chip = per_chip, .chips = std::min((ranks_ + per_chip - 1) / per_chip, layout_.chips)};
-}
+hw::Group StepModel::dp_group() const { return place_group(layout_, ranks_, layout_.tp * layout_.pp); }
 
+hw::Group StepModel::ep_group() const { return place_group(layout_, layout_.ep, layout_.tp * layout_.pp); }
+
+// With expert parallelism the experts' gradients are reduced only over the replicas holding the same experts
+// (every ep-th replica), the rest over the whole data-parallel group; the two run one after the other (assumed).
 double StepModel::dp_collective(hw::Collective kind) const {
-  return hw::collective_seconds(device_, kind, allreduce_bytes(), dp_group(), rank_bytes_per_s());
+  const double experts = layout_.ep > 1 ? expert_gradient_bytes() : 0.0;
+  double s = hw::collective_seconds(device_, kind, allreduce_bytes() - experts, dp_group(), rank_bytes_per_s());
+  if (experts > 0 && ranks_ / layout_.ep > 1) {
+    const hw::Group holders = place_group(layout_, ranks_ / layout_.ep, layout_.tp * layout_.pp * layout_.ep);
+    s += hw::collective_seconds(device_, kind, experts, holders, rank_bytes_per_s());
+  }
+  return s;
 }
 
 OpCost StepModel::collective_cost(const KernelOp& op) const {
   const hw::Collective kind = op.kernel == "all-reduce"       ? hw::Collective::all_reduce
                               : op.kernel == "reduce-scatter" ? hw::Collective::reduce_scatter
+                              : op.kernel == "all-to-all"     ? hw::Collective::all_to_all
                                                               : hw::Collective::all_gather;
+  const hw::Group group = kind == hw::Collective::all_to_all ? ep_group() : tp_group();
   OpCost c;
-  c.seconds = hw::collective_seconds(device_, kind, op.bytes, tp_group(), rank_bytes_per_s());
-  c.method = hw::collective_algorithm(device_, tp_group());
+  c.seconds = hw::collective_seconds(device_, kind, op.bytes, group, rank_bytes_per_s());
+  c.method = (kind == hw::Collective::all_to_all ? "all-to-all: " : "") + hw::collective_algorithm(device_, group);
   c.engines["DMA"] = c.seconds;
   c.use[hw::Engine::dma] = c.seconds;
   return c;
@@ -170,6 +179,7 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
                      .tp = layout_.tp,
                      .sequence_parallel = recipe_.launch.sequence_parallel};
   lo.pp = layout_.pp;
+  lo.ep = layout_.ep;
   const bool eager = layout_.stack == recipe::Stack::eager;
   // Compiled: one graph per micro-batch, independent kernels of a stage overlap. Eager: every op is its own graph,
   // run one after another. Sets each op's start; returns the sequence's time.
@@ -189,11 +199,11 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
     std::vector<KernelOp> micro = lower_micro_batch(config_, recipe_.batch.seq_len, so);
     if (recipe_.launch.recompute) micro = with_recompute(std::move(micro));
     for (KernelOp& op : micro) {
-      const bool collective = op.group == "tp collective";
+      const bool collective = op.group == "tp collective" || op.group == "ep collective";
       OpCost c = collective ? collective_cost(op) : coster_.cost(op, dtype_);
       into.graph_instructions += c.instructions;
       into.untimed_ops += c.instructions > 0 || collective ? 0 : 1;
-      if (collective) into.tp_collective_s += c.seconds;
+      if (op.group == "tp collective") into.tp_collective_s += c.seconds;
       into.micro_ops.push_back({std::move(op), std::move(c), 0.0});
     }
   };
@@ -220,11 +230,17 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
   // 1F1B: accum + pp - 1 slots of one stage's micro-batch, each with its two point-to-point transfers (the
   // activation forward, its gradient backward; on the critical path: assumed); pp = 1 is plain accumulation.
   if (layout_.pp > 1) {
+    // Each of the stage's tp ranks sends the activation (its 1 / tp sequence shard under sequence parallelism,
+    // Megatron's scatter-gather); stages are consecutive blocks of tp ranks, so a boundary may cross chips or
+    // nodes: the slowest boundary sets the pace.
+    const double shard = recipe_.launch.sequence_parallel ? static_cast<double>(layout_.tp) : 1.0;
     const double bytes = static_cast<double>(rows_per_rank_ * recipe_.batch.seq_len * config_.model_dim) *
-                         static_cast<double>(dtype_size(dtype_));
-    // Stages are consecutive groups of tp ranks: a replica wider than a chip's ranks sends between chips.
-    const hw::Group pair{.per_chip = 1, .chips = layout_.tp * layout_.pp > layout_.ranks_per_chip ? 2 : 1};
-    s->p2p_s = 2 * hw::collective_seconds(device_, hw::Collective::point_to_point, bytes, pair, rank_bytes_per_s());
+                         static_cast<double>(dtype_size(dtype_)) / shard;
+    for (int64_t stage = 0; stage + 1 < layout_.pp; ++stage) {
+      const hw::Group pair = place_group(layout_, 2, layout_.tp, stage * layout_.tp);
+      s->p2p_s = std::max(s->p2p_s, 2 * hw::collective_seconds(device_, hw::Collective::point_to_point, bytes, pair,
+                                                               rank_bytes_per_s()));
+    }
   }
   const double slots = static_cast<double>(accum + layout_.pp - 1);
   s->pipeline_bubble_s = static_cast<double>(layout_.pp - 1) * (s->micro_batch_s + s->p2p_s);
@@ -275,7 +291,7 @@ std::vector<std::string> StepModel::notes() const {
   n.push_back("layout: " + layout_text(layout_, device_, recipe_.batch.seq_len) +
               (zero() > 0 ? ", ZeRO-" + std::to_string(zero()) : std::string()) +
               (recipe_.launch.recompute ? ", blocks recomputed in the backward" : "") +
-              (layout_.tp > 1 ? "; no pipeline parallelism" : "; no tensor/pipeline parallelism"));
+              (layout_.tp == 1 && layout_.pp == 1 ? "; no tensor/pipeline parallelism" : ""));
   if (layout_.tp > 1) {
     n.push_back("tensor parallel: " + std::to_string(layout_.tp) + " ranks per replica (Megatron splits" +
                 (recipe_.launch.sequence_parallel ? ", sequence parallel" : "") +
@@ -304,6 +320,13 @@ std::vector<std::string> StepModel::notes() const {
                 std::string(dtype_name(dtype_)) +
                 " gradients, assumed) over the data-parallel group: " + hw::collective_algorithm(device_, dp_group()) +
                 (options_.overlap_allreduce ? ", overlapped with the last backward" : ", not overlapped"));
+    if (layout_.ep > 1)
+      n.push_back("experts: " + std::to_string(expert_shard(config_, layout_.ep)) + " of " +
+                  std::to_string(config_.experts) + " per rank (top-" + std::to_string(config_.experts_per_token) +
+                  " routing, balanced: assumed); token all-to-alls over " + std::to_string(layout_.ep) +
+                  " replicas: " + hw::collective_algorithm(device_, ep_group()) + "; the experts' " +
+                  format_number("%.1f MB", expert_gradient_bytes() / 1e6) +
+                  " of gradients reduced over the replicas holding the same experts");
   }
   if (layout_.stack == recipe::Stack::eager) {
     n.push_back(

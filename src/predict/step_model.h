@@ -5,16 +5,17 @@
 //   const StepTime& s = m.step(4, 1);           // accum 4 micro-batches, 1 CE head; cached per (accum, heads)
 //   s.step_s, s.micro_batch_s, s.allreduce_exposed_s, s.host_s ...
 //
-// Layout: data parallel over the launch shape's ranks (launch.h); each rank gets ceil(rows / ranks) rows of every
-// micro-batch. No tensor or pipeline parallelism.
+// Layout: the launch shape (launch.h): data-parallel replicas of tp x pp ranks, on nodes x chips x ranks per chip;
+// each replica gets ceil(rows / replicas) rows of every micro-batch. Every group (tensor parallel, data parallel,
+// neighbouring pipeline stages) is placed by place_group and priced on the topology (hw/topology.h), EFA included.
 // step = (accum + pp - 1) x (micro-batch + p2p) + optimiser + exposed all-reduce + host, where
 //  * a sequence of kernels (one micro-batch, or the optimiser) runs stage by stage; kernels of one stage are
 //    independent: stage time = max(longest kernel, busiest engine class summed over the stage's kernels); every
 //    kernel adds the device's kernel_launch_s (assumed, catalog);
 //  * the gradient collectives (below for ZeRO) move every parameter, bf16 when the recipe trains in bf16 else fp32
 //    (assumed), as a ring
-//    over the ranks (hw/roofline.h) at the slower of the rank's DMA bandwidth (machine.h: engines x per-engine
-//    peak x lnc, capped by its HBM share) and the chip's link bandwidth when chips > 1; with overlap it starts
+//    over the ranks (hw/topology.h: on one chip at the rank's DMA bandwidth (machine.h: engines x per-engine
+//    peak x lnc, capped by its HBM share), across chips on the links, across nodes over EFA); with overlap it starts
 //    during the last micro-batch's backward and only the part longer than that backward is exposed (DMA
 //    contention with compute is not modelled);
 //  * ZeRO (launch.zero, more than one rank): stage 1 reduce-scatters the gradients during the last backward and
@@ -23,12 +24,14 @@
 //    and backward, prefetched under that micro-batch (DeepSpeed's schedule; assumed). Each ring reduce-scatter or
 //    all-gather costs half a ring all-reduce. Stages >= 1 shard the optimiser (as --shard-optimizer);
 //  * launch.recompute re-runs every block's forward ops at the start of the backward;
-//  * tensor parallelism (launch.tp, lowering.h): each collective is a ring over the tp ranks at the rank's DMA
-//    bandwidth (the chip links when the group spans chips), on the critical path: no overlap with the GEMMs
-//    (Megatron without communication overlap; assumed for the Neuron stack);
+//  * tensor parallelism (launch.tp, lowering.h): each collective is priced over the tp group on the topology (a ring
+//    at the rank's DMA bandwidth on one chip, the chip links or EFA beyond), on the critical path: no overlap with
+//    the GEMMs (Megatron without communication overlap; assumed for the Neuron stack);
 //  * pipeline parallelism (launch.pp, 1F1B): the micro-batch is the slower of the first stage (embedding) and the
 //    last (head), each holding depth / pp layers; p2p = the activation sent forward and its gradient sent back per
-//    slot (rows x T x d in the activation dtype, on chip or over the chip links), on the critical path (assumed);
+//    slot by each of the stage's tp ranks (rows x T x d in the activation dtype, 1 / tp of it under sequence
+//    parallelism), on chip, over the chip links or over EFA, the slowest stage boundary on the critical path
+//    (assumed);
 //    the optimiser and the gradient all-reduce cover one stage's 1 / pp of the parameters;
 //  * compiled stack (launch.stack): host = host_graph_launch_s x (accum + 1): one compiled graph per micro-batch and
 //    one for the optimiser (assumed, catalog);
@@ -114,9 +117,11 @@ class StepModel {
   int64_t rows_per_rank() const { return rows_per_rank_; }
   DType dtype() const { return dtype_; }
   double allreduce_bytes() const;
-  double rank_bytes_per_s() const;  // one rank's own DMA bandwidth (its cores' queues, capped by its HBM share)
-  hw::Group tp_group() const;       // where a tensor-parallel group's ranks sit (hw/topology.h)
-  hw::Group dp_group() const;       // where the data-parallel group's ranks sit
+  double rank_bytes_per_s() const;       // one rank's own DMA bandwidth (its cores' queues, capped by its HBM share)
+  hw::Group tp_group() const;            // where a tensor-parallel group's ranks sit (hw/topology.h)
+  hw::Group dp_group() const;            // where the data-parallel group's ranks sit
+  hw::Group ep_group() const;            // where an expert-parallel group's ranks sit (ep replicas, one rank of each)
+  double expert_gradient_bytes() const;  // of allreduce_bytes(): the rank's experts' (reduced over their holders)
   double dp_collective(hw::Collective kind) const;  // of the gradient buffer
   const KernelCoster& coster() const { return coster_; }
   // Assumptions and layout facts worth printing with a prediction.

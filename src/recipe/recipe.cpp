@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -12,6 +14,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/utf8.h"
+#include "model/hf_config.h"
 #include "recipe/recipe_ranges.h"
 
 namespace nanotrn::recipe {
@@ -129,7 +132,8 @@ E parse_enum(const std::string& text, const std::string& name, const std::vector
 const std::vector<std::pair<std::string, model::Activation>> kActivations = {
     {"relu2", model::Activation::relu2},
     {"leaky_relu2", model::Activation::leaky_relu2},
-    {"swiglu", model::Activation::swiglu}};
+    {"swiglu", model::Activation::swiglu},
+    {"gelu", model::Activation::gelu}};
 const std::vector<std::pair<std::string, model::ValueEmbeds>> kValueEmbeds = {
     {"none", model::ValueEmbeds::none}, {"alternating", model::ValueEmbeds::alternating}};
 const std::vector<std::pair<std::string, Stack>> kStacks = {{"compiled", Stack::compiled}, {"eager", Stack::eager}};
@@ -167,6 +171,8 @@ void read_model(const json& j, model::GptConfig& m) {
   r.get("n_kv_head", m.n_kv_head);
   r.get("mlp_mult", m.mlp_mult);
   r.get("mlp_hidden", m.mlp_hidden);
+  r.get("experts", m.experts);
+  r.get("experts_per_token", m.experts_per_token);
   r.get("tie_embeddings", m.tie_embeddings);
   r.get("norm_weights", m.norm_weights);
   std::string act = model::to_string(m.activation), ve = model::to_string(m.value_embeds);
@@ -326,6 +332,8 @@ Recipe recipe_from_json(const json& j) {
     x.get("tp", rec.launch.tp);
     x.get("sequence_parallel", rec.launch.sequence_parallel);
     x.get("pp", rec.launch.pp);
+    x.get("nodes", rec.launch.nodes);
+    x.get("ep", rec.launch.ep);
     x.finish();
   }
   r.finish();
@@ -353,6 +361,8 @@ json recipe_to_json(const Recipe& r) {
         {"n_kv_head", m.n_kv_head},
         {"mlp_mult", m.mlp_mult},
         {"mlp_hidden", m.mlp_hidden},
+        {"experts", m.experts},
+        {"experts_per_token", m.experts_per_token},
         {"tie_embeddings", m.tie_embeddings},
         {"norm_weights", m.norm_weights},
         {"activation", model::to_string(m.activation)},
@@ -437,7 +447,9 @@ json recipe_to_json(const Recipe& r) {
         {"recompute", r.launch.recompute},
         {"tp", r.launch.tp},
         {"sequence_parallel", r.launch.sequence_parallel},
-        {"pp", r.launch.pp}}},
+        {"pp", r.launch.pp},
+        {"nodes", r.launch.nodes},
+        {"ep", r.launch.ep}}},
   };
 }
 
@@ -486,10 +498,30 @@ Recipe load_recipe(const std::string& path, const std::vector<std::string>& over
   }
   check(j.is_object(),
         path + ": a recipe is a JSON object of sections ({\"model\": {...}, ...}), got " + std::string(j.type_name()));
+  // "model_config": a Hugging Face config.json, relative to the recipe's folder, read as the model.
+  std::optional<model::HfModel> hf;
+  if (j.contains("model_config")) {
+    check(j.at("model_config").is_string(), path + ": model_config must be a path (string)");
+    check(!j.contains("model"), path + ": give either a model section or model_config, not both");
+    const std::filesystem::path p = j.at("model_config").get<std::string>();
+    hf = model::read_hf_config((p.is_absolute() ? p : std::filesystem::path(path).parent_path() / p).string());
+    j.erase("model_config");
+  }
   const json defaults = recipe_to_json(Recipe{});
-  for (const std::string& o : overrides) apply_override(j, o, defaults);
+  for (const std::string& o : overrides) {
+    check(
+        !hf || o.rfind("model.", 0) != 0,
+        path + ": override '" + o + "': the model comes from the recipe's model_config and takes no model.* override");
+    apply_override(j, o, defaults);
+  }
   try {
-    return recipe_from_json(j);
+    Recipe r = recipe_from_json(j);
+    if (hf) {
+      r.model = hf->config;
+      r.model_notes = hf->notes;
+      r.model_notes.insert(r.model_notes.begin(), "model: " + hf->architecture + " from the recipe's model_config");
+    }
+    return r;
   } catch (const Error& e) {
     throw Error(path + ": " + e.message(), e.where());
   }

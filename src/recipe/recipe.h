@@ -119,6 +119,8 @@ struct LaunchConfig {
   int64_t tp = 1;          // tensor-parallel ranks per model replica (Megatron; the ranks are chips x ranks_per_chip)
   bool sequence_parallel = false;  // with tp > 1: reduce-scatter / all-gather instead of all-reduce, norms split
   int64_t pp = 1;                  // pipeline stages per model replica (1F1B over the step's micro-batches)
+  int64_t nodes = 1;               // copies of the device joined over EFA (server devices; launch.h)
+  int64_t ep = 1;                  // expert-parallel ranks: the experts split over ep data-parallel replicas
 };
 std::string_view to_string(Stack s);
 
@@ -135,13 +137,18 @@ struct Recipe {
   EmaConfig ema;
   TrainConfig train;
   LaunchConfig launch;
+  // What a model read from a Hugging Face config approximates (load_recipe with "model_config"; not saved: the model
+  // itself is, in full).
+  std::vector<std::string> model_notes;
 };
 
 Recipe recipe_from_json(const nlohmann::json& j);
 nlohmann::json recipe_to_json(const Recipe& r);
 // Applies "a.b.c=value" to a recipe JSON; throws naming the key when the path does not exist in `defaults_json`.
 void apply_override(nlohmann::json& j, const std::string& assignment, const nlohmann::json& defaults_json);
-// Reads the file (errors name it), applies the overrides in order, parses strictly.
+// Reads the file (errors name it), applies the overrides in order, parses strictly. A top-level "model_config" (a
+// path relative to the recipe's folder) names a Hugging Face config.json read as the model (model/hf_config.h), in
+// place of a "model" section; such a recipe takes no model.* overrides.
 Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides = {});
 Recipe default_recipe_with(const std::vector<std::string>& overrides);
 

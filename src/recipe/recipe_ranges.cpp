@@ -96,6 +96,8 @@ constexpr RangeRule kRanges[] = {
     {"launch.zero", Range::nonnegative},  // the upper bound: 3, checked below
     {"launch.tp", Range::at_least_1},
     {"launch.pp", Range::at_least_1},
+    {"launch.nodes", Range::at_least_1},
+    {"launch.ep", Range::at_least_1},
 };
 
 bool in_range(double v, Range range) {

@@ -37,13 +37,17 @@ constexpr RecipeKey kSchema[] = {
      "be a multiple)"},
     {"model.mlp_mult", "MLP hidden width = mlp_mult * model_dim (unless mlp_hidden is set)"},
     {"model.mlp_hidden", "MLP hidden width; 0 = mlp_mult * model_dim (a Hugging Face config's intermediate_size)"},
+    {"model.experts",
+     "Mixture of experts: MLPs per layer (0 = dense), each of mlp_hidden, with a router; predict only, the host GPT "
+     "refuses it"},
+    {"model.experts_per_token", "Mixture of experts: the experts each token is routed to (top-k)"},
     {"model.tie_embeddings",
      "The lm_head shares the embedding matrix (Hugging Face); predict only, the host GPT refuses it"},
     {"model.norm_weights",
      "Learned RMSNorm gains instead of the per-layer residual scalars (Hugging Face); predict only"},
     {"model.activation",
-     "MLP activation: relu2 (ReLU squared), leaky_relu2 (LeakyReLU squared, slope leaky_slope), or swiglu (the Llama "
-     "MLP with three matrices; predict only)"},
+     "MLP activation: relu2 (ReLU squared), leaky_relu2 (LeakyReLU squared, slope leaky_slope), swiglu (the Llama "
+     "MLP with three matrices; predict only) or gelu (GPT-2 / GPT-3; predict only)"},
     {"model.leaky_slope", "Negative slope of leaky_relu2"},
     {"model.rotary_base", "Base of the rotary position embedding's frequencies"},
     {"model.qk_norm", "RMSNorm on queries and keys after the rotary embedding"},
@@ -174,6 +178,12 @@ constexpr RecipeKey kSchema[] = {
     {"launch.pp",
      "Modelled device only: pipeline stages per model replica, 1F1B over the step's micro-batches (bubble (pp - 1) / "
      "(accum + pp - 1)); the data-parallel replicas are ranks / (tp x pp)"},
+    {"launch.nodes",
+     "Modelled device only: copies of a server device joined over EFA (32 trn1-server nodes); the launched ranks "
+     "are nodes x chips x ranks_per_chip"},
+    {"launch.ep",
+     "Modelled device only: expert parallelism for a mixture of experts; the experts are split over ep "
+     "data-parallel replicas (ep divides the replicas and the experts), tokens reach them by all-to-all"},
 };
 
 std::vector<std::string> split_key(const std::string& key) {

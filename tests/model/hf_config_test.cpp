@@ -44,6 +44,76 @@ TEST(HfConfig, ShippedConfigsHaveTheirPublishedParameterCounts) {
   EXPECT_NE(qwen.notes[0].find("biases"), std::string::npos);
 }
 
+TEST(HfConfig, Gpt3InTheGpt2LayoutIsTheModelOfThePaper) {
+  // Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads of 128, 175.0B parameters (the nominal size;
+  // 12 L d^2 for the blocks plus the tied 50257 x d embedding is 174.6B, and the learned positions and the biases
+  // the reader names as not counted add 0.04B).
+  const HfModel g = shipped_hf("gpt3-175b");
+  EXPECT_EQ(g.architecture, "GPT2LMHeadModel");
+  EXPECT_EQ(g.config.activation, Activation::gelu);
+  EXPECT_EQ(g.config.mlp_hidden, 4 * 12288);
+  EXPECT_EQ(g.config.head_dim, 128);
+  EXPECT_EQ(g.config.n_kv_head, 96);
+  EXPECT_TRUE(g.config.tie_embeddings);
+  const double n = static_cast<double>(count_params(g.config).total());
+  EXPECT_NEAR(n, 175.0e9, 0.005 * 175.0e9);
+  EXPECT_EQ(count_params(g.config).block_matrices, 96LL * 12 * 12288 * 12288);
+  ASSERT_EQ(g.notes.size(), 2u);
+  EXPECT_NE(g.notes[0].find("positions (2048 x 12288"), std::string::npos) << g.notes[0];
+  nlohmann::json relu = nlohmann::json::parse(R"({"architectures": ["GPT2LMHeadModel"], "vocab_size": 100,
+      "n_embd": 64, "n_layer": 2, "n_head": 4, "activation_function": "relu"})");
+  EXPECT_NE(hf_error(relu).find("field 'activation_function' = \"relu\": only GELU"), std::string::npos)
+      << hf_error(relu);
+  relu["activation_function"] = "gelu";
+  relu["n_special"] = 0;
+  EXPECT_NE(hf_error(relu).find("field 'n_special' is not known"), std::string::npos);
+}
+
+TEST(HfConfig, MixturesOfExpertsHaveTheirPublishedSizes) {
+  // Mixtral 8x7B: 46.7B parameters, 12.9B active per token (Mistral AI's model card and release post); Qwen3-30B-A3B:
+  // 30.5B in total, 3.3B activated (its model card). Active = total - the experts a token does not use.
+  const HfModel mixtral = shipped_hf("mixtral-8x7b-v0.1");
+  EXPECT_EQ(mixtral.config.experts, 8);
+  EXPECT_EQ(mixtral.config.experts_per_token, 2);
+  EXPECT_EQ(mixtral.config.mlp_hidden, 14336);
+  const double mt = static_cast<double>(count_params(mixtral.config).total());
+  EXPECT_NEAR(mt, 46.7e9, 0.05e9);
+  EXPECT_NEAR(mt - static_cast<double>(inactive_expert_params(mixtral.config)), 12.9e9, 0.05e9);
+  const HfModel qwen = shipped_hf("qwen3-30b-a3b");
+  EXPECT_EQ(qwen.config.experts, 128);
+  EXPECT_EQ(qwen.config.experts_per_token, 8);
+  EXPECT_EQ(qwen.config.mlp_hidden, 768);  // moe_intermediate_size, not the dense intermediate_size
+  EXPECT_TRUE(qwen.config.qk_norm);
+  EXPECT_EQ(qwen.config.window, 0);
+  const double qt = static_cast<double>(count_params(qwen.config).total());
+  EXPECT_NEAR(qt, 30.5e9, 0.05e9);
+  EXPECT_NEAR(qt - static_cast<double>(inactive_expert_params(qwen.config)), 3.3e9, 0.06e9);
+  // FLOPs per token count the k experts a token uses and the router (6 x active matmul parameters + attention).
+  const GptConfig& m = mixtral.config;
+  const double active_blocks = 32.0 * (2 * 4096.0 * 4096 + 2 * 1024.0 * 4096 + 2 * 3 * 4096.0 * 14336 + 8 * 4096.0);
+  EXPECT_DOUBLE_EQ(flops_per_token(m, 4096), 6 * (active_blocks + 32000.0 * 4096) + 12.0 * 32 * 32 * 128 * 4096);
+  // What is not lowered names its reason.
+  nlohmann::json oss = llama_like();
+  oss["architectures"] = {"GptOssForCausalLM"};
+  EXPECT_NE(hf_error(oss).find("GptOssForCausalLM is a mixture of experts that is not lowered: its attention sinks"),
+            std::string::npos);
+  nlohmann::json shared = llama_like();
+  shared["architectures"] = {"Qwen2MoeForCausalLM"};
+  EXPECT_NE(hf_error(shared).find("shared expert"), std::string::npos);
+  nlohmann::json dense = llama_like();
+  dense["num_local_experts"] = 8;
+  EXPECT_NE(hf_error(dense).find("field 'num_local_experts' on LlamaForCausalLM, which is dense"), std::string::npos);
+  nlohmann::json partial = nlohmann::json::parse(
+      R"({"architectures": ["Qwen3MoeForCausalLM"], "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 4,
+          "num_attention_heads": 4, "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+          "decoder_sparse_step": 2})");
+  EXPECT_NE(hf_error(partial).find("'decoder_sparse_step': experts on only some layers"), std::string::npos);
+  partial.erase("decoder_sparse_step");
+  partial["num_experts_per_tok"] = 9;
+  EXPECT_NE(hf_error(partial).find("model.experts_per_token must be in [1, model.experts = 8], got 9"),
+            std::string::npos);
+}
+
 TEST(HfConfig, FieldsMapOntoTheGptConfig) {
   const GptConfig l3 = shipped_hf("llama-3.1-8b").config;
   EXPECT_EQ(l3.activation, Activation::swiglu);
@@ -68,9 +138,9 @@ TEST(HfConfig, FieldsMapOntoTheGptConfig) {
 
 TEST(HfConfig, WhatIsNotLoweredIsAnErrorNamingTheField) {
   nlohmann::json moe = llama_like();
-  moe["architectures"] = {"MixtralForCausalLM"};
-  moe["num_local_experts"] = 8;
-  EXPECT_NE(hf_error(moe).find("field 'num_local_experts' = 8: a mixture of experts"), std::string::npos);
+  moe["architectures"] = {"DeepseekV3ForCausalLM"};
+  moe["n_routed_experts"] = 256;
+  EXPECT_NE(hf_error(moe).find("DeepseekV3ForCausalLM is a mixture of experts that is not lowered"), std::string::npos);
   nlohmann::json unknown = llama_like();
   unknown["attn_logit_softcapping"] = 50.0;
   EXPECT_NE(hf_error(unknown).find("field 'attn_logit_softcapping' is not known"), std::string::npos);
@@ -78,8 +148,8 @@ TEST(HfConfig, WhatIsNotLoweredIsAnErrorNamingTheField) {
   gelu["hidden_act"] = "gelu";
   EXPECT_NE(hf_error(gelu).find("'hidden_act' = \"gelu\""), std::string::npos);
   nlohmann::json arch = llama_like();
-  arch["architectures"] = {"GPT2LMHeadModel"};
-  EXPECT_NE(hf_error(arch).find("GPT2LMHeadModel is not supported"), std::string::npos);
+  arch["architectures"] = {"FalconForCausalLM"};
+  EXPECT_NE(hf_error(arch).find("FalconForCausalLM is not supported"), std::string::npos);
   nlohmann::json missing = llama_like();
   missing.erase("intermediate_size");
   EXPECT_NE(hf_error(missing).find("missing field 'intermediate_size'"), std::string::npos);
@@ -97,6 +167,21 @@ TEST(HfConfig, TheHostGptRefusesWhatOnlyThePredictorPrices) {
     EXPECT_NE(std::string(e.what()).find("model.activation swiglu is priced by nanotrn predict only"),
               std::string::npos);
   }
+  GptConfig gelu = c;
+  gelu.activation = Activation::gelu;
+  gelu.tie_embeddings = gelu.norm_weights = false;
+  EXPECT_NE(testing_support::error_text_of([&] {
+              Gpt g(ctx, gelu, 1);
+            }).find("model.activation gelu is priced by nanotrn predict only"),
+            std::string::npos);
+  GptConfig experts = gelu;
+  experts.activation = Activation::relu2;
+  experts.experts = 4;
+  experts.experts_per_token = 2;
+  EXPECT_NE(testing_support::error_text_of([&] {
+              Gpt g(ctx, resolve(experts), 1);
+            }).find("model.experts (a mixture of experts) is priced by nanotrn predict only"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -386,3 +386,142 @@ TEST(PipelineParallel, OneFOneBPaysTheBubbleAndStagesHoldTheirLayers) {
 
 }  // namespace
 }  // namespace nanotrn::predict
+
+namespace nanotrn::predict {
+namespace {
+
+// Ranks numbered node by node, chip by chip (launch.h): the groups of the two published Trn1 layouts.
+TEST(Nodes, GroupsOfTheTrn1LayoutsSitWhereTheRanksAre) {
+  const hw::Device trn1 = hw::builtin_catalog().find("trn1-server");
+  // Llama2-7B: 16 nodes x 16 chips x 2 cores, TP 8 (4 chips), DP 64.
+  const Layout llama = resolve_layout(shipped_recipe("trn1-llama2-7b"), trn1);
+  EXPECT_EQ(llama.nodes, 16);
+  EXPECT_EQ(llama.launched_ranks, 512);
+  EXPECT_EQ(llama.ranks, 64);
+  EXPECT_EQ(llama.rows_per_rank, 1);
+  const hw::Group tp = place_group(llama, 8, 1);
+  EXPECT_EQ(tp.per_chip, 2);
+  EXPECT_EQ(tp.chips, 4);
+  EXPECT_EQ(tp.nodes, 1);
+  // A data-parallel group: one rank of each replica, 4 replicas per node on 4 chips, over 16 nodes; the two
+  // cores of a chip belong to two groups and the node's 32 ranks to 8.
+  const hw::Group dp = place_group(llama, 64, 8);
+  EXPECT_EQ(dp.per_chip, 1);
+  EXPECT_EQ(dp.chips, 4);
+  EXPECT_EQ(dp.nodes, 16);
+  EXPECT_EQ(dp.chip_share, 2);
+  EXPECT_EQ(dp.node_share, 8);
+  // GPT3-175B: TP 32 is one node; 8 pipeline stages on 8 nodes; DP 4 over 4 nodes, one rank on each.
+  const Layout gpt = resolve_layout(shipped_recipe("trn1-gpt3-175b"), trn1);
+  EXPECT_EQ(gpt.launched_ranks, 1024);
+  EXPECT_EQ(gpt.ranks, 4);
+  const hw::Group g_tp = place_group(gpt, 32, 1);
+  EXPECT_EQ(g_tp.chips, 16);
+  EXPECT_EQ(g_tp.nodes, 1);
+  const hw::Group g_dp = place_group(gpt, 4, 256);
+  EXPECT_EQ(g_dp.nodes, 4);
+  EXPECT_EQ(g_dp.chips, 1);
+  EXPECT_EQ(g_dp.node_share, 32);
+  const hw::Group stages = place_group(gpt, 2, 32, 0);  // stage 0 -> stage 1 crosses to the next node
+  EXPECT_EQ(stages.nodes, 2);
+  EXPECT_EQ(stages.node_share, 32);
+  // One chip, 4 ranks, data parallel: the group is the chip (the single-chip layouts are unchanged).
+  const Layout k60 = resolve_layout(shipped_recipe("frontierforge-k60"), hw::builtin_catalog().find("trn2"));
+  const hw::Group chip = place_group(k60, 4, 1);
+  EXPECT_EQ(chip.per_chip, 4);
+  EXPECT_EQ(chip.chips, 1);
+  EXPECT_EQ(chip.nodes, 1);
+  EXPECT_THROW(place_group(k60, 5, 1), Error);
+}
+
+TEST(Nodes, SpanningNodesNeedsEfaAndScalesTheLaunch) {
+  const hw::Catalog c = hw::builtin_catalog();
+  EXPECT_NE(testing_support::error_text_of([&] {
+              resolve_layout(shipped_recipe("frontierforge-k60", {"launch.nodes=2"}), c.find("trn2"));
+            }).find("'trn2' joins no other node over EFA"),
+            std::string::npos);
+  EXPECT_NE(testing_support::error_text_of([&] {
+              shipped_recipe("frontierforge-k60", {"launch.nodes=0"});
+            }).find("launch.nodes"),
+            std::string::npos);
+  const Layout two =
+      resolve_layout(shipped_recipe("autoresearch-d8", {"launch.nodes=2", "batch.rows=128"}), c.find("trn2-server"));
+  EXPECT_EQ(two.launched_ranks, 2 * 16 * 4);
+  EXPECT_NE(layout_text(two, c.find("trn2-server"), 2048).find("2 nodes (EFA) x 16 chip(s) x 4 rank(s)"),
+            std::string::npos);
+  // MFU counts the launched chips' peak: two nodes of 16 trn2 chips.
+  const Prediction p = predict(shipped_recipe("autoresearch-d8", {"launch.nodes=2"}), c.find("trn2-server"));
+  EXPECT_DOUBLE_EQ(p.peak_flops, 2 * 16 * c.find("trn2-server").value("peak_bf16_flops_per_chip"));
+  // The gradient all-reduce of the same recipe across two nodes costs more than within one (EFA < NeuronLink).
+  StepModel one(shipped_recipe("autoresearch-d8", {"batch.rows=128"}), c.find("trn2-server"));
+  StepModel both(shipped_recipe("autoresearch-d8", {"launch.nodes=2", "batch.rows=128"}), c.find("trn2-server"));
+  EXPECT_EQ(both.dp_group().nodes, 2);
+  EXPECT_GT(both.dp_collective(hw::Collective::all_reduce), one.dp_collective(hw::Collective::all_reduce));
+}
+
+// A mixture of experts: the lowering's router and batched expert matmuls, the all-to-alls under expert parallelism,
+// the experts split over the ep replicas in the rank's parameters and memory, and the layout's rules.
+TEST(Experts, ExpertParallelismSplitsTheExpertsAndRoutesTokensByAllToAll) {
+  const hw::Device server = hw::builtin_catalog().find("trn2-server");
+  // A small Mixtral-like model on one trn2 server: 8 experts, top 2; 64 ranks, 16 replicas of tp 4, ep 8.
+  const std::vector<std::string> moe = {"model.activation=swiglu",
+                                        "model.experts=8",
+                                        "model.experts_per_token=2",
+                                        "model.mlp_hidden=1536",
+                                        "batch.rows=16",
+                                        "launch.tp=4",
+                                        "launch.ep=8",
+                                        "launch.stack=compiled"};
+  StepModel m(shipped_recipe("autoresearch-d8", moe), server);
+  const model::GptConfig& c = m.config();
+  EXPECT_EQ(m.layout().ep, 8);
+  EXPECT_EQ(m.layout().ranks, 16);
+  EXPECT_EQ(expert_shard(c, 8), 1);
+  // Parameters: one expert of eight per rank, the router and attention as with a dense tp = 4.
+  std::vector<std::string> dense_sets(moe.begin(), moe.end() - 2);
+  dense_sets.push_back("launch.ep=1");
+  const int64_t all = rank_parameters(c, 4, 1), one = rank_parameters(c, 4, 8);
+  EXPECT_EQ(all - one, 7 * c.depth * 3 * (1536 / 4) * c.model_dim);
+  EXPECT_EQ(rank_expert_parameters(c, 4, 8), c.depth * 3 * (1536 / 4) * c.model_dim);
+  const StepTime& s = m.step(1, 1);
+  int all_to_alls = 0, expert_ops = 0;
+  for (const TimedOp& op : s.micro_ops) {
+    if (op.op.group == "ep collective") {
+      ++all_to_alls;
+      EXPECT_EQ(op.op.kernel, "all-to-all");
+      // Each rank's t x k token copies of width d, in bf16.
+      EXPECT_DOUBLE_EQ(op.op.bytes, 1.0 * 1024 * 2 * static_cast<double>(c.model_dim) * 2);
+      EXPECT_DOUBLE_EQ(op.cost.seconds, hw::collective_seconds(server, hw::Collective::all_to_all, op.op.bytes,
+                                                               m.ep_group(), m.rank_bytes_per_s()));
+    }
+    if (op.op.name.find("expert gate") != std::string::npos && op.op.pass == Pass::forward) {
+      ++expert_ops;
+      // t k ep / experts = 1024 x 2 x 8 / 8 tokens per local expert, one local expert.
+      EXPECT_EQ(op.op.shape, (std::vector<int64_t>{2048, c.model_dim, 1536 / 4}));
+      EXPECT_EQ(op.op.count, 1);
+    }
+  }
+  EXPECT_EQ(all_to_alls, 4 * c.depth);  // dispatch and combine, forward and backward
+  EXPECT_EQ(expert_ops, c.depth);
+  // The EP group: one rank of each of 8 consecutive replicas (tp 4 = one chip of 4 ranks): 8 chips, 4 groups a chip.
+  EXPECT_EQ(m.ep_group().chips, 8);
+  EXPECT_EQ(m.ep_group().chip_share, 4);
+  // Without ep every rank holds every expert and nothing is all-to-all'ed.
+  StepModel local(shipped_recipe("autoresearch-d8", dense_sets), server);
+  for (const TimedOp& op : local.step(1, 1).micro_ops) EXPECT_NE(op.op.group, "ep collective") << op.op.name;
+  EXPECT_GT(local.memory().items.at(0).bytes, m.memory().items.at(0).bytes);
+  // Layout rules.
+  EXPECT_NE(testing_support::error_text_of([&] {
+              resolve_layout(shipped_recipe("autoresearch-d8", {"launch.ep=2"}), server);
+            }).find("launch.ep 2 needs a mixture of experts"),
+            std::string::npos);
+  std::vector<std::string> three = moe;
+  three.push_back("launch.ep=3");  // the later override wins
+  EXPECT_NE(testing_support::error_text_of([&] {
+              StepModel bad(shipped_recipe("autoresearch-d8", three), server);
+            }).find("launch.ep 3 must divide the 16 data-parallel replicas"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace nanotrn::predict

@@ -8,8 +8,10 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "hw/catalog.h"
+#include "neuron/kernel_run.h"
 #include "predict/kernel_cost.h"
 #include "predict/predictor.h"
 #include "recipe/recipe.h"
@@ -179,6 +181,78 @@ TEST(ValidationFigures, LaunchShapeWhatIfs) {
     expect_figure("(c) K60 k4 what-if", predict(recipe("frontierforge-k60.json", sets), trn2).phases[2].time.step_s,
                   fig.first, fig.second, 1e-4);
   }
+}
+
+// (c) VALIDATION.md: AWS's Trn1 training runs at their published layouts on trn1.32xlarge nodes over EFA.
+TEST(ValidationFigures, Trn1MultiNodeRuns) {
+  const hw::Device trn1 = hw::builtin_catalog().find("trn1-server");
+  const Prediction llama = predict(recipe("trn1-llama2-7b.json"), trn1);
+  expect_figure("(c) Llama2-7B step s", llama.phases.at(0).time.step_s, 10.953994782415101, 10.954, 1e-3);
+  expect_figure("(c) Llama2-7B MFU %", 100 * llama.phases.at(0).mfu, 36.278773929408514, 36.3, 0.1);
+  double attention_core = 0;
+  for (const auto& [group, seconds] : step_breakdown(llama.phases.at(0).time).groups)
+    if (group == "attention core") attention_core = seconds;
+  expect_figure("(c) Llama2-7B attention core s", attention_core, 4.417421593693152, 4.42, 0.01);
+  expect_figure("(c) Llama2-7B + recompute s",
+                predict(recipe("trn1-llama2-7b.json", {"launch.recompute=true"}), trn1).phases.at(0).time.step_s,
+                13.58853290554185, 13.589, 1e-3);
+  expect_figure("(c) Llama2-7B ZeRO-0 s",
+                predict(recipe("trn1-llama2-7b.json", {"launch.zero=0"}), trn1).phases.at(0).time.step_s,
+                11.214975831374376, 11.215, 1e-3);
+  expect_figure(
+      "(c) Llama2-7B no SP s",
+      predict(recipe("trn1-llama2-7b.json", {"launch.sequence_parallel=false"}), trn1).phases.at(0).time.step_s,
+      11.899475897673625, 11.899, 1e-3);
+  expect_figure("(c) Llama2-7B optimiser s", llama.phases.at(0).time.optimizer_s, 0.009459467144311017, 0.0095, 1e-4);
+  const Prediction gpt = predict(recipe("trn1-gpt3-175b.json"), trn1);
+  expect_figure("(c) GPT3-175B step s", gpt.phases.at(0).time.step_s, 48.02572091013017, 48.03, 0.01);
+  expect_figure("(c) GPT3-175B optimiser s", gpt.phases.at(0).time.optimizer_s, 0.27708035055824654, 0.277, 1e-3);
+  double gpt_attention = 0, gpt_tp = 0;
+  for (const auto& [group, seconds] : step_breakdown(gpt.phases.at(0).time).groups) {
+    if (group == "attention core") gpt_attention = seconds;
+    if (group == "tp collective") gpt_tp = seconds;
+  }
+  expect_figure("(c) GPT3-175B attention core s", gpt_attention, 5.230088043814719, 5.23, 0.01);
+  expect_figure("(c) GPT3-175B tp collective s", gpt_tp, 4.131409558588227, 4.13, 0.01);
+  expect_figure("(c) GPT3-175B MFU %", 100 * gpt.phases.at(0).mfu, 48.31649513551162, 48.3, 0.1);
+  expect_figure("(c) GPT3-175B + recompute s",
+                predict(recipe("trn1-gpt3-175b.json", {"launch.recompute=true"}), trn1).phases.at(0).time.step_s,
+                61.56946007640745, 61.57, 0.01);
+  expect_figure("(c) GPT3-175B ZeRO-1 s",
+                predict(recipe("trn1-gpt3-175b.json", {"launch.zero=1"}), trn1).phases.at(0).time.step_s,
+                47.818816763409856, 47.82, 0.01);
+}
+
+// (g) VALIDATION.md: Stanford CS149's trn2 micro-kernels on one NeuronCore-v3, as written (naive) and
+// double-buffered (pipelined), fp32; microseconds.
+TEST(ValidationFigures, Cs149MicroKernels) {
+  struct Row {
+    int64_t rows, cols, tile_rows, tile_cols;
+    double naive, pipelined, naive_doc, pipelined_doc;
+  };
+  const Row rows[] = {{25600, 1, 1, 1, 104268.4174711916, 18855.57683677628, 104268, 18856},
+                      {25600, 1, 128, 1, 869.250804597705, 196.8674712643669, 869.3, 196.9},
+                      {128, 200, 128, 2, 435.0491264367845, 99.54079310344818, 435.0, 99.54},
+                      {128, 200, 128, 200, 5.539465057471264, 4.239465057471264, 5.54, 4.24}};
+  for (const Row& r : rows) {
+    for (const auto& [schedule, today, doc] : {std::tuple{neuron::Schedule::naive, r.naive, r.naive_doc},
+                                               std::tuple{neuron::Schedule::pipelined, r.pipelined, r.pipelined_doc}}) {
+      const double us =
+          neuron::time_kernel("vector_add", {r.rows, r.cols, r.tile_rows, r.tile_cols}, DType::f32, "v3", schedule)
+              .total_ns /
+          1e3;
+      const double unit = doc >= 10000 ? 1 : doc >= 100 ? 0.1 : 0.01;
+      expect_figure("(g) vector add us", us, today, doc, unit);
+    }
+  }
+  expect_figure(
+      "(g) transpose naive us",
+      neuron::time_kernel("transpose", {1024, 1024}, DType::f32, "v3", neuron::Schedule::naive).total_ns / 1e3,
+      225.80481471264363, 225.8, 0.1);
+  expect_figure(
+      "(g) transpose pipelined us",
+      neuron::time_kernel("transpose", {1024, 1024}, DType::f32, "v3", neuron::Schedule::pipelined).total_ns / 1e3,
+      30.618538744156826, 30.62, 0.01);
 }
 
 }  // namespace

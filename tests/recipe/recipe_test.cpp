@@ -217,6 +217,42 @@ TEST(Recipe, AnOverrideThatIsNotUtf8IsNamed) {
   EXPECT_NE(e.find("recipe override: not valid UTF-8 at byte 17"), std::string::npos) << e;
 }
 
+TEST(Recipe, AModelConfigIsReadRelativeToTheRecipeAsItsModel) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "model_config_recipe";
+  std::filesystem::create_directories(dir / "hf");
+  const std::string hf = R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 1000, "hidden_size": 256,
+      "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 688})";
+  write_file_atomic((dir / "hf" / "tiny.json").string(), hf.data(), hf.size());
+  const std::string text = R"({"name": "hf", "model_config": "hf/tiny.json", "batch": {"seq_len": 64}})";
+  const std::string path = (dir / "r.json").string();
+  write_file_atomic(path, text.data(), text.size());
+  const Recipe r = load_recipe(path, {"batch.rows=2"});
+  EXPECT_EQ(r.model.depth, 3);
+  EXPECT_EQ(r.model.model_dim, 256);
+  EXPECT_EQ(r.model.n_kv_head, 2);
+  EXPECT_EQ(r.model.activation, model::Activation::swiglu);
+  EXPECT_EQ(r.batch.rows, 2);
+  ASSERT_FALSE(r.model_notes.empty());
+  EXPECT_EQ(r.model_notes[0], "model: LlamaForCausalLM from the recipe's model_config");
+  // Saved in full: the JSON carries the model itself, and reads back to the same model.
+  const Recipe back = recipe_from_json(recipe_to_json(r));
+  EXPECT_EQ(back.model.mlp_hidden, 688);
+  EXPECT_EQ(back.model.activation, model::Activation::swiglu);
+  EXPECT_NE(testing_support::error_text_of([&] {
+              load_recipe(path, {"model.depth=4"});
+            }).find("the model comes from the recipe's model_config and takes no model.* override"),
+            std::string::npos);
+  const std::string both = R"({"model": {"depth": 2}, "model_config": "hf/tiny.json"})";
+  write_file_atomic(path, both.data(), both.size());
+  EXPECT_NE(testing_support::error_text_of([&] {
+              load_recipe(path);
+            }).find("give either a model section or model_config, not both"),
+            std::string::npos);
+  const std::string missing = R"({"model_config": "hf/absent.json"})";
+  write_file_atomic(path, missing.data(), missing.size());
+  EXPECT_NE(testing_support::error_text_of([&] { load_recipe(path); }).find("absent.json"), std::string::npos);
+}
+
 TEST(Recipe, EveryShippedRecipeParsesAndResolves) {
   int n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(NANOTRN_SOURCE_DIR "/recipes")) {
