@@ -83,6 +83,9 @@ GptConfig resolve(const GptConfig& config) {
                                std::to_string(c.experts_per_token));
   require(c.rotary_base > 1.0, "model.rotary_base", "must be > 1");
   require(c.window >= 0, "model.window", "must be >= 0 (0 = full causal)");
+  require(c.window_pattern.find_first_not_of("SL") == std::string::npos, "model.window_pattern",
+          "must be made of S (windowed) and L (full causal) layers, got \"" + c.window_pattern + "\"");
+  require(c.window_pattern.empty() || c.window > 0, "model.window_pattern", "needs model.window > 0");
   require(c.softcap >= 0.0f, "model.softcap", "must be >= 0 (0 = off)");
   require(c.qk_gain > 0.0f, "model.qk_gain", "must be > 0");
   if (c.value_embeds != ValueEmbeds::none) {
@@ -103,6 +106,12 @@ GptConfig resolve(const GptConfig& config) {
 
 bool has_value_embed(const GptConfig& c, int64_t layer) {
   return c.value_embeds == ValueEmbeds::alternating && layer % 2 == (c.depth - 1) % 2;
+}
+
+int64_t layer_keys(const GptConfig& c, int64_t layer, int64_t seq_len) {
+  const bool windowed = c.window > 0 && (c.window_pattern.empty() ||
+                                         c.window_pattern[static_cast<size_t>(layer) % c.window_pattern.size()] == 'S');
+  return windowed ? std::min(c.window, seq_len) : seq_len;
 }
 
 int64_t value_embed_layers(const GptConfig& c) {
@@ -130,14 +139,14 @@ int64_t inactive_expert_params(const GptConfig& c) {
 }
 
 double flops_per_token(const GptConfig& c, int64_t seq_len) {
-  const int64_t span = c.window > 0 ? std::min(c.window, seq_len) : seq_len;
+  double spans = 0;
+  for (int64_t i = 0; i < c.depth; ++i) spans += static_cast<double>(layer_keys(c, i, seq_len));
   const ParamCounts n = count_params(c);
   // A tied head still multiplies by the (shared) embedding matrix.
   const int64_t head = c.tie_embeddings ? n.wte : n.lm_head;
-  // In double: depth x heads x head_dim x span can pass int64 for shapes resolve() admits.
+  // In double: heads x head_dim x the layers' spans can pass int64 for shapes resolve() admits.
   return 6.0 * static_cast<double>(n.block_matrices - inactive_expert_params(c) + n.ve_gates + head) +
-         12.0 * static_cast<double>(c.depth) * static_cast<double>(c.n_head) * static_cast<double>(c.head_dim) *
-             static_cast<double>(span);
+         12.0 * static_cast<double>(c.n_head) * static_cast<double>(c.head_dim) * spans;
 }
 
 std::string to_string(Activation a) {

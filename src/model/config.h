@@ -57,9 +57,12 @@ struct GptConfig {
   bool norm_weights = false;
   float leaky_slope = 0.5f;  // LeakyReLU^2 negative slope
   double rotary_base = 10000.0;
-  bool qk_norm = true;                                  // RMSNorm on q and k after rotary
-  float qk_gain = 1.0f;                                 // multiplies the attention scores (nanochat HEAD: 1.2^2 = 1.44)
-  int64_t window = 0;                                   // sliding attention window, 0 = full causal
+  bool qk_norm = true;   // RMSNorm on q and k after rotary
+  float qk_gain = 1.0f;  // multiplies the attention scores (nanochat HEAD: 1.2^2 = 1.44)
+  int64_t window = 0;    // sliding attention window, 0 = full causal
+  // Which layers the window applies to: 'S' (windowed) or 'L' (full causal) per layer, repeated over the depth
+  // ("SL": alternating, gpt-oss); empty = every layer (predict only when set: the host GPT refuses it).
+  std::string window_pattern;
   float softcap = 15.0f;                                // logits = softcap * tanh(logits / softcap); 0 = off
   ValueEmbeds value_embeds = ValueEmbeds::alternating;  // on layers i % 2 == (depth - 1) % 2
   int64_t ve_gate_channels = 32;                        // gate = ve_gate_max * sigmoid(W x[..., :channels])
@@ -72,6 +75,8 @@ struct GptConfig {
 // The config with every derived field filled in; throws an Error naming the field when the shape is impossible.
 GptConfig resolve(const GptConfig& config);
 bool has_value_embed(const GptConfig& resolved, int64_t layer);
+// The keys each query of `layer` attends to at sequence length T: min(window, T) on a windowed layer, else T.
+int64_t layer_keys(const GptConfig& resolved, int64_t layer, int64_t seq_len);
 int64_t value_embed_layers(const GptConfig& resolved);
 
 struct ParamCounts {
@@ -86,7 +91,7 @@ ParamCounts count_params(const GptConfig& resolved);
 int64_t inactive_expert_params(const GptConfig& resolved);
 
 // 6 * (matmul params a token uses: all but the inactive experts) + sum over layers of 12 * n_head * head_dim *
-// min(window, seq_len) (recipe-spec §2.4).
+// layer_keys (recipe-spec §2.4).
 double flops_per_token(const GptConfig& resolved, int64_t seq_len);
 
 std::string to_string(Activation a);

@@ -70,6 +70,11 @@ Gpt::Gpt(const Ctx& ctx, const GptConfig& config, uint64_t seed) : config_(confi
   check(c.model_dim > 0 && c.n_head > 0 && c.n_kv_head > 0, "Gpt: the config must be resolved (model::resolve)");
   // Hugging Face shapes are priced by `nanotrn predict --model-config`; this GPT trains the baseline family only.
   const bool priced_only = c.activation == Activation::swiglu || c.activation == Activation::gelu;
+  if (!c.window_pattern.empty()) {
+    throw Error(
+        "model: model.window_pattern (windows on some layers) is priced by nanotrn predict only; the host "
+        "GPT windows every layer or none");
+  }
   if (c.experts > 0) {
     throw Error(
         "model: model.experts (a mixture of experts) is priced by nanotrn predict only; the host GPT trains "

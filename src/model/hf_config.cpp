@@ -12,12 +12,10 @@ namespace {
 
 const std::set<std::string> kDense = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"};
 // Mixtures of experts lowered: every layer's MLP is experts x SwiGLU with top-k routing, no shared expert.
-const std::set<std::string> kExperts = {"MixtralForCausalLM", "Qwen3MoeForCausalLM"};
+const std::set<std::string> kExperts = {"MixtralForCausalLM", "Qwen3MoeForCausalLM", "GptOssForCausalLM"};
 // Mixtures of experts not lowered, with why.
 const std::map<std::string, std::string> kUnloweredExperts = {
     {"Qwen2MoeForCausalLM", "its shared expert beside the routed ones is not lowered"},
-    {"GptOssForCausalLM",
-     "its attention sinks, alternating sliding and full attention layers and clamped SwiGLU are not lowered"},
     {"DeepseekV3ForCausalLM",
      "its multi-head latent attention, shared experts and dense first layers are not lowered"}};
 // Read below.
@@ -43,12 +41,16 @@ const std::set<std::string> kUsed = {"architectures",
                                      "num_experts_per_tok",
                                      "moe_intermediate_size",
                                      "decoder_sparse_step",
-                                     "mlp_only_layers"};
+                                     "mlp_only_layers",
+                                     "experts_per_token",
+                                     "layer_types",
+                                     "swiglu_limit",
+                                     "quantization_config"};
 // Known not to change the cost of a training step.
 const std::set<std::string> kNeutral = {
     "_name_or_path", "bos_token_id", "eos_token_id", "pad_token_id", "torch_dtype", "dtype", "transformers_version",
     "initializer_range", "rms_norm_eps", "use_cache", "attention_dropout", "max_position_embeddings", "rope_scaling",
-    "pretraining_tp", "layer_types",
+    "pretraining_tp", "initial_context_length",
     // Training-time router settings that do not change a step's cost (the auxiliary loss is a few element-wise ops).
     "router_aux_loss_coef", "output_router_logits", "router_jitter_noise", "norm_topk_prob"};
 
@@ -160,7 +162,7 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
   for (const char* key : {"num_local_experts", "num_experts", "num_experts_per_tok", "moe_intermediate_size"}) {
     check(experts || !j.contains(key), where + ": field '" + key + "' on " + m.architecture +
                                            ", which is dense: a mixture of experts is lowered for " +
-                                           "MixtralForCausalLM and Qwen3MoeForCausalLM");
+                                           "MixtralForCausalLM, Qwen3MoeForCausalLM and GptOssForCausalLM");
   }
   if (!kDense.count(m.architecture) && !experts) {
     std::string known;
@@ -195,8 +197,22 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
           where + ": field 'decoder_sparse_step': experts on only some layers are not lowered");
     check(!j.contains("mlp_only_layers") || (j.at("mlp_only_layers").is_array() && j.at("mlp_only_layers").empty()),
           where + ": field 'mlp_only_layers': dense layers among the expert layers are not lowered");
+  } else if (m.architecture == "GptOssForCausalLM") {  // intermediate_size is each expert's
+    c.experts = integer(j, "num_local_experts", where);
+    c.experts_per_token = j.contains("num_experts_per_tok") ? integer(j, "num_experts_per_tok", where)
+                                                            : integer(j, "experts_per_token", where);
+    c.mlp_hidden = integer(j, "intermediate_size", where);
+    m.notes.push_back(
+        "gpt-oss: the attention sinks (one learned logit per head) and the SwiGLU clamp (swiglu_limit) are a few "
+        "element-wise operations per score and per activation, not priced; the attention and expert biases are not "
+        "counted; the MXFP4 quantization_config describes the released weights: training is priced in the recipe's "
+        "precision");
   } else {
     c.mlp_hidden = integer(j, "intermediate_size", where);
+  }
+  for (const char* key : {"experts_per_token", "swiglu_limit", "quantization_config"}) {
+    check(m.architecture == "GptOssForCausalLM" || !j.contains(key),
+          where + ": field '" + key + "' belongs to GptOssForCausalLM, not " + m.architecture);
   }
   if (j.contains("rope_theta")) {
     check(j.at("rope_theta").is_number(),
@@ -219,6 +235,26 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
             where + ": field 'max_window_layers': a window on only some layers is not lowered");
     }
     c.window = integer(j, "sliding_window", where);
+  }
+  // layer_types: "sliding_attention" or "full_attention" per layer -> model.window_pattern (S / L).
+  if (j.contains("layer_types") && !j.at("layer_types").is_null()) {
+    const nlohmann::json& types = j.at("layer_types");
+    check(types.is_array() && static_cast<int64_t>(types.size()) == c.depth,
+          where + ": field 'layer_types' must list one type per layer (" + std::to_string(c.depth) + ")");
+    std::string pattern;
+    for (const nlohmann::json& t : types) {
+      check(t == "sliding_attention" || t == "full_attention",
+            where + ": field 'layer_types': " + t.dump() + " is not \"sliding_attention\" or \"full_attention\"");
+      pattern += t == "sliding_attention" ? 'S' : 'L';
+    }
+    if (pattern.find('S') == std::string::npos) {
+      c.window = 0;  // every layer full
+    } else {
+      check(j.contains("sliding_window") && !j.at("sliding_window").is_null(),
+            where + ": field 'layer_types' names sliding layers but 'sliding_window' is not set");
+      c.window = integer(j, "sliding_window", where);
+      if (pattern.find('L') != std::string::npos) c.window_pattern = pattern;
+    }
   }
   if (qwen2 || j.value("attention_bias", false)) {
     m.notes.push_back("q/k/v biases ((heads + 2 x kv heads) x head_dim per layer) are not counted");

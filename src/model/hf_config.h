@@ -1,7 +1,7 @@
 // A Hugging Face `config.json` read as a GptConfig (model/config.h), so `nanotrn predict --model-config` prices any
 // dense Llama-family model: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM; the mixtures of
-// experts MixtralForCausalLM and Qwen3MoeForCausalLM; and the GPT-2 layout (GPT2LMHeadModel), in which GPT-3 shapes
-// are written (configs/hf/gpt3-175b.json).
+// experts MixtralForCausalLM, Qwen3MoeForCausalLM and GptOssForCausalLM; and the GPT-2 layout (GPT2LMHeadModel), in
+// which GPT-3 shapes are written (configs/hf/gpt3-175b.json).
 //
 //   HfModel m = read_hf_config("configs/hf/llama-3.1-8b.json");
 //   m.config (resolved: SwiGLU, GQA, RMSNorm gains, rotary base, tied or untied head, sliding window), m.notes
@@ -14,9 +14,12 @@
 // Experts: Mixtral's num_local_experts, num_experts_per_tok and intermediate_size (each expert's); Qwen3-MoE's
 // num_experts, num_experts_per_tok, moe_intermediate_size, with every layer sparse (decoder_sparse_step 1, no
 // mlp_only_layers) -> model.experts, experts_per_token, mlp_hidden. Router training settings (aux loss, jitter,
-// norm_topk_prob) are accepted as not changing the cost.
-// Strict: an architecture outside the list, a mixture of experts not lowered (Qwen2-MoE's shared expert, gpt-oss's
-// attention sinks and alternating layers, DeepSeek-V3's latent attention: named in the error), a non-SiLU activation,
+// norm_topk_prob) are accepted as not changing the cost. gpt-oss: num_local_experts, num_experts_per_tok (or
+// experts_per_token), intermediate_size; its attention sinks, SwiGLU clamp, biases and MXFP4 release format are
+// named in `notes` as not priced. layer_types (sliding_attention / full_attention per layer) -> model.window_pattern
+// with sliding_window as the window.
+// Strict: an architecture outside the list, a mixture of experts not lowered (Qwen2-MoE's shared expert, DeepSeek-V3's
+// latent attention: named in the error), a non-SiLU activation,
 // MLP biases, or any field the reader does not know is an Error naming the file and the field, because an unknown field
 // may change the cost. Fields known not to change a training step's cost (token ids, dtype, eps, initialiser range,
 // maximum positions, rope scaling, ...) are accepted; Qwen2's q/k/v biases are accepted and their parameters named in

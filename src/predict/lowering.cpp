@@ -180,10 +180,9 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   const int64_t ts = sp ? (t + o.tp - 1) / o.tp : t;
   const double td = static_cast<double>(ts * d), tdfull = static_cast<double>(t * d);
   const double act = static_cast<double>(dtype_size(o.dtype));
-  // Keys each query attends to: the sliding window when set (the FLOP count of recipe-spec §2.4 does the same).
-  const int64_t S = c.window > 0 ? std::min(c.window, T) : T;
-  const double scores = static_cast<double>(B * H) * static_cast<double>(T) * static_cast<double>(S);
-  const bool fused = S == T;  // full causal: the fused kernel (no windowed one yet)
+  // Keys each query of layer i attends to: its sliding window when it has one (model::layer_keys; the FLOP count of
+  // recipe-spec §2.4 does the same); a full causal layer runs the fused kernel (no windowed one yet).
+  auto keys = [&](int64_t i) { return model::layer_keys(c, i, T); };
   Lower L(Pass::forward, static_cast<double>(dtype_size(o.dtype)));
   // Megatron's two collectives around a split region: the partial sums leave by all-reduce (reduce-scatter with
   // SP); with SP the region's replicated input arrives by all-gather.
@@ -263,6 +262,8 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   }
   for (int64_t i = first; i < last; i++) {
     const std::string p = "L" + std::to_string(i) + " ";
+    const int64_t S = keys(i);
+    const bool fused = S == T;
     L.elementwise(p + "resid lambdas", "element-wise", td, 2, 1, 3);
     L.stage();
     L.rmsnorm(p + "attn norm", "norms", ts, d);
@@ -355,6 +356,9 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   }
   for (int64_t i = last - 1; i >= first; i--) {
     const std::string p = "L" + std::to_string(i) + " ";
+    const int64_t S = keys(i);
+    const bool fused = S == T;
+    const double scores = static_cast<double>(B * H) * static_cast<double>(T) * static_cast<double>(S);
     gather(p + "mlp proj dY");
     if (moe) {
       moe_backward(p);

@@ -183,6 +183,7 @@ void read_model(const json& j, model::GptConfig& m) {
   r.get("qk_norm", m.qk_norm);
   r.get("qk_gain", m.qk_gain);
   r.get("window", m.window);
+  r.get("window_pattern", m.window_pattern);
   r.get("softcap", m.softcap);
   r.get("value_embeds", ve);
   m.value_embeds = parse_enum(ve, "model.value_embeds", kValueEmbeds);
@@ -371,6 +372,7 @@ json recipe_to_json(const Recipe& r) {
         {"qk_norm", m.qk_norm},
         {"qk_gain", decimal(m.qk_gain)},
         {"window", m.window},
+        {"window_pattern", m.window_pattern},
         {"softcap", decimal(m.softcap)},
         {"value_embeds", model::to_string(m.value_embeds)},
         {"ve_gate_channels", m.ve_gate_channels},

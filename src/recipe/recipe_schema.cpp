@@ -53,6 +53,9 @@ constexpr RecipeKey kSchema[] = {
     {"model.qk_norm", "RMSNorm on queries and keys after the rotary embedding"},
     {"model.qk_gain", "Multiplies the attention scores (nanochat HEAD uses 1.44)"},
     {"model.window", "Sliding attention window in tokens; 0 = full causal attention"},
+    {"model.window_pattern",
+     "Which layers the window applies to, S (windowed) or L (full) per layer, repeated (SL alternates, as gpt-oss); "
+     "empty = every layer; predict only"},
     {"model.softcap", "Logit soft cap: logits = softcap * tanh(logits / softcap); 0 = off"},
     {"model.value_embeds",
      "Value embeddings: none, or alternating (added to the values of layers i with i % 2 == (depth - 1) % 2)"},

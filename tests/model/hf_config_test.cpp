@@ -92,11 +92,33 @@ TEST(HfConfig, MixturesOfExpertsHaveTheirPublishedSizes) {
   const GptConfig& m = mixtral.config;
   const double active_blocks = 32.0 * (2 * 4096.0 * 4096 + 2 * 1024.0 * 4096 + 2 * 3 * 4096.0 * 14336 + 8 * 4096.0);
   EXPECT_DOUBLE_EQ(flops_per_token(m, 4096), 6 * (active_blocks + 32000.0 * 4096) + 12.0 * 32 * 32 * 128 * 4096);
-  // What is not lowered names its reason.
-  nlohmann::json oss = llama_like();
-  oss["architectures"] = {"GptOssForCausalLM"};
-  EXPECT_NE(hf_error(oss).find("GptOssForCausalLM is a mixture of experts that is not lowered: its attention sinks"),
+  // gpt-oss-20b: 21B parameters, 3.6B active (OpenAI's model card counts the active ones without the input
+  // embedding); sliding (128) and full attention alternate, starting with a sliding layer. FLOPs per token: 6 x the
+  // active matrices (norm gains are not multiplied) + the attention term of 12 windowed and 12 full layers.
+  const HfModel oss = shipped_hf("gpt-oss-20b");
+  EXPECT_EQ(oss.config.experts, 32);
+  EXPECT_EQ(oss.config.experts_per_token, 4);
+  EXPECT_EQ(oss.config.window, 128);
+  std::string alternating;
+  for (int i = 0; i < 12; ++i) alternating += "SL";
+  EXPECT_EQ(oss.config.window_pattern, alternating);
+  EXPECT_EQ(layer_keys(oss.config, 0, 4096), 128);
+  EXPECT_EQ(layer_keys(oss.config, 1, 4096), 4096);
+  const double ot = static_cast<double>(count_params(oss.config).total());
+  EXPECT_NEAR(ot, 20.9e9, 0.05e9);
+  const double oa = ot - static_cast<double>(inactive_expert_params(oss.config) + count_params(oss.config).wte);
+  EXPECT_NEAR(oa, 3.6e9, 0.05e9);
+  EXPECT_DOUBLE_EQ(flops_per_token(oss.config, 4096), 6 * (oa - static_cast<double>(count_params(oss.config).scalars)) +
+                                                          12.0 * 64 * 64 * (12 * 128.0 + 12 * 4096.0));
+  nlohmann::json types = llama_like();
+  types["layer_types"] = {"full_attention", "sliding_attention"};
+  EXPECT_NE(hf_error(types).find("'layer_types' names sliding layers but 'sliding_window' is not set"),
             std::string::npos);
+  types["layer_types"] = {"full_attention"};
+  EXPECT_NE(hf_error(types).find("one type per layer (2)"), std::string::npos);
+  nlohmann::json limit = llama_like();
+  limit["swiglu_limit"] = 7.0;
+  EXPECT_NE(hf_error(limit).find("'swiglu_limit' belongs to GptOssForCausalLM"), std::string::npos);
   nlohmann::json shared = llama_like();
   shared["architectures"] = {"Qwen2MoeForCausalLM"};
   EXPECT_NE(hf_error(shared).find("shared expert"), std::string::npos);
