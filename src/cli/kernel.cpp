@@ -1,4 +1,5 @@
-// `nanotrn kernel list` / `nanotrn kernel run matmul|transpose|softmax|rmsnorm|vector_add|attention ...`: tile kernels
+// `nanotrn kernel list` / `nanotrn kernel run matmul|transpose|softmax|rmsnorm|vector_add|attention|
+// attention_bwd ...`: tile kernels
 // on the software NeuronCore (modelled time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional
 // check). The work is in neuron/kernel_run.h; this file only parses flags and prints.
 #include <algorithm>
@@ -19,7 +20,8 @@ void add_kernel(CLI::App& app) {
       std::cout << k.name << "\n  " << k.description << "\n  " << k.parameters << "\n";
   });
   struct Args {
-    std::string kernel = "matmul", dtype = "bf16", core = "v3", schedule = "pipelined", trace;
+    std::string kernel = "matmul", dtype = "bf16", core = "v3", schedule = "pipelined", trace, mask = "causal";
+    int64_t window = 0;
     int64_t m = 4096, k = 4096, n = 4096, rows = 4096, cols = 4096, t = 1024, d = 128, heads = 1;
     int64_t tile_rows = 128, tile_cols = 512;
     float eps = 1e-6f;
@@ -42,6 +44,9 @@ void add_kernel(CLI::App& app) {
   run->add_option("--t", args->t, "attention: sequence length T (a multiple of 128)")->capture_default_str();
   run->add_option("--d", args->d, "attention: head dim d (<= 128, or 256/384/512)")->capture_default_str();
   run->add_option("--heads", args->heads, "attention: stacked (batch, head) pairs")->capture_default_str();
+  run->add_option("--mask", args->mask, "attention_bwd: causal | none | sliding_window")->capture_default_str();
+  run->add_option("--window", args->window, "attention_bwd: the sliding window W (keys query - W < key <= query)")
+      ->capture_default_str();
   run->add_option("--lnc", args->lnc, "physical cores: 1, or 2 (SPMD on a v3/v4 core pair)")->capture_default_str();
   run->add_option("--dtype", args->dtype, "bf16 | fp8e4m3 | f32 | f16")->capture_default_str();
   run->add_option("--core", args->core, "v2 | v3 | v4")->capture_default_str();
@@ -64,6 +69,7 @@ void add_kernel(CLI::App& app) {
     o.seq = args->t;
     o.head_dim = args->d;
     o.heads = args->heads;
+    o.variant = {neuron::parse_attention_mask(args->mask), args->window};
     o.physical_cores = args->lnc;
     o.dtype = neuron::kernel_dtype(args->dtype);
     o.core = args->core;

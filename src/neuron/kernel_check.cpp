@@ -11,23 +11,6 @@
 namespace nanotrn::neuron {
 namespace {
 
-double unit_roundoff(DType t) {
-  switch (t) {
-    case DType::f32:
-    case DType::i32:
-      return std::ldexp(1.0, -24);
-    case DType::f16:
-      return std::ldexp(1.0, -11);
-    case DType::bf16:
-      return std::ldexp(1.0, -8);
-    case DType::f8e4m3:
-      return std::ldexp(1.0, -4);
-    case DType::f8e5m2:
-      return std::ldexp(1.0, -3);
-  }
-  return 0;
-}
-
 void compare(CheckOutcome& c, double got, double ref, double bound) {
   const double err = std::fabs(got - ref);
   c.max_abs_error = std::max(c.max_abs_error, err);
@@ -79,6 +62,23 @@ void check_attention(CheckOutcome& c, const KernelRunOptions& o, const std::vect
 }
 
 }  // namespace
+
+double unit_roundoff(DType t) {
+  switch (t) {
+    case DType::f32:
+    case DType::i32:
+      return std::ldexp(1.0, -24);
+    case DType::f16:
+      return std::ldexp(1.0, -11);
+    case DType::bf16:
+      return std::ldexp(1.0, -8);
+    case DType::f8e4m3:
+      return std::ldexp(1.0, -4);
+    case DType::f8e5m2:
+      return std::ldexp(1.0, -3);
+  }
+  return 0;
+}
 
 std::vector<std::vector<float>> make_check_inputs(const KernelRunOptions& o) {
   std::mt19937 g(static_cast<std::mt19937::result_type>(o.seed));

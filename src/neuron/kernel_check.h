@@ -29,6 +29,9 @@
 
 namespace nanotrn::neuron {
 
+// The unit roundoff of a dtype: fp32 2^-24, fp16 2^-11, bf16 2^-8, fp8 e4m3 2^-4, e5m2 2^-3 (int32: as fp32).
+double unit_roundoff(DType t);
+
 // The kernel's input tensors in declaration order (matmul: a_t [K, M], b [K, N]; transpose / softmax: x; rmsnorm:
 // x, gamma; attention: q_t, k_t [d, heads T], v [heads T, d]), row-major, rounded to options.dtype.
 std::vector<std::vector<float>> make_check_inputs(const KernelRunOptions& options);

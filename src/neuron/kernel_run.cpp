@@ -5,10 +5,12 @@
 #include <cstdio>
 
 #include "base/error.h"
+#include "neuron/attention_backward_check.h"
 #include "neuron/builder.h"
 #include "neuron/executor.h"
 #include "neuron/kernel_check.h"
 #include "neuron/kernels/attention.h"
+#include "neuron/kernels/attention_backward.h"
 #include "neuron/kernels/matmul.h"
 #include "neuron/kernels/rmsnorm.h"
 #include "neuron/kernels/softmax.h"
@@ -27,6 +29,7 @@ struct Built {
   Program program;
   std::vector<View> inputs;
   View output, written;
+  std::vector<View> more_outputs, more_written;  // kernels with several outputs (attention_bwd: dk, dv after dq)
 };
 
 // Rows [lo, hi) of `total` for core `c` of `cores`.
@@ -86,6 +89,30 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
     out.written = b.slice(y, lo * t, (hi - lo) * t, 0, d);
     attention_kernel(b, b.slice(qt, 0, d, lo * t, (hi - lo) * t), b.slice(kt, 0, d, lo * t, (hi - lo) * t),
                      b.slice(v, lo * t, (hi - lo) * t, 0, d), out.written, hi - lo, o.schedule);
+  } else if (o.kernel == "attention_bwd") {
+    const int64_t t = o.seq, d = o.head_dim, rows = o.heads * t;
+    auto tensor = [&](const char* name) { return b.hbm(name, rows, d, o.dtype); };
+    const View q = tensor("q"), k = tensor("k"), v = tensor("v"), y = tensor("o"), dy = tensor("dout");
+    const View lse = b.hbm("lse", rows, 1, DType::f32);
+    const View dq = tensor("dq"), dk = tensor("dk"), dv = tensor("dv");
+    const auto [lo, hi] = share(o.heads, c, cores);  // whole heads per core
+    auto mine = [&](const View& x) { return b.slice(x, lo * t, (hi - lo) * t, 0, x.nf); };
+    out.inputs = {q, k, v, y, dy, lse};
+    out.output = dq;
+    out.written = mine(dq);
+    out.more_outputs = {dk, dv};
+    out.more_written = {mine(dk), mine(dv)};
+    attention_backward_kernel(b,
+                              {.q = mine(q),
+                               .k = mine(k),
+                               .v = mine(v),
+                               .o = mine(y),
+                               .dout = mine(dy),
+                               .lse = mine(lse),
+                               .dq = out.written,
+                               .dk = out.more_written[0],
+                               .dv = out.more_written[1]},
+                              hi - lo, o.variant, o.schedule);
   } else {
     throw Error("unknown kernel '" + o.kernel + "' (see `nanotrn kernel list`)");
   }
@@ -124,7 +151,13 @@ std::vector<KernelInfo> kernel_list() {
        "[heads T, d]; T % 128 == 0, d <= 128 or 256/384/512): online softmax over <= 512-key blocks in PSUM/SBUF, "
        "masked blocks skipped, diagonal mask by affine_select, P^T on TensorE; pipelined: blocks software-pipelined "
        "(scores 3 blocks ahead, accumulator 2 behind)",
-       "--t --d --heads" + common}};
+       "--t --d --heads" + common},
+      {"attention_bwd",
+       "flash-attention backward dq, dk, dv of stacked heads from q, k, v, o, dout [heads T, d] and the fp32 "
+       "log-sum-exp [heads T, 1] (T % 128 == 0, d <= 128): P recomputed per 128 x 128 tile, masked tiles skipped, "
+       "dK / dV accumulated in PSUM over each key tile's queries, dQ in SBUF; pipelined: items software-pipelined "
+       "over 4 stages (kernels/attention_backward.h)",
+       "--t --d --heads --mask causal|none|sliding_window --window" + common}};
 }
 
 DType kernel_dtype(const std::string& name) {
@@ -142,7 +175,11 @@ Schedule kernel_schedule(const std::string& name) {
 }
 
 KernelRunResult run_kernel(const KernelRunOptions& o) {
-  const bool mm = o.kernel == "matmul", attn = o.kernel == "attention";
+  const bool mm = o.kernel == "matmul", attn = o.kernel == "attention" || o.kernel == "attention_bwd";
+  check_attention_variant(o.variant);
+  check(o.kernel == "attention_bwd" || o.variant.mask == AttentionMask::causal,
+        std::string("--mask ") + attention_mask_name(o.variant.mask) + ": only attention_bwd takes a mask (" +
+            o.kernel + " is causal)");
   check(mm     ? o.m > 0 && o.k > 0 && o.n > 0
         : attn ? o.seq > 0 && o.head_dim > 0 && o.heads > 0
                : o.rows > 0 && o.cols > 0,
@@ -177,20 +214,28 @@ KernelRunResult run_kernel(const KernelRunOptions& o) {
   const std::vector<TimingResult> t = simulate_timing_spmd(programs, s);
   KernelRunResult r;
   r.options = o;
-  r.report = make_report(programs, t, s, mm ? 2 * macs : 0);
+  r.report = make_report(programs, t, s, mm ? 2 * macs : o.kernel == "attention_bwd" ? attention_backward_flops(o) : 0);
   if (!o.trace_path.empty()) write_trace_file(o.trace_path, programs, t, s);
   if (o.check) {
-    const std::vector<std::vector<float>> inputs = make_check_inputs(o);
+    const bool bwd = o.kernel == "attention_bwd";
+    const std::vector<std::vector<float>> inputs = bwd ? make_attention_backward_inputs(o) : make_check_inputs(o);
     const Built& b0 = built[0];
-    std::vector<float> out(static_cast<size_t>(b0.output.np * b0.output.nf));
+    std::vector<View> whole = {b0.output};
+    whole.insert(whole.end(), b0.more_outputs.begin(), b0.more_outputs.end());
+    std::vector<std::vector<float>> outs;
+    for (const View& w : whole) outs.emplace_back(static_cast<size_t>(w.np * w.nf));
     for (const Built& b : built) {
       Executor ex(b.program, o.seed);
       for (size_t i = 0; i < b.inputs.size(); ++i) ex.set(b.inputs[i], inputs[i]);
       ex.run();
-      const std::vector<float> part = ex.get(b.written);
-      std::copy(part.begin(), part.end(), out.begin() + b.written.p0 * b.output.nf);
+      std::vector<View> written = {b.written};
+      written.insert(written.end(), b.more_written.begin(), b.more_written.end());
+      for (size_t k = 0; k < written.size(); ++k) {
+        const std::vector<float> part = ex.get(written[k]);
+        std::copy(part.begin(), part.end(), outs[k].begin() + written[k].p0 * whole[k].nf);
+      }
     }
-    const CheckOutcome c = check_against_host(o, inputs, out);
+    const CheckOutcome c = bwd ? check_attention_backward(o, inputs, outs) : check_against_host(o, inputs, outs[0]);
     r.checked = true;
     r.max_abs_error = c.max_abs_error;
     r.error_bound = c.max_bound;
@@ -203,11 +248,12 @@ KernelRunResult run_kernel(const KernelRunOptions& o) {
 
 std::string kernel_run_text(const KernelRunResult& r) {
   const KernelRunOptions& o = r.options;
-  const std::string shape =
-      o.kernel == "matmul"      ? std::to_string(o.m) + "x" + std::to_string(o.k) + "x" + std::to_string(o.n)
-      : o.kernel == "attention" ? std::to_string(o.heads) + " head(s), T " + std::to_string(o.seq) + ", d " +
-                                      std::to_string(o.head_dim) + ", causal"
-                                : std::to_string(o.rows) + "x" + std::to_string(o.cols);
+  const bool attn = o.kernel == "attention" || o.kernel == "attention_bwd";
+  const std::string shape = o.kernel == "matmul"
+                                ? std::to_string(o.m) + "x" + std::to_string(o.k) + "x" + std::to_string(o.n)
+                            : attn ? std::to_string(o.heads) + " head(s), T " + std::to_string(o.seq) + ", d " +
+                                         std::to_string(o.head_dim) + ", " + o.variant.describe()
+                                   : std::to_string(o.rows) + "x" + std::to_string(o.cols);
   std::string s = o.kernel + " " + shape + " " + std::string(dtype_name(o.dtype)) + ", " + schedule_name(o.schedule) +
                   " schedule (modelled, not measured)\n";
   s += report_text(r.report);
@@ -236,10 +282,12 @@ nlohmann::json kernel_run_json(const KernelRunResult& r) {
     j["m"] = o.m;
     j["k"] = o.k;
     j["n"] = o.n;
-  } else if (o.kernel == "attention") {
+  } else if (o.kernel == "attention" || o.kernel == "attention_bwd") {
     j["seq"] = o.seq;
     j["head_dim"] = o.head_dim;
     j["heads"] = o.heads;
+    j["mask"] = attention_mask_name(o.variant.mask);
+    if (o.variant.mask == AttentionMask::sliding_window) j["window"] = o.variant.window;
   } else {
     j["rows"] = o.rows;
     j["cols"] = o.cols;
@@ -271,8 +319,8 @@ Report time_kernel(const std::string& kernel, const std::vector<int64_t>& shape,
     o.m = shape[0];
     o.k = shape[1];
     o.n = shape[2];
-  } else if (kernel == "attention") {
-    check(shape.size() == 3, "time_kernel: attention takes the shape {heads, seq, head_dim}");
+  } else if (kernel == "attention" || kernel == "attention_bwd") {
+    check(shape.size() == 3, "time_kernel: " + kernel + " takes the shape {heads, seq, head_dim}");
     o.heads = shape[0];
     o.seq = shape[1];
     o.head_dim = shape[2];

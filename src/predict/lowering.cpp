@@ -48,11 +48,19 @@ class Lower {
          causal_flops(T, hd),
          4 * th * e_ + 4.0 * static_cast<double>(T)});
   }
-  // Its FlashAttention-2 backward (no tile kernel: roofline): reads q, k, v, o, dO and the log-sum-exp, writes dq,
-  // dk, dv; recomputes the scores and runs dV, dP, dQ, dK (2.5x the forward FLOPs).
+  // Its flash backward {1, T, hd} (neuron/kernels/attention_backward.h on Trainium; FlashAttention-2 by roofline
+  // elsewhere): reads q, k, v, o, dO and the log-sum-exp, writes dq, dk, dv; recomputes the scores and runs dV, dP,
+  // dQ, dK (2.5x the forward FLOPs).
   void attention_backward(const std::string& name, const std::string& group, int64_t count, int64_t T, int64_t hd) {
     const double th = static_cast<double>(T * hd);
-    add({name, group, pass_, "", {}, count, 2.5 * causal_flops(T, hd), 8 * th * e_ + 4.0 * static_cast<double>(T)});
+    add({name,
+         group,
+         pass_,
+         "attention_bwd",
+         {1, T, hd},
+         count,
+         2.5 * causal_flops(T, hd),
+         8 * th * e_ + 4.0 * static_cast<double>(T)});
   }
   static double causal_flops(int64_t T, int64_t hd) {
     return 4.0 * static_cast<double>(hd) * static_cast<double>(T) * static_cast<double>(T + 1) / 2.0;

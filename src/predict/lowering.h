@@ -16,10 +16,12 @@
 //   the causal pairs actually computed, 4 hd T (T + 1) / 2. With a sliding window shorter than T (no windowed tile
 //   kernel yet): scores = q k^T, probs = softmax over min(window, T) keys, out = probs v, through HBM.
 //   backward: every matmul [m,k] x [k,n] becomes dX = [m,n] x [n,k] and dW = [k,m] x [m,n] (independent, one stage).
-//   Attention backward: with fused_attention_backward (GPUs: FlashAttention-2, priced by roofline) one "attention
-//   bwd" op per (row, head) reading q, k, v, o, dO, lse and writing dq, dk, dv, 2.5x the forward FLOPs (recomputed
-//   scores, dV, dP, dQ, dK); otherwise (Trainium: no backward tile kernel yet) scores and softmax are recomputed
-//   through HBM and 4 matmuls run (T x T probabilities and their gradients in HBM). Element-wise and norm backwards
+//   Attention backward (full causal, fused_attention_backward): one fused "attention_bwd" op per (row, head)
+//   {1, T, hd} reading q, k, v, o,
+//   dO, lse and writing dq, dk, dv, 2.5x the forward FLOPs (recomputed scores, dV, dP, dQ, dK): the flash backward
+//   tile kernel on Trainium (neuron/kernels/attention_backward.h), FlashAttention-2 by roofline elsewhere. Unfused,
+//   and with a window shorter than T, the scores and softmax are recomputed through HBM and 4 matmuls run (T x S
+//   probabilities and their gradients in HBM). Element-wise and norm backwards
 //   read about one more tensor than their forward.
 // Optimiser: Muon for the block matrices (momentum, Newton-Schulz: per iteration A = X X^T, B = bA + cA^2,
 //   X = aX + BX on the short side), AdamW for the rest, gradient clipping when enabled. With shard_optimizer the
@@ -71,9 +73,10 @@ struct LoweringOptions {
   DType dtype = DType::bf16;  // matmul inputs and activations in HBM
   int64_t ranks = 1;          // data-parallel ranks (for shard_optimizer)
   bool shard_optimizer = false;
-  // One fused attention backward per (row, head) instead of the recompute + softmax + 4 matmul chain through HBM.
-  // Set for devices priced by roofline (a GPU's FlashAttention backward); Trainium has no backward tile kernel yet.
-  bool fused_attention_backward = false;
+  // Full causal layers' backward as one fused "attention_bwd" op (the flash tile kernel on Trainium, FlashAttention-2
+  // by roofline elsewhere); false: the unfused chain (recompute, softmax, 4 matmuls through HBM) as a compiler without
+  // a flash kernel lowers it (recipe launch.attention_backward = unfused, Trainium only).
+  bool fused_attention_backward = true;
   // Tensor parallelism (Megatron): each of `tp` ranks owns heads / tp query heads, its share of the KV heads (or one
   // replicated KV head when there are fewer KV heads than ranks), mlp / tp MLP columns and vocab / tp of the
   // embedding and lm_head; see tp_shard.

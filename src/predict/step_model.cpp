@@ -175,7 +175,8 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
                      .dtype = dtype_,
                      .ranks = ranks_,
                      .shard_optimizer = options_.shard_optimizer || zero() >= 1,
-                     .fused_attention_backward = device_.kind != hw::DeviceKind::trainium,
+                     .fused_attention_backward = device_.kind != hw::DeviceKind::trainium ||
+                                                 recipe_.launch.attention_backward == recipe::AttentionBackward::flash,
                      .tp = layout_.tp,
                      .sequence_parallel = recipe_.launch.sequence_parallel};
   lo.pp = layout_.pp;
@@ -302,11 +303,15 @@ std::vector<std::string> StepModel::notes() const {
   n.push_back("HBM per rank (modelled, device_memory.h): " + memory_.describe());
   if (device_.kind == hw::DeviceKind::trainium) {
     n.push_back(
-        "kernels with a library tile kernel (matmul, softmax, rmsnorm, fused causal attention forward) are timed "
+        "kernels with a library tile kernel (matmul, softmax, rmsnorm, fused causal attention forward and backward) "
+        "are timed "
         "on the software NeuronCore " +
         device_.neuron_core +
-        " (pipelined schedule); the others by roofline (marked in the breakdown); the attention backward has "
-        "no tile kernel yet: recompute + softmax + 4 matmuls through HBM");
+        " (pipelined schedule); the others by roofline (marked in the breakdown); the attention backward " +
+        (recipe_.launch.attention_backward == recipe::AttentionBackward::flash
+             ? std::string("is the flash tile kernel on full causal layers (windowed layers: recompute + softmax + 4 "
+                           "matmuls through HBM)")
+             : std::string("is unfused (launch.attention_backward): recompute + softmax + 4 matmuls through HBM")));
   } else {
     n.push_back("every kernel by roofline on " + device_.name + " (no software model of this device)" +
                 (dtype_ == DType::f32 && device_.kind == hw::DeviceKind::gpu
@@ -348,7 +353,10 @@ std::vector<std::string> StepModel::notes() const {
                                                        : "every rank runs the whole optimiser") +
               "; layout transposes and DMA contention are not modelled; fused attention skips fully masked "
               "(causal) key blocks" +
-              (device_.kind == hw::DeviceKind::trainium ? " in the forward only" : ", forward and backward"));
+              (device_.kind == hw::DeviceKind::trainium &&
+                       recipe_.launch.attention_backward == recipe::AttentionBackward::unfused
+                   ? " in the forward only"
+                   : ", forward and backward"));
   return n;
 }
 

@@ -137,6 +137,8 @@ const std::vector<std::pair<std::string, model::Activation>> kActivations = {
 const std::vector<std::pair<std::string, model::ValueEmbeds>> kValueEmbeds = {
     {"none", model::ValueEmbeds::none}, {"alternating", model::ValueEmbeds::alternating}};
 const std::vector<std::pair<std::string, Stack>> kStacks = {{"compiled", Stack::compiled}, {"eager", Stack::eager}};
+const std::vector<std::pair<std::string, AttentionBackward>> kAttentionBackwards = {
+    {"flash", AttentionBackward::flash}, {"unfused", AttentionBackward::unfused}};
 const std::vector<std::pair<std::string, MuonCoefficients>> kCoefficients = {
     {"classic", MuonCoefficients::classic}, {"polar_express", MuonCoefficients::polar_express}};
 
@@ -335,6 +337,9 @@ Recipe recipe_from_json(const json& j) {
     x.get("pp", rec.launch.pp);
     x.get("nodes", rec.launch.nodes);
     x.get("ep", rec.launch.ep);
+    std::string attention_backward(to_string(rec.launch.attention_backward));
+    x.get("attention_backward", attention_backward);
+    rec.launch.attention_backward = parse_enum(attention_backward, "launch.attention_backward", kAttentionBackwards);
     x.finish();
   }
   r.finish();
@@ -451,7 +456,8 @@ json recipe_to_json(const Recipe& r) {
         {"sequence_parallel", r.launch.sequence_parallel},
         {"pp", r.launch.pp},
         {"nodes", r.launch.nodes},
-        {"ep", r.launch.ep}}},
+        {"ep", r.launch.ep},
+        {"attention_backward", to_string(r.launch.attention_backward)}}},
   };
 }
 
@@ -555,6 +561,7 @@ double parse_duration(const std::string& text) {
 }
 
 std::string_view to_string(Stack s) { return s == Stack::eager ? "eager" : "compiled"; }
+std::string_view to_string(AttentionBackward a) { return a == AttentionBackward::unfused ? "unfused" : "flash"; }
 
 double budget_seconds(const Recipe& r) {
   const double b = parse_duration(r.train.budget);

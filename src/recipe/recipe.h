@@ -107,6 +107,11 @@ struct TrainConfig {
 // How the run is launched on a modelled device: what `nanotrn predict` and `train --clock <device>` price. The host
 // trainer ignores it (its ranks are mpirun's). 0 = the device's default.
 enum class Stack { compiled, eager };  // one graph per micro-batch (torch.compile / neuronx) or one graph per op
+// The attention backward of full causal layers on Trainium: nanotrn's flash tile kernel
+// (neuron/kernels/attention_backward.h), or unfused as a compiler lowers it without one (scores and softmax
+// recomputed, dV, dP, dQ, dK as 4 matmuls, the T x T probabilities and their gradients through HBM). Devices priced
+// by roofline always use a fused (FlashAttention-2) backward.
+enum class AttentionBackward { flash, unfused };
 struct LaunchConfig {
   int64_t chips = 0;  // chips used (<= the device's); 0 = all of them
   int64_t ranks_per_chip =
@@ -121,8 +126,10 @@ struct LaunchConfig {
   int64_t pp = 1;                  // pipeline stages per model replica (1F1B over the step's micro-batches)
   int64_t nodes = 1;               // copies of the device joined over EFA (server devices; launch.h)
   int64_t ep = 1;                  // expert-parallel ranks: the experts split over ep data-parallel replicas
+  AttentionBackward attention_backward = AttentionBackward::flash;
 };
 std::string_view to_string(Stack s);
+std::string_view to_string(AttentionBackward a);
 
 struct Recipe {
   std::string name = "unnamed";

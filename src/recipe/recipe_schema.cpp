@@ -187,6 +187,10 @@ constexpr RecipeKey kSchema[] = {
     {"launch.ep",
      "Modelled device only: expert parallelism for a mixture of experts; the experts are split over ep "
      "data-parallel replicas (ep divides the replicas and the experts), tokens reach them by all-to-all"},
+    {"launch.attention_backward",
+     "Modelled Trainium only: the attention backward of full causal layers; flash (nanotrn's tile kernel, no T x T "
+     "bytes in HBM) or unfused (as a compiler lowers it without a flash kernel: scores recomputed, softmax and 4 "
+     "matmuls through HBM; what the published runs in docs/VALIDATION.md ran)"},
 };
 
 std::vector<std::string> split_key(const std::string& key) {

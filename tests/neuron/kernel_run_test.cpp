@@ -18,13 +18,14 @@ namespace {
 
 TEST(NeuronKernelRun, ListsTheKernels) {
   const auto list = kernel_list();
-  ASSERT_EQ(list.size(), 6u);
+  ASSERT_EQ(list.size(), 7u);
   EXPECT_EQ(list[0].name, "matmul");
   EXPECT_EQ(list[1].name, "transpose");
   EXPECT_EQ(list[2].name, "softmax");
   EXPECT_EQ(list[3].name, "rmsnorm");
   EXPECT_EQ(list[4].name, "vector_add");
   EXPECT_EQ(list[5].name, "attention");
+  EXPECT_EQ(list[6].name, "attention_bwd");
   EXPECT_THROW(time_kernel("conv", {1, 1}, DType::bf16, "v3"), Error);
 }
 

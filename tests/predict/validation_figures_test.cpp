@@ -223,6 +223,47 @@ TEST(ValidationFigures, Trn1MultiNodeRuns) {
                 47.818816763409856, 47.82, 0.01);
 }
 
+// (h) VALIDATION.md: the published runs again with nanotrn's flash attention backward (launch.attention_backward =
+// flash) instead of the unfused backward they ran, and the kernel itself on K60's attention shape.
+TEST(ValidationFigures, FlashAttentionBackwardWhatIfs) {
+  const hw::Catalog c = hw::builtin_catalog();
+  const std::string flash = "launch.attention_backward=flash";
+  const Prediction k60 = predict(recipe("frontierforge-k60.json", {flash}), c.find("trn2"));
+  ASSERT_EQ(k60.phases.size(), 3u);
+  expect_figure("(h) K60 k1 step s", k60.phases[0].time.step_s, 0.15779329173730097, 0.1578, 1e-4);
+  expect_figure("(h) K60 k2 step s", k60.phases[1].time.step_s, 0.29190878226703415, 0.2919, 1e-4);
+  expect_figure("(h) K60 k4 step s, 3 heads", k60.phases[2].time.step_s, 0.5601397633265004, 0.5601, 1e-4);
+  EXPECT_EQ(k60.walk.steps, 4307);
+  const Prediction one = predict(recipe("frontierforge-k60.json", {flash, "train.mtp_weights=[1.0]"}), c.find("trn2"));
+  expect_figure("(h) K60 k4 step s, 1 head", one.phases[2].time.step_s, 0.50328956941155734, 0.5033, 1e-4);
+  double k60_attention = 0;
+  for (const auto& [group, seconds] : step_breakdown(k60.phases[2].time).groups)
+    if (group == "attention core") k60_attention = seconds;
+  expect_figure("(h) K60 attention core s", k60_attention, 0.065843215554385159, 0.0658, 1e-4);
+  expect_figure(
+      "(h) kernel fwd us",
+      neuron::time_kernel("attention", {8, 1024, 256}, DType::bf16, "v3", neuron::Schedule::pipelined, 2).total_ns /
+          1e3,
+      64.12856434739912, 64.1, 0.1);
+  expect_figure(
+      "(h) kernel bwd us",
+      neuron::time_kernel("attention_bwd", {8, 1024, 256}, DType::bf16, "v3", neuron::Schedule::pipelined, 2).total_ns /
+          1e3,
+      164.49371188310485, 164.5, 0.1);
+  expect_figure("(h) dense step s",
+                predict(recipe("dense-6x1024.json", {flash}), c.find("trn2")).phases.at(0).time.step_s,
+                0.20750984547842302, 0.2075, 1e-4);
+  expect_figure(
+      "(h) kit compiled step s",
+      predict(recipe("kit-baseline.json", {flash, "launch.stack=compiled"}), c.find("trn2")).phases.at(0).time.step_s,
+      0.66982735415729788, 0.6698, 1e-4);
+  const hw::Device trn1 = c.find("trn1-server");
+  expect_figure("(h) Llama2-7B step s", predict(recipe("trn1-llama2-7b.json", {flash}), trn1).phases.at(0).time.step_s,
+                7.4258537405884564, 7.426, 1e-3);
+  expect_figure("(h) GPT3-175B step s", predict(recipe("trn1-gpt3-175b.json", {flash}), trn1).phases.at(0).time.step_s,
+                43.88084327839708, 43.88, 0.01);
+}
+
 // (g) VALIDATION.md: Stanford CS149's trn2 micro-kernels on one NeuronCore-v3, as written (naive) and
 // double-buffered (pipelined), fp32; microseconds.
 TEST(ValidationFigures, Cs149MicroKernels) {

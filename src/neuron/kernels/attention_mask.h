@@ -1,0 +1,68 @@
+// Which keys a query sees, for the attention tile kernels (attention.h forward, attention_backward.h backward) and
+// everything that prices or checks them: one rule, used by the kernels' block plans, their host checks and the FLOP
+// counts.
+//   causal          key <= query
+//   none            every key (dense, bidirectional)
+//   sliding_window  query - window < key <= query (window W >= 1; W = 1 is the diagonal only), as
+//                   ops/attention_kernels.h's AttentionMods::window
+// Positions are within one (batch, head): query t and key s both in [0, T).
+//
+//   AttentionVariant v{AttentionMask::sliding_window, 256};
+//   v.visible(300, 100) == true;   v.visible(300, 44) == false;
+//   TileCut c = v.tile(/*q0=*/256, /*k0=*/0, /*rows=*/128, /*cols=*/128);   // c.any, c.all: some / every pair visible
+// Not here: ALiBi, softcap, document bounds (not in the tile kernels yet).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace nanotrn::neuron {
+
+enum class AttentionMask : uint8_t { causal, none, sliding_window };
+
+inline const char* attention_mask_name(AttentionMask m) {
+  return m == AttentionMask::causal ? "causal" : m == AttentionMask::none ? "none" : "sliding_window";
+}
+// "causal", "none" (or "dense"), "sliding_window" (or "window"); throws nanotrn::Error naming the value otherwise.
+AttentionMask parse_attention_mask(const std::string& name);
+
+// Which pairs of a [rows queries x cols keys] tile are visible.
+struct TileCut {
+  bool any = false, all = false;
+};
+
+struct AttentionVariant {
+  AttentionMask mask = AttentionMask::causal;
+  int64_t window = 0;  // sliding_window only: W >= 1
+
+  bool visible(int64_t query, int64_t key) const {
+    if (mask == AttentionMask::none) return true;
+    if (key > query) return false;
+    return mask == AttentionMask::causal || query - key < window;
+  }
+  // Queries [q0, q0 + rows), keys [k0, k0 + cols): the corners decide, since visibility is a band in (query - key).
+  TileCut tile(int64_t q0, int64_t k0, int64_t rows, int64_t cols) const {
+    if (mask == AttentionMask::none) return {true, true};
+    const int64_t lo = q0 - (k0 + cols - 1), hi = (q0 + rows - 1) - k0;  // range of query - key over the tile
+    const int64_t vis_lo = 0, vis_hi = mask == AttentionMask::causal ? INT64_MAX : window - 1;
+    return {hi >= vis_lo && lo <= vis_hi, lo >= vis_lo && hi <= vis_hi};
+  }
+  // Visible (query, key) pairs of one head of length T (for FLOP counts).
+  double pairs(int64_t T) const {
+    const auto t = static_cast<double>(T);
+    if (mask == AttentionMask::none) return t * t;
+    const int64_t w = mask == AttentionMask::causal ? T : std::min(window, T);
+    const auto fw = static_cast<double>(w);
+    return fw * t - fw * (fw - 1) / 2;  // sum over queries of min(query + 1, w)
+  }
+  std::string describe() const {
+    return mask == AttentionMask::sliding_window ? "sliding_window " + std::to_string(window)
+                                                 : std::string(attention_mask_name(mask));
+  }
+};
+
+// Throws nanotrn::Error for a sliding window < 1 (or a window given with another mask).
+void check_attention_variant(const AttentionVariant& v);
+
+}  // namespace nanotrn::neuron
