@@ -16,6 +16,16 @@
 //   Executor ex(program, /*seed=*/1);
 //   ex.set(a_view, a_values);  ex.run();  std::vector<float> out = ex.get(out_view);
 //
+// Two paths, the same bits (tests/neuron/executor_fast_test.cpp runs every shipped kernel on both):
+//   ExecutorMode::fast       (the default) each instruction reads its operands' rectangles in bulk, computes on
+//                            contiguous arrays (a matmul row by row, vectorised over N and threaded over M with
+//                            OpenMP; each output's fp32 sum still runs k = 0..K-1 in order) and rounds once per
+//                            element on the way back. An instruction whose destination overlaps a source other than
+//                            element for element (where the element order would show) takes the reference path.
+//   ExecutorMode::reference  element by element, each operand read through the checked load and written through the
+//                            rounding store: the plain statement of the numerics above, which the fast path matches.
+// An [uninitialized-read] may name a different element on the two paths (the first unwritten one each reads).
+//
 // Not here: timing (timing.h), the polynomial approximations of the real ScalarE (std:: math in fp32 is used),
 // int32 values beyond 2^24 (storage is float).
 #pragma once
@@ -28,10 +38,12 @@
 
 namespace nanotrn::neuron {
 
+enum class ExecutorMode { fast, reference };
+
 class Executor {
  public:
-  explicit Executor(const Program& program, uint64_t seed = 0);
-  Executor(Program&&, uint64_t = 0) = delete;  // keeps a reference: the program must outlive the executor
+  explicit Executor(const Program& program, uint64_t seed = 0, ExecutorMode mode = ExecutorMode::fast);
+  Executor(Program&&, uint64_t = 0, ExecutorMode = ExecutorMode::fast) = delete;  // the program must outlive it
 
   // Writes `values` (row-major over the view, np * nf of them), rounded to nearest-even in the buffer's dtype.
   void set(const View& v, std::span<const float> values);
@@ -50,9 +62,17 @@ class Executor {
   float& at(const View& v, int64_t p, int64_t f);
   float load(const View& v, int64_t p, int64_t f, const Instruction& ins) const;
   void store(const View& v, int64_t p, int64_t f, float x, const Instruction& ins, size_t index);
+  void step_reference(size_t index);
+  // The fast path; false when the instruction must take the reference path (overlapping operands).
+  bool step_fast(size_t index);
+  // A view's elements row-major, each checked written ([uninitialized-read] naming `ins`).
+  std::vector<float> gather(const View& v, const Instruction& ins) const;
+  // Rounds values (row-major over v) into v with the instruction's rounding, marking them written.
+  void scatter(const View& v, const float* values, const Instruction& ins, size_t index);
 
   const Program& program_;
   uint64_t seed_;
+  ExecutorMode mode_;
   std::vector<Store> stores_;
 };
 

@@ -198,14 +198,14 @@ KernelRunResult run_kernel(const KernelRunOptions& o) {
   const double elements = static_cast<double>(o.rows) * static_cast<double>(o.cols);
   if (o.check && (mm || attn))
     check(macs <= static_cast<double>(kMaxCheckMacs),
-          "--check runs the functional executor, which is slow: refused above 256^3 = " +
-              std::to_string(kMaxCheckMacs) + " multiply-adds (got " +
+          "--check compares with plain fp64 host loops: refused above 1024^3 = " + std::to_string(kMaxCheckMacs) +
+              " multiply-adds (got " +
               (attn ? "heads x T^2 x d = " + std::to_string(static_cast<int64_t>(macs))
                     : std::to_string(o.m) + "x" + std::to_string(o.k) + "x" + std::to_string(o.n)) +
               "); time larger sizes without --check");
   if (o.check && !mm && !attn)
     check(elements <= static_cast<double>(kMaxCheckElements),
-          "--check runs the functional executor, which is slow: refused above " + std::to_string(kMaxCheckElements) +
+          "--check compares with plain fp64 host loops: refused above " + std::to_string(kMaxCheckElements) +
               " elements (got " + std::to_string(o.rows) + "x" + std::to_string(o.cols) + ")");
   std::vector<Built> built;
   for (int c = 0; c < o.physical_cores; ++c) built.push_back(build(o, s, c, o.physical_cores));

@@ -110,13 +110,14 @@ TEST(NeuronKernelRun, VectorAddChecksInEveryTilingAndSchedule) {
 
 TEST(NeuronKernelRun, RefusesCheckAboveTheLimit) {
   KernelRunOptions o;
-  o.m = o.k = o.n = 512;
+  o.m = o.k = 1024;
+  o.n = 2048;  // 2^31 multiply-adds: past the limit (refused before anything is built)
   o.check = true;
   try {
     run_kernel(o);
     FAIL() << "expected a refusal";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("256^3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("1024^3"), std::string::npos) << e.what();
   }
   EXPECT_THROW(kernel_dtype("int4"), Error);
   EXPECT_THROW(matmul_schedule("fast"), Error);
