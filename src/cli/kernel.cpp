@@ -44,8 +44,10 @@ void add_kernel(CLI::App& app) {
   run->add_option("--t", args->t, "attention: sequence length T (a multiple of 128)")->capture_default_str();
   run->add_option("--d", args->d, "attention: head dim d (<= 128, or 256/384/512)")->capture_default_str();
   run->add_option("--heads", args->heads, "attention: stacked (batch, head) pairs")->capture_default_str();
-  run->add_option("--mask", args->mask, "attention_bwd: causal | none | sliding_window")->capture_default_str();
-  run->add_option("--window", args->window, "attention_bwd: the sliding window W (keys query - W < key <= query)")
+  run->add_option("--mask", args->mask, "attention, attention_bwd: causal | none | sliding_window")
+      ->capture_default_str();
+  run->add_option("--window", args->window,
+                  "attention, attention_bwd: the sliding window W (keys query - W < key <= query)")
       ->capture_default_str();
   run->add_option("--lnc", args->lnc, "physical cores: 1, or 2 (SPMD on a v3/v4 core pair)")->capture_default_str();
   run->add_option("--dtype", args->dtype, "bf16 | fp8e4m3 | f32 | f16")->capture_default_str();

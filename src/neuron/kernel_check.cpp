@@ -18,21 +18,28 @@ void compare(CheckOutcome& c, double got, double ref, double bound) {
   if (!(err <= bound)) ++c.failures;
 }
 
-// Causal softmax attention of every stacked head in fp64 on the bf16-rounded inputs (see kernel_check.h).
+// Softmax attention under the options' mask of every stacked head in fp64 on the bf16-rounded inputs (see
+// kernel_check.h).
 void check_attention(CheckOutcome& c, const KernelRunOptions& o, const std::vector<std::vector<float>>& in,
                      const std::vector<float>& out) {
   const int64_t t_len = o.seq, d = o.head_dim, cols = o.heads * t_len;
   const double e = std::ldexp(1.0, -24), u = unit_roundoff(o.dtype), ub = std::ldexp(1.0, -8);
   const auto scale = static_cast<double>(static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))));
+  // The inputs as the kernel computes on them (bf16), rounded once.
+  std::vector<std::vector<double>> rounded(3);
+  for (size_t n = 0; n < 3; ++n)
+    for (float x : in[n]) rounded[n].push_back(static_cast<double>(round_to(DType::bf16, x)));
   auto b16 = [&](const std::vector<float>& v, int64_t i) {
-    return static_cast<double>(round_to(DType::bf16, v[static_cast<size_t>(i)]));
+    const size_t n = &v == &in[0] ? 0 : &v == &in[1] ? 1 : 2;
+    return rounded[n][static_cast<size_t>(i)];
   };
   std::vector<double> s(static_cast<size_t>(t_len)), mag(static_cast<size_t>(t_len));
   for (int64_t h = 0; h < o.heads; ++h)
     for (int64_t t = 0; t < t_len; ++t) {
       const int64_t qc = h * t_len + t;
       double mx = -INFINITY, delta = 0;
-      for (int64_t j = 0; j <= t; ++j) {
+      for (int64_t j = 0; j < t_len; ++j) {
+        if (!o.variant.visible(t, j)) continue;
         const int64_t kc = h * t_len + j;
         double dot = 0, m = 0;
         for (int64_t i = 0; i < d; ++i) {
@@ -45,11 +52,12 @@ void check_attention(CheckOutcome& c, const KernelRunOptions& o, const std::vect
         delta = std::max(delta, static_cast<double>(d + 10) * e * scale * m);
       }
       double l = 0;
-      for (int64_t j = 0; j <= t; ++j) l += (mag[static_cast<size_t>(j)] = std::exp(s[static_cast<size_t>(j)] - mx));
+      for (int64_t j = 0; j < t_len; ++j)
+        l += (mag[static_cast<size_t>(j)] = o.variant.visible(t, j) ? std::exp(s[static_cast<size_t>(j)] - mx) : 0.0);
       const double rel = ub + static_cast<double>(2 * t_len + d + 32) * e + 2 * delta;
       for (int64_t i = 0; i < d; ++i) {
         double ref = 0, a = 0;
-        for (int64_t j = 0; j <= t; ++j) {
+        for (int64_t j = 0; j < t_len; ++j) {
           const double vv = b16(in[2], (h * t_len + j) * d + i), p = mag[static_cast<size_t>(j)];
           ref += p * vv;
           a += p * std::fabs(vv);

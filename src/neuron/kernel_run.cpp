@@ -88,7 +88,7 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
     out.output = y;
     out.written = b.slice(y, lo * t, (hi - lo) * t, 0, d);
     attention_kernel(b, b.slice(qt, 0, d, lo * t, (hi - lo) * t), b.slice(kt, 0, d, lo * t, (hi - lo) * t),
-                     b.slice(v, lo * t, (hi - lo) * t, 0, d), out.written, hi - lo, o.schedule);
+                     b.slice(v, lo * t, (hi - lo) * t, 0, d), out.written, hi - lo, o.variant, o.schedule);
   } else if (o.kernel == "attention_bwd") {
     const int64_t t = o.seq, d = o.head_dim, rows = o.heads * t;
     auto tensor = [&](const char* name) { return b.hbm(name, rows, d, o.dtype); };
@@ -147,11 +147,12 @@ std::vector<KernelInfo> kernel_list() {
        "assignment wrote it (one tile set, queue 0), pipelined double-buffered over 16 queues",
        "--rows --cols --tile-rows --tile-cols" + common},
       {"attention",
-       "fused causal attention o = softmax(q k^T / sqrt(d)) v of stacked heads (q_t, k_t [d, heads T], v, o "
+       "fused attention o = softmax(q k^T / sqrt(d)) v of stacked heads (causal, dense or sliding window) (q_t, k_t "
+       "[d, heads T], v, o "
        "[heads T, d]; T % 128 == 0, d <= 128 or 256/384/512): online softmax over <= 512-key blocks in PSUM/SBUF, "
        "masked blocks skipped, diagonal mask by affine_select, P^T on TensorE; pipelined: blocks software-pipelined "
        "(scores 3 blocks ahead, accumulator 2 behind)",
-       "--t --d --heads" + common},
+       "--t --d --heads --mask causal|none|sliding_window --window" + common},
       {"attention_bwd",
        "flash-attention backward dq, dk, dv of stacked heads from q, k, v, o, dout [heads T, d] and the fp32 "
        "log-sum-exp [heads T, 1] (T % 128 == 0, d <= 128): P recomputed per 128 x 128 tile, masked tiles skipped, "
@@ -177,9 +178,6 @@ Schedule kernel_schedule(const std::string& name) {
 KernelRunResult run_kernel(const KernelRunOptions& o) {
   const bool mm = o.kernel == "matmul", attn = o.kernel == "attention" || o.kernel == "attention_bwd";
   check_attention_variant(o.variant);
-  check(o.kernel == "attention_bwd" || o.variant.mask == AttentionMask::causal,
-        std::string("--mask ") + attention_mask_name(o.variant.mask) + ": only attention_bwd takes a mask (" +
-            o.kernel + " is causal)");
   check(mm     ? o.m > 0 && o.k > 0 && o.n > 0
         : attn ? o.seq > 0 && o.head_dim > 0 && o.heads > 0
                : o.rows > 0 && o.cols > 0,
@@ -320,10 +318,13 @@ Report time_kernel(const std::string& kernel, const std::vector<int64_t>& shape,
     o.k = shape[1];
     o.n = shape[2];
   } else if (kernel == "attention" || kernel == "attention_bwd") {
-    check(shape.size() == 3, "time_kernel: " + kernel + " takes the shape {heads, seq, head_dim}");
+    check(shape.size() == 3 || shape.size() == 4,
+          "time_kernel: " + kernel +
+              " takes the shape {heads, seq, head_dim} (causal) or {heads, seq, head_dim, window}");
     o.heads = shape[0];
     o.seq = shape[1];
     o.head_dim = shape[2];
+    if (shape.size() == 4) o.variant = {AttentionMask::sliding_window, shape[3]};
   } else if (kernel == "vector_add") {
     check(shape.size() == 4, "time_kernel: vector_add takes the shape {rows, cols, tile_rows, tile_cols}");
     o.rows = shape[0];

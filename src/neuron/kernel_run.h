@@ -10,8 +10,8 @@
 // Kernels (kernel_list()): matmul (C[M,N] = A_T[K,M]^T B[K,N], fp32 out; shape m, k, n), transpose (y = x^T;
 // rows, cols of x), softmax (row softmax; rows, cols), rmsnorm (rows x cols, gamma [1, cols]; eps), vector_add
 // (a + b over rows x cols in tiles of tile_rows x tile_cols; kernels/vector_add.h), attention (fused
-// causal attention of `heads` stacked heads; seq, head_dim, heads; kernels/attention.h), attention_bwd (its
-// backward dq, dk, dv under options.variant's mask; kernels/attention_backward.h). Each has a naive and a
+// attention of `heads` stacked heads under options.variant's mask; seq, head_dim, heads; kernels/attention.h),
+// attention_bwd (its backward dq, dk, dv; kernels/attention_backward.h). Each has a naive and a
 // pipelined schedule. physical_cores = 2 launches the kernel SPMD on a v3/v4 core pair (LNC=2), the rows (matmul: M;
 // attention: whole heads) split in two halves, the cores sharing HBM bandwidth.
 // --check (options.check): seeded inputs (kernel_check.h), the functional executor on every core, each output
@@ -51,7 +51,7 @@ struct KernelRunOptions {
   int64_t tile_rows = 128, tile_cols = 512;       // vector_add's SBUF tile
   float eps = 1e-6f;                              // rmsnorm
   int64_t seq = 1024, head_dim = 128, heads = 1;  // attention, attention_bwd: T, d, stacked (batch, head) pairs
-  AttentionVariant variant;                       // attention_bwd: the mask (attention: causal only)
+  AttentionVariant variant;                       // attention, attention_bwd: the mask
   DType dtype = DType::bf16;                      // HBM tensors and on-chip compute dtype (matmul output: fp32)
   std::string core = "v3";
   int physical_cores = 1;  // 2: SPMD on a core pair (LNC=2), v3/v4
@@ -82,7 +82,8 @@ std::string kernel_run_text(const KernelRunResult& r);
 nlohmann::json kernel_run_json(const KernelRunResult& r);
 
 // For the predictor: the modelled time (report.total_ns) and per-engine busy times (report.tracks) of one kernel.
-// shape: matmul {m, k, n}; attention, attention_bwd (causal) {heads, seq, head_dim}; the others {rows, cols}.
+// shape: matmul {m, k, n}; attention, attention_bwd {heads, seq, head_dim} (causal) or {heads, seq, head_dim,
+// window} (sliding window); vector_add {rows, cols, tile_rows, tile_cols}; the others {rows, cols}.
 Report time_kernel(const std::string& kernel, const std::vector<int64_t>& shape, DType dtype, const std::string& core,
                    Schedule schedule = Schedule::pipelined, int physical_cores = 1);
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "base/error.h"
+#include "neuron/kernels/attention_mask.h"
 
 namespace nanotrn::predict {
 namespace {
@@ -35,35 +36,33 @@ class Lower {
     const double el = static_cast<double>(rows) * static_cast<double>(cols);
     add({name, group, pass_, "rmsnorm", {rows, cols}, 1, 4 * el, 2 * el * e_});
   }
-  // Fused causal attention of `count` (row, head) pairs {1, T, hd}: q, k, v read, o written (activation dtype), the
-  // fp32 log-sum-exp written; FLOPs of the causal query-key pairs (key <= query), QK^T and PV.
-  void attention(const std::string& name, const std::string& group, int64_t count, int64_t T, int64_t hd) {
+  // Fused attention of `count` (row, head) pairs {1, T, hd} (causal) or {1, T, hd, window} (a sliding window
+  // shorter than T): q, k, v read, o written (activation dtype), the fp32 log-sum-exp written; FLOPs of the visible
+  // query-key pairs, QK^T and PV.
+  void attention(const std::string& name, const std::string& group, int64_t count, int64_t T, int64_t hd,
+                 int64_t window) {
     const double th = static_cast<double>(T * hd);
-    add({name,
-         group,
-         pass_,
-         "attention",
-         {1, T, hd},
-         count,
-         causal_flops(T, hd),
+    add({name, group, pass_, "attention", attention_shape(T, hd, window), count, pair_flops(T, hd, window),
          4 * th * e_ + 4.0 * static_cast<double>(T)});
   }
   // Its flash backward {1, T, hd} (neuron/kernels/attention_backward.h on Trainium; FlashAttention-2 by roofline
   // elsewhere): reads q, k, v, o, dO and the log-sum-exp, writes dq, dk, dv; recomputes the scores and runs dV, dP,
   // dQ, dK (2.5x the forward FLOPs).
-  void attention_backward(const std::string& name, const std::string& group, int64_t count, int64_t T, int64_t hd) {
+  void attention_backward(const std::string& name, const std::string& group, int64_t count, int64_t T, int64_t hd,
+                          int64_t window) {
     const double th = static_cast<double>(T * hd);
-    add({name,
-         group,
-         pass_,
-         "attention_bwd",
-         {1, T, hd},
-         count,
-         2.5 * causal_flops(T, hd),
+    add({name, group, pass_, "attention_bwd", attention_shape(T, hd, window), count, 2.5 * pair_flops(T, hd, window),
          8 * th * e_ + 4.0 * static_cast<double>(T)});
   }
-  static double causal_flops(int64_t T, int64_t hd) {
-    return 4.0 * static_cast<double>(hd) * static_cast<double>(T) * static_cast<double>(T + 1) / 2.0;
+  static std::vector<int64_t> attention_shape(int64_t T, int64_t hd, int64_t window) {
+    return window < T ? std::vector<int64_t>{1, T, hd, window} : std::vector<int64_t>{1, T, hd};
+  }
+  // QK^T and PV of the pairs the mask leaves (neuron/kernels/attention_mask.h: the same rule the kernels use).
+  static double pair_flops(int64_t T, int64_t hd, int64_t window) {
+    const neuron::AttentionVariant v = window < T
+                                           ? neuron::AttentionVariant{neuron::AttentionMask::sliding_window, window}
+                                           : neuron::AttentionVariant{};
+    return 4.0 * static_cast<double>(hd) * v.pairs(T);
   }
   // No tile kernel: roofline from element count, tensors read and written, FLOPs per element.
   void elementwise(const std::string& name, const std::string& group, double elements, double reads, double writes,
@@ -189,7 +188,7 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   const double td = static_cast<double>(ts * d), tdfull = static_cast<double>(t * d);
   const double act = static_cast<double>(dtype_size(o.dtype));
   // Keys each query of layer i attends to: its sliding window when it has one (model::layer_keys; the FLOP count of
-  // recipe-spec §2.4 does the same); a full causal layer runs the fused kernel (no windowed one yet).
+  // recipe-spec §2.4 does the same). Every layer runs the fused kernel, windowed ones with their window.
   auto keys = [&](int64_t i) { return model::layer_keys(c, i, T); };
   Lower L(Pass::forward, static_cast<double>(dtype_size(o.dtype)));
   // Megatron's two collectives around a split region: the partial sums leave by all-reduce (reduce-scatter with
@@ -292,17 +291,9 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
       L.rmsnorm(p + "k norm", "norms", t * K, hd);
       L.stage();
     }
-    if (fused) {
-      L.attention(p + "attention (fused, causal)", "attention core", B * H, T, hd);
-      L.stage();
-    } else {
-      L.matmul(p + "scores q k^T", "attention core", T, hd, S, B * H);
-      L.stage();
-      L.softmax(p + "attn softmax", "attention core", B * H * T, S);
-      L.stage();
-      L.matmul(p + "probs v", "attention core", T, S, hd, B * H);
-      L.stage();
-    }
+    L.attention(p + (fused ? "attention (fused, causal)" : "attention (fused, window " + std::to_string(S) + ")"),
+                "attention core", B * H, T, hd, S);
+    L.stage();
     L.matmul(p + "attn proj", "attention matmul", t, qd, d);
     L.stage();
     reduce(p + "attn proj");
@@ -391,8 +382,10 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
     gather(p + "attn proj dY");
     L.matmul_backward(p + "attn proj", "attention matmul", t, qd, d);
     L.stage();
-    if (fused && o.fused_attention_backward) {
-      L.attention_backward(p + "attention bwd (fused, causal)", "attention core", B * H, T, hd);
+    if (o.fused_attention_backward) {
+      L.attention_backward(
+          p + (fused ? "attention bwd (fused, causal)" : "attention bwd (fused, window " + std::to_string(S) + ")"),
+          "attention core", B * H, T, hd, S);
       L.stage();
     } else {
       L.matmul(p + "recompute scores", "attention core", T, hd, S, B * H);

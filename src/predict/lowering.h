@@ -11,18 +11,17 @@
 //   projection; residual; rmsnorm; fc; activation; projection; residual (SwiGLU: gate and up, SiLU(gate) * up,
 //   projection). Head: rmsnorm, then per active MTP head the
 //   lm_head matmul [t, d] x [d, V] and a softmax over V (the fused cross-entropy's exp pass). Embedding gather.
-//   Attention (full causal, no window): one fused "attention" kernel per (row, head) {1, T, hd} (the flash-style
-//   tile kernel, neuron/kernels/attention.h): HBM traffic q, k, v, o and the fp32 log-sum-exp only, FLOPs those of
-//   the causal pairs actually computed, 4 hd T (T + 1) / 2. With a sliding window shorter than T (no windowed tile
-//   kernel yet): scores = q k^T, probs = softmax over min(window, T) keys, out = probs v, through HBM.
+//   Attention: one fused "attention" kernel per (row, head), {1, T, hd} on full causal layers and {1, T, hd, window}
+//   on layers with a sliding window shorter than T (the flash-style tile kernel, neuron/kernels/attention.h): HBM
+//   traffic q, k, v, o and the fp32 log-sum-exp only, FLOPs those of the visible pairs, 4 hd x pairs
+//   (neuron::AttentionVariant::pairs: T (T + 1) / 2 causal).
 //   backward: every matmul [m,k] x [k,n] becomes dX = [m,n] x [n,k] and dW = [k,m] x [m,n] (independent, one stage).
-//   Attention backward (full causal, fused_attention_backward): one fused "attention_bwd" op per (row, head)
-//   {1, T, hd} reading q, k, v, o,
-//   dO, lse and writing dq, dk, dv, 2.5x the forward FLOPs (recomputed scores, dV, dP, dQ, dK): the flash backward
-//   tile kernel on Trainium (neuron/kernels/attention_backward.h), FlashAttention-2 by roofline elsewhere. Unfused,
-//   and with a window shorter than T, the scores and softmax are recomputed through HBM and 4 matmuls run (T x S
-//   probabilities and their gradients in HBM). Element-wise and norm backwards
-//   read about one more tensor than their forward.
+//   Attention backward (fused_attention_backward): one fused "attention_bwd" op per (row, head), the forward's shape,
+//   reading q, k, v, o, dO, lse and writing dq, dk, dv, 2.5x the forward FLOPs (recomputed scores, dV, dP, dQ, dK):
+//   the flash backward tile kernel on Trainium (neuron/kernels/attention_backward.h), FlashAttention-2 by roofline
+//   elsewhere. Unfused, the scores and softmax are recomputed through HBM and 4 matmuls run (T x S probabilities and
+//   their gradients in HBM, S = min(window, T)). Element-wise and norm backwards read about one more tensor than
+//   their forward.
 // Optimiser: Muon for the block matrices (momentum, Newton-Schulz: per iteration A = X X^T, B = bA + cA^2,
 //   X = aX + BX on the short side), AdamW for the rest, gradient clipping when enabled. With shard_optimizer the
 //   Newton-Schulz work is split over the ranks (ZeRO style), else every rank does all of it.
@@ -37,8 +36,8 @@
 //   MLPs as batched matmuls over experts / ep local experts of t k ep / experts tokens each (balanced: assumed),
 //   and with ep > 1 an all-to-all ("ep collective") dispatching the token copies and one combining the outputs, each
 //   mirrored in the backward.
-// Kernels: "matmul" {m,k,n}, "softmax"/"rmsnorm" {rows, cols}, "attention" {heads, T, hd} have library tile kernels
-// on the software NeuronCore;
+// Kernels: "matmul" {m,k,n}, "softmax"/"rmsnorm" {rows, cols}, "attention" and "attention_bwd" {heads, T, hd} or
+// {heads, T, hd, window} have library tile kernels on the software NeuronCore;
 // "" means no tile kernel (element-wise, norm backward, gather/scatter): priced by roofline from flops/bytes.
 // Layout transposes between kernels are not lowered (assumed folded into DMA access patterns).
 #pragma once
@@ -60,7 +59,7 @@ struct KernelOp {
   std::string name;   // "L3 attn q", "head 0 lm_head"
   std::string group;  // breakdown bucket: "attention matmul", "mlp matmul", "lm_head + CE", "norms", ...
   Pass pass = Pass::forward;
-  std::string kernel;           // "matmul", "softmax", "rmsnorm", "attention", or "" (roofline only)
+  std::string kernel;           // "matmul", "softmax", "rmsnorm", "attention", "attention_bwd", or "" (roofline only)
   std::vector<int64_t> shape;   // matmul {m, k, n}; softmax / rmsnorm {rows, cols}; attention {heads, T, hd}
   int64_t count = 1;            // identical invocations (batched over rows x heads)
   double flops = 0, bytes = 0;  // per invocation; bytes = HBM traffic
@@ -73,8 +72,8 @@ struct LoweringOptions {
   DType dtype = DType::bf16;  // matmul inputs and activations in HBM
   int64_t ranks = 1;          // data-parallel ranks (for shard_optimizer)
   bool shard_optimizer = false;
-  // Full causal layers' backward as one fused "attention_bwd" op (the flash tile kernel on Trainium, FlashAttention-2
-  // by roofline elsewhere); false: the unfused chain (recompute, softmax, 4 matmuls through HBM) as a compiler without
+  // The attention backward as one fused "attention_bwd" op (the flash tile kernel on Trainium, FlashAttention-2 by
+  // roofline elsewhere); false: the unfused chain (recompute, softmax, 4 matmuls through HBM) as a compiler without
   // a flash kernel lowers it (recipe launch.attention_backward = unfused, Trainium only).
   bool fused_attention_backward = true;
   // Tensor parallelism (Megatron): each of `tp` ranks owns heads / tp query heads, its share of the KV heads (or one

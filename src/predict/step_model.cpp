@@ -303,14 +303,13 @@ std::vector<std::string> StepModel::notes() const {
   n.push_back("HBM per rank (modelled, device_memory.h): " + memory_.describe());
   if (device_.kind == hw::DeviceKind::trainium) {
     n.push_back(
-        "kernels with a library tile kernel (matmul, softmax, rmsnorm, fused causal attention forward and backward) "
+        "kernels with a library tile kernel (matmul, softmax, rmsnorm, fused attention forward and backward) "
         "are timed "
         "on the software NeuronCore " +
         device_.neuron_core +
         " (pipelined schedule); the others by roofline (marked in the breakdown); the attention backward " +
         (recipe_.launch.attention_backward == recipe::AttentionBackward::flash
-             ? std::string("is the flash tile kernel on full causal layers (windowed layers: recompute + softmax + 4 "
-                           "matmuls through HBM)")
+             ? std::string("is the flash tile kernel (windowed layers with their window)")
              : std::string("is unfused (launch.attention_backward): recompute + softmax + 4 matmuls through HBM")));
   } else {
     n.push_back("every kernel by roofline on " + device_.name + " (no software model of this device)" +
@@ -352,7 +351,7 @@ std::vector<std::string> StepModel::notes() const {
               (options_.shard_optimizer || zero() >= 1 ? "the optimiser sharded over the data-parallel ranks"
                                                        : "every rank runs the whole optimiser") +
               "; layout transposes and DMA contention are not modelled; fused attention skips fully masked "
-              "(causal) key blocks" +
+              "(causal or windowed) key blocks" +
               (device_.kind == hw::DeviceKind::trainium &&
                        recipe_.launch.attention_backward == recipe::AttentionBackward::unfused
                    ? " in the forward only"

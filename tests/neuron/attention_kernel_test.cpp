@@ -45,6 +45,27 @@ TEST(AttentionKernel, MatchesHostMathWithinItsBound) {
   }
 }
 
+TEST(AttentionKernel, DenseAndSlidingWindowMatchHostMathWithinTheBound) {
+  for (const AttentionVariant var :
+       {AttentionVariant{AttentionMask::none, 0}, AttentionVariant{AttentionMask::sliding_window, 1},
+        AttentionVariant{AttentionMask::sliding_window, 200}, AttentionVariant{AttentionMask::sliding_window, 640}})
+    for (Schedule sched : {Schedule::naive, Schedule::pipelined}) {
+      KernelRunOptions o = attention(1, 768, 64, sched);
+      o.variant = var;
+      o.check = true;
+      const KernelRunResult r = run_kernel(o);
+      SCOPED_TRACE(var.describe() + " " + schedule_name(sched));
+      EXPECT_TRUE(r.check_passed) << r.failures << " failures, max error " << r.max_abs_error;
+    }
+  // Fully masked chunks are skipped: a 128-key window visits 2 of the 8 chunks per query tile, dense all 8.
+  const KernelRunResult causal = run_kernel(attention(2, 1024, 64, Schedule::pipelined));
+  KernelRunOptions w = attention(2, 1024, 64, Schedule::pipelined), d = w;
+  w.variant = {AttentionMask::sliding_window, 128};
+  d.variant = {AttentionMask::none, 0};
+  EXPECT_LT(run_kernel(w).report.total_ns, causal.report.total_ns);
+  EXPECT_GT(run_kernel(d).report.total_ns, causal.report.total_ns);
+}
+
 TEST(AttentionKernel, StackedHeadsOneCoreAndSpmdPairAndWideHeads) {
   KernelRunOptions o = attention(2, 128, 32, Schedule::pipelined);
   o.check = true;

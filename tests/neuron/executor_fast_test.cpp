@@ -104,14 +104,16 @@ TEST(ExecutorFast, EveryShippedKernelGivesTheReferenceBits) {
             vector_add_kernel(b, a, x, b.hbm("out", 256, 128, DType::f32), tile, s);
           },
           1);
-    expect_same_bits(
-        "attention " + sched, "v3",
-        [&](KernelBuilder& b) {
-          const View q = b.hbm("q_t", 64, 512, DType::bf16), k = b.hbm("k_t", 64, 512, DType::bf16);
-          const View v = b.hbm("v", 512, 64, DType::bf16);
-          attention_kernel(b, q, k, v, b.hbm("o", 512, 64, DType::bf16), 2, s);
-        },
-        1);
+    for (const AttentionVariant var :
+         {AttentionVariant{AttentionMask::causal, 0}, AttentionVariant{AttentionMask::sliding_window, 150}})
+      expect_same_bits(
+          "attention " + var.describe() + " " + sched, "v3",
+          [&](KernelBuilder& b) {
+            const View q = b.hbm("q_t", 64, 1024, DType::bf16), k = b.hbm("k_t", 64, 1024, DType::bf16);
+            const View v = b.hbm("v", 1024, 64, DType::bf16);
+            attention_kernel(b, q, k, v, b.hbm("o", 1024, 64, DType::bf16), 2, var, s);
+          },
+          1);
     for (const AttentionVariant var :
          {AttentionVariant{AttentionMask::causal, 0}, AttentionVariant{AttentionMask::sliding_window, 150}})
       expect_same_bits(

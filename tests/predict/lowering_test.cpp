@@ -27,16 +27,18 @@ void expect_flops_match_the_count(const recipe::Recipe& r, const std::string& la
   for (const KernelOp& op : lower_micro_batch(c, T, {.rows = rows})) {
     // The fused kernel runs the full causal layers: QK^T and PV of the full square, as the FLOP count has them
     // (windowed layers lower to matmuls, counted below).
+    // A windowed layer's kernel {1, T, hd, window}: T x window as the count has it.
+    const int64_t S = op.shape.size() == 4 ? std::min(op.shape[3], T) : T;
     if (op.kernel == "attention") {
       ASSERT_EQ(op.pass, Pass::forward);
       EXPECT_EQ(op.count, rows * c.n_head);
-      fwd += 2 * 2.0 * static_cast<double>(T * T * c.head_dim) * static_cast<double>(op.count);
+      fwd += 2 * 2.0 * static_cast<double>(T * S * c.head_dim) * static_cast<double>(op.count);
       continue;
     }
-    // Its backward: dV, dP, dQ and dK, each the full square as the count has them.
+    // Its backward: dV, dP, dQ and dK, each the full square (or T x window) as the count has them.
     if (op.kernel == "attention_bwd") {
       ASSERT_EQ(op.pass, Pass::backward);
-      bwd += 4 * 2.0 * static_cast<double>(T * T * c.head_dim) * static_cast<double>(op.count);
+      bwd += 4 * 2.0 * static_cast<double>(T * S * c.head_dim) * static_cast<double>(op.count);
       continue;
     }
     if (op.kernel != "matmul") continue;
@@ -111,13 +113,23 @@ TEST(Lowering, FusedAttentionKeepsScoresOutOfHbm) {
     EXPECT_DOUBLE_EQ(op.flops, 2 * 2.0 * static_cast<double>(c.head_dim) * static_cast<double>(T * (T + 1) / 2));
   }
   EXPECT_EQ(kernels, static_cast<size_t>(c.depth));
-  // A sliding window shorter than T has no fused kernel: the chain, with [T, window] scores in HBM.
+  // A sliding window shorter than T: the same kernels with the window, FLOPs of the visible pairs only; unfused
+  // (launch.attention_backward) the backward is the chain, with [T, window] scores in HBM.
   model::GptConfig windowed = c;
   windowed.window = 256;
-  size_t softmaxes = 0;
-  for (const KernelOp& op : lower_micro_batch(windowed, T, {.rows = rows}))
+  size_t softmaxes = 0, windowed_kernels = 0;
+  for (const KernelOp& op : lower_micro_batch(windowed, T, {.rows = rows})) {
+    if (op.group != "attention core") continue;
+    EXPECT_NE(op.kernel, "softmax") << op.name;
+    EXPECT_EQ(op.shape, (std::vector<int64_t>{1, T, c.head_dim, 256}));
+    const double pairs = 256.0 * static_cast<double>(T) - 256.0 * 255 / 2;
+    EXPECT_DOUBLE_EQ(op.flops, (op.pass == Pass::forward ? 1.0 : 2.5) * 4 * static_cast<double>(c.head_dim) * pairs);
+    windowed_kernels++;
+  }
+  EXPECT_EQ(windowed_kernels, 2u * static_cast<size_t>(c.depth));
+  for (const KernelOp& op : lower_micro_batch(windowed, T, {.rows = rows, .fused_attention_backward = false}))
     if (op.group == "attention core" && op.kernel == "softmax") softmaxes++;
-  EXPECT_EQ(softmaxes, 2u * static_cast<size_t>(c.depth));
+  EXPECT_EQ(softmaxes, static_cast<size_t>(c.depth));  // the backward's recompute only
 }
 
 TEST(Lowering, FusedAttentionIsTimedOnTheNeuronCore) {

@@ -1,4 +1,4 @@
-// The fused causal attention tile kernel (see attention.h). Not here: execution or timing.
+// The fused attention tile kernel (see attention.h). Not here: execution or timing.
 #include "neuron/kernels/attention.h"
 
 #include <algorithm>
@@ -27,6 +27,7 @@ struct Geometry {
   int64_t heads = 1, seq = 0, d = 0, dkt = 1, qtiles = 0;
   DType out = DType::bf16;
   float scale = 1;
+  AttentionVariant variant;
   int64_t dk(int64_t kt) const { return std::min(kP, d - kt * kP); }  // rows of contraction tile kt
 };
 
@@ -36,6 +37,8 @@ struct Item {
   int64_t head, qtile, seq, k0, w;
   int block;
   bool first, last;
+  // 128-key chunks of the block the mask cuts: (chunk, mask tile: -1 the causal diagonal, else a window edge's index).
+  std::vector<std::pair<int64_t, int>> cuts;
 };
 
 // Resident per head: K^T as dkt tiles [dk, T] side by side, V as T/128 tiles [128, d] side by side.
@@ -59,10 +62,16 @@ class Attention {
       : b_(b), qt_(q_t), kt_(k_t), v_(v), o_(o), g_(g), naive_(schedule == Schedule::naive) {}
 
   void run() {
-    allocate();
-    b_.memset(mask_, 0.0f);
-    b_.affine_select(mask_, mask_, /*offset=*/0, /*channel_multiplier=*/1, /*step=*/-1, kMasked);  // query >= key
     items_ = plan();
+    allocate();
+    if (g_.variant.mask != AttentionMask::none) {
+      b_.memset(mask_, 0.0f);
+      b_.affine_select(mask_, mask_, /*offset=*/0, /*channel_multiplier=*/1, /*step=*/-1, kMasked);  // query >= key
+    }
+    for (size_t e = 0; e < edge_diffs_.size(); ++e) {  // keep key - query > -window, i.e. k0 - q0 + f - p + W - 1 >= 0
+      b_.memset(edges_[e], 0.0f);
+      b_.affine_select(edges_[e], edges_[e], g_.variant.window - 1 - edge_diffs_[e], -1, 1, kMasked);
+    }
     const auto count = static_cast<int64_t>(items_.size());
     if (naive_) {
       for (int64_t n = 0; n < count; ++n) {
@@ -93,19 +102,40 @@ class Attention {
   }
 
  private:
-  std::vector<Item> plan() const {
+  // Per query tile the keys from the first 128-key chunk the mask leaves any of to the last (after the diagonal
+  // for causal and windowed masks: fully masked chunks are skipped), in blocks of up to 512; the chunks the mask cuts
+  // get a mask tile added to their scores.
+  std::vector<Item> plan() {
     std::vector<Item> items;
     int64_t seq = 0;
+    const AttentionVariant& var = g_.variant;
     for (int64_t h = 0; h < g_.heads; ++h)
       for (int64_t i = 0; i < g_.qtiles; ++i, ++seq) {
-        const int64_t end = (i + 1) * kP;  // keys after the diagonal tile are fully masked: skipped
+        const int64_t q0 = i * kP;
+        const int64_t end = var.mask == AttentionMask::none ? g_.seq : q0 + kP;
+        int64_t begin = 0;
+        while (!var.tile(q0, begin, kP, kP).any) begin += kP;
         int block = 0;
-        for (int64_t k0 = 0; k0 < end; k0 += kBlock, ++block) {
+        for (int64_t k0 = begin; k0 < end; k0 += kBlock, ++block) {
           const int64_t w = std::min(kBlock, end - k0);
-          items.push_back({h, i, seq, k0, w, block, k0 == 0, k0 + w == end});
+          Item it{h, i, seq, k0, w, block, k0 == begin, k0 + w == end, {}};
+          for (int64_t c = 0; c < w / kP; ++c) {
+            const int64_t kc = k0 + c * kP;
+            if (var.tile(q0, kc, kP, kP).all) continue;
+            if (kc + kP - 1 > q0) it.cuts.push_back({c, -1});  // crosses the diagonal
+            if (var.mask == AttentionMask::sliding_window && q0 + kP - 1 - kc >= var.window)
+              it.cuts.push_back({c, edge_index(q0 - kc)});
+          }
+          items.push_back(std::move(it));
         }
       }
     return items;
+  }
+  int edge_index(int64_t diff) {
+    for (size_t e = 0; e < edge_diffs_.size(); ++e)
+      if (edge_diffs_[e] == diff) return static_cast<int>(e);
+    edge_diffs_.push_back(diff);
+    return static_cast<int>(edge_diffs_.size() - 1);
   }
 
   int sets(int pipelined) const { return naive_ ? 1 : pipelined; }
@@ -117,6 +147,8 @@ class Attention {
                    b_.sbuf("v" + s, kP, g_.seq / kP * g_.d, DType::bf16)};
     }
     mask_ = b_.sbuf("mask", kP, kP, DType::f32);
+    for (size_t e = 0; e < edge_diffs_.size(); ++e)
+      edges_.push_back(b_.sbuf("window_edge" + std::to_string(e), kP, kP, DType::f32));
     for (int i = 0; i < sets(kQuerySets); ++i) {
       const std::string s = std::to_string(i);
       QueryState& q = query_[i];
@@ -198,9 +230,9 @@ class Attention {
     const Item& it = item(n);
     QueryState& qs = query_state(it.seq);
     const View s = sl(scores_psum(n), kP, 0, it.w);
-    if (it.last) {
-      const View diag = sl(scores_psum(n), kP, it.w - kP, kP);
-      b_.tensor_tensor(diag, diag, mask_, AluOp::add);
+    for (const auto& [c, tile] : it.cuts) {
+      const View chunk = sl(scores_psum(n), kP, c * kP, kP);
+      b_.tensor_tensor(chunk, chunk, tile < 0 ? mask_ : edges_[static_cast<size_t>(tile)], AluOp::add);
     }
     if (it.first) {
       b_.reduce(qs.mr, s, AluOp::max, /*negate=*/true);
@@ -294,6 +326,8 @@ class Attention {
   QueryState query_[kQuerySets];
   BlockBufs block_[kBlockSets];
   View s_[kScoreBanks], pt_psum_[kPtPsumSets], pv_[kPvSets], mask_;
+  std::vector<int64_t> edge_diffs_;  // q0 - k0 of the chunks a window's lower edge cuts
+  std::vector<View> edges_;
   int q_queue_ = 0, k_queue_ = 0, v_queue_ = 0, o_queue_ = 0;
 };
 
@@ -301,11 +335,22 @@ class Attention {
 
 void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, int64_t heads,
                       Schedule schedule, float scale, std::source_location loc) {
+  attention_kernel(b, q_t, k_t, v, o, heads, AttentionVariant{}, schedule, scale, loc);
+}
+
+void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, int64_t heads,
+                      const AttentionVariant& variant, Schedule schedule, float scale, std::source_location loc) {
   check_hbm_operands(b, "attention_kernel", {q_t, k_t, v, o}, loc);
+  try {
+    check_attention_variant(variant);
+  } catch (const Error& e) {
+    throw Error(std::string("[shape] attention_kernel: ") + e.what(), loc);
+  }
   auto buffer = [&](const View& x) -> const Buffer& { return b.program().buffers.at(static_cast<size_t>(x.buffer)); };
   check(heads >= 1, "[shape] attention_kernel needs heads >= 1", loc);
   Geometry g;
   g.heads = heads;
+  g.variant = variant;
   g.d = q_t.np;
   g.seq = q_t.nf / heads;
   g.out = buffer(o).dtype;

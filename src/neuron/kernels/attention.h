@@ -1,5 +1,6 @@
-// A fused (flash-style) causal attention tile kernel: for each of `heads` stacked (batch, head) pairs,
-//   o[t, :] = sum_{s <= t} softmax_s(scale * q[t, :] . k[s, :]) v[s, :]
+// A fused (flash-style) attention tile kernel: for each of `heads` stacked (batch, head) pairs,
+//   o[t, :] = sum_{s visible from t} softmax_s(scale * q[t, :] . k[s, :]) v[s, :]
+// under a mask of attention_mask.h: causal (the default), none (dense) or a sliding window,
 // with online softmax over key blocks, so the T x T scores and probabilities live only in PSUM / SBUF (never HBM).
 //
 // Layout contract (HBM, any float dtype; cast to bf16 on the way into SBUF):
@@ -15,11 +16,13 @@
 //   attention_kernel(b, qt, kt, v, o, /*heads=*/2, Schedule::pipelined);   // scale 0 -> 1 / sqrt(d)
 //
 // Per head, K^T [d, T] and V (T/128 tiles [128, d]) stay resident in SBUF; per 128-query tile (Q^T tile [d, 128]
-// resident) the keys [0, q0 + 128) are visited in blocks of up to 512 (the last block ends at the diagonal, so fully
-// masked blocks are skipped and only its last 128 columns need the mask). Per key block of w columns:
+// resident) the keys from the first 128-key chunk the mask leaves any of to the diagonal (dense: to T) are visited
+// in blocks of up to 512, so fully masked chunks are skipped. Per key block of w columns:
 //   TensorE  S[128, w] = Q_tile^T K_block            (PSUM fp32, one bank; d/128 accumulating matmuls)
-//   VectorE  diagonal block only: S[:, w-128:] += mask (a [128, 128] 0 / -1e30 tile built once by GpSimd
-//            affine_select: kept where query >= key)
+//   VectorE  each 128-key chunk the mask cuts: S chunk += a [128, 128] 0 / -1e30 tile built once by GpSimd
+//            affine_select (the diagonal: kept where query >= key; a window's lower edge: one tile per distinct
+//            query - key offset of the chunks it cuts, at most two). A row whose first block is all masked has its
+//            garbage sum rescaled by exactly 0 at its first visible block (alpha = exp(-huge) = 0).
 //   VectorE  mx = -max_f S (raw), running mr = min(mr, mx)      (fp32 [128, 1])
 //   ScalarE  b = scale * mr; alpha = exp(b - b_previous)        (the rescale of the running sum and accumulator)
 //   ScalarE  P = exp(scale * S + b) (bf16 SBUF), rs = sum_f P (fp32, fused free-axis reduction)
@@ -40,20 +43,24 @@
 //              12-15.
 // Throws nanotrn::Error "[shape]" naming `loc` for non-HBM operands, mismatched shapes, T not a multiple of 128 or
 // an unsupported d; "[sbuf-capacity]" when K/V of a head do not fit SBUF.
-// Not here: the backward kernel (dq, dk, dv), sliding windows, GQA sharing of K/V across heads (each head loads
-// its own), dropout, and the log-sum-exp output a backward would need.
+// Not here: the backward kernel (attention_backward.h), ALiBi, softcap, GQA sharing of K/V across heads (each head
+// loads its own), dropout, and the log-sum-exp output the backward needs.
 #pragma once
 
 #include <source_location>
 
 #include "neuron/builder.h"
+#include "neuron/kernels/attention_mask.h"
 #include "neuron/kernels/schedule.h"
 
 namespace nanotrn::neuron {
 
-// scale <= 0 means 1 / sqrt(d).
+// scale <= 0 means 1 / sqrt(d). The first form is causal.
 void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, int64_t heads,
                       Schedule schedule, float scale = 0.0f,
+                      std::source_location loc = std::source_location::current());
+void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, int64_t heads,
+                      const AttentionVariant& variant, Schedule schedule, float scale = 0.0f,
                       std::source_location loc = std::source_location::current());
 
 }  // namespace nanotrn::neuron
