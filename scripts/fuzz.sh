@@ -3,7 +3,7 @@
 # parser needs), two at a time (CI has 2 cores), and runs each for a bounded time, starting from its seed corpus
 # kept in the repo (fuzz/corpus/<target>/). Usage: bash scripts/fuzz.sh [seconds per target, default 10]
 # A crash, a sanitizer report or an unexpected exception fails the script; the reproducer lands in build/fuzz/.
-# The runs go two at a time as well, so 11 targets at 10 s take about 60 s.
+# The runs go two at a time as well, so 12 targets at 10 s take about 60 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
@@ -40,6 +40,7 @@ queue hf_config_fuzz src/model/hf_config.cpp src/model/config.cpp src/base/file.
 queue csv_fuzz src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp
 queue sentencepiece_fuzz src/tokenizer/sentencepiece_model.cpp -lsentencepiece
 queue core_bundle_fuzz src/icl/bundle.cpp src/data/jsonl.cpp src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp -lyaml-cpp
+queue matmul_shapes_fuzz src/qa/matmul_shapes.cpp src/base/file.cpp
 queue run_metrics_fuzz src/report/run_metrics.cpp src/report/svg_chart.cpp src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp
 for p in "${pending[@]}"; do wait "$p"; done
 

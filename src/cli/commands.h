@@ -12,6 +12,7 @@ namespace nanotrn::cli {
 void add_speedrun(CLI::App& app, const Home& home);
 void add_info(CLI::App& app);
 void add_kernel(CLI::App& app);
+void add_qa(CLI::App& app, const Home& home);  // qa.cpp: `qa matmul`
 void add_train(CLI::App& app, const Home& home);
 void add_bench(CLI::App& app, const Home& home);
 void add_eval(CLI::App& app, const Home& home);

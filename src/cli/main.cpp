@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
     nanotrn::cli::add_speedrun(app, home);
     nanotrn::cli::add_info(app);
     nanotrn::cli::add_kernel(app);
+    nanotrn::cli::add_qa(app, home);
     nanotrn::cli::add_train(app, home);
     nanotrn::cli::add_bench(app, home);
     nanotrn::cli::add_eval(app, home);

@@ -1,0 +1,59 @@
+// `nanotrn qa matmul`: the matmul MFU sweep over public models' projection shapes (src/qa/matmul_qa.h), written as
+// CSV and an SVG chart. This file parses flags and prints; the work is in the library.
+#include <iostream>
+#include <memory>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "base/home.h"
+#include "cli/commands.h"
+#include "engine/engine.h"
+#include "qa/matmul_qa.h"
+
+namespace nanotrn::cli {
+
+void add_qa(CLI::App& app, const Home& home) {
+  auto* cmd = app.add_subcommand("qa", "Quality-of-results sweeps of the tile kernels against their peers");
+  cmd->require_subcommand(1);
+  struct Args {
+    std::vector<int64_t> ms = {1, 128, 2048};
+    std::vector<std::string> devices;
+    std::string shapes, out = "out/qa";
+    bool no_host = false;
+    double host_max_gflop = 40;
+  };
+  auto a = std::make_shared<Args>();
+  auto* mm = cmd->add_subcommand("matmul",
+                                 "MFU of public models' weight matmuls on NeuronCore-v3/v4 (modelled), the catalog's "
+                                 "GPUs (roofline) and this host (oneDNN, measured), against FLOPs per matmul");
+  mm->add_option("--m", a->ms, "Token counts M")->delimiter(',')->capture_default_str();
+  mm->add_option("--devices", a->devices, "Catalog devices (default: trn2, trn3 and every GPU)")->delimiter(',');
+  mm->add_option("--shapes", a->shapes, "Shapes file (default: configs/qa/matmul_shapes.json in the project)");
+  mm->add_option("--out", a->out, "Folder for matmul_qa.csv and matmul_qa.svg (under the data root when relative)")
+      ->capture_default_str();
+  mm->add_flag("--no-host", a->no_host, "Leave out the host measurement");
+  mm->add_option("--host-max-gflop", a->host_max_gflop, "Largest matmul the host measures, in GFLOP")
+      ->capture_default_str();
+  mm->callback([a, home] {
+    check(!a->shapes.empty() || !home.project.empty(), "qa matmul: no project folder found; pass --shapes");
+    const std::string shapes = !a->shapes.empty() ? a->shapes : home.project + "/configs/qa/matmul_shapes.json";
+    const std::vector<qa::QaModel> models = qa::load_matmul_shapes(shapes);
+    qa::MatmulQaOptions o;
+    o.ms = a->ms;
+    o.devices = a->devices;
+    o.host_max_flops = a->host_max_gflop * 1e9;
+    std::unique_ptr<Engine> engine;
+    if (!a->no_host) engine = std::make_unique<Engine>(EngineOptions{});
+    const std::vector<qa::MatmulQaRow> rows = qa::run_matmul_qa(models, o, engine ? &engine->gemm() : nullptr);
+    const std::string dir = home.path(a->out);
+    make_directories(dir);
+    const std::string csv = qa::matmul_qa_csv(rows), svg = qa::matmul_qa_svg(rows);
+    write_file_atomic(dir + "/matmul_qa.csv", csv.data(), csv.size());
+    write_file_atomic(dir + "/matmul_qa.svg", svg.data(), svg.size());
+    std::cout << qa::matmul_qa_summary(rows) << "NeuronCores modelled (software NeuronCore), GPUs by roofline (an "
+              << "upper bound), host measured\nwrote " << dir << "/matmul_qa.csv and " << dir << "/matmul_qa.svg ("
+              << rows.size() << " rows; shapes from " << shapes << ")\n";
+  });
+}
+
+}  // namespace nanotrn::cli
