@@ -22,14 +22,18 @@
 namespace nanotrn::neuron {
 namespace {
 
-// One core's program of an SPMD launch: its HBM inputs (declaration order, whole tensors), the whole output
-// tensor, and the rows of it this core writes (matmul: rows of C; transpose: rows of y = columns of x; attention:
-// the rows of o of this core's heads).
+// One core's program of an SPMD launch: its HBM inputs (declaration order, whole tensors), its output tensors
+// (whole; attention_bwd has three: dq, dk, dv) and, for each, the rows this core writes (matmul: rows of C;
+// transpose: rows of y = columns of x; attention: the rows of this core's heads).
 struct Built {
   Program program;
-  std::vector<View> inputs;
-  View output, written;
-  std::vector<View> more_outputs, more_written;  // kernels with several outputs (attention_bwd: dk, dv after dq)
+  std::vector<View> inputs, outputs, written;
+  // One output tensor and the part of it this core writes.
+  View add_output(const View& whole, const View& mine) {
+    outputs.push_back(whole);
+    written.push_back(mine);
+    return mine;
+  }
 };
 
 // Rows [lo, hi) of `total` for core `c` of `cores`.
@@ -46,16 +50,14 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
     const View cm = b.hbm("c", o.m, o.n, DType::f32);
     const auto [lo, hi] = share(o.m, c, cores);
     out.inputs = {at, bm};
-    out.output = cm;
-    out.written = b.slice(cm, lo, hi - lo, 0, o.n);
-    matmul_kernel(b, b.slice(at, 0, o.k, lo, hi - lo), bm, out.written, o.dtype, o.schedule);
+    const View w = out.add_output(cm, b.slice(cm, lo, hi - lo, 0, o.n));
+    matmul_kernel(b, b.slice(at, 0, o.k, lo, hi - lo), bm, w, o.dtype, o.schedule);
   } else if (o.kernel == "transpose") {
     const View x = b.hbm("x", o.rows, o.cols, o.dtype), y = b.hbm("y", o.cols, o.rows, o.dtype);
     const auto [lo, hi] = share(o.cols, c, cores);  // split the columns of x (rows of y)
     out.inputs = {x};
-    out.output = y;
-    out.written = b.slice(y, lo, hi - lo, 0, o.rows);
-    transpose_kernel(b, b.slice(x, 0, o.rows, lo, hi - lo), out.written, o.schedule);
+    const View w = out.add_output(y, b.slice(y, lo, hi - lo, 0, o.rows));
+    transpose_kernel(b, b.slice(x, 0, o.rows, lo, hi - lo), w, o.schedule);
   } else if (o.kernel == "softmax" || o.kernel == "rmsnorm") {
     const View x = b.hbm("x", o.rows, o.cols, o.dtype);
     const View g = o.kernel == "rmsnorm" ? b.hbm("gamma", 1, o.cols, o.dtype) : View{};
@@ -63,21 +65,19 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
     const auto [lo, hi] = share(o.rows, c, cores);
     out.inputs = {x};
     if (o.kernel == "rmsnorm") out.inputs.push_back(g);
-    out.output = y;
-    out.written = b.slice(y, lo, hi - lo, 0, o.cols);
+    const View w = out.add_output(y, b.slice(y, lo, hi - lo, 0, o.cols));
     const View xs = b.slice(x, lo, hi - lo, 0, o.cols);
     if (o.kernel == "softmax")
-      softmax_kernel(b, xs, out.written, o.schedule);
+      softmax_kernel(b, xs, w, o.schedule);
     else
-      rmsnorm_kernel(b, xs, g, out.written, o.eps, o.schedule);
+      rmsnorm_kernel(b, xs, g, w, o.eps, o.schedule);
   } else if (o.kernel == "vector_add") {
     const View a = b.hbm("a", o.rows, o.cols, o.dtype), x = b.hbm("b", o.rows, o.cols, o.dtype);
     const View y = b.hbm("out", o.rows, o.cols, o.dtype);
     const auto [lo, hi] = share(o.rows, c, cores);
     out.inputs = {a, x};
-    out.output = y;
-    out.written = b.slice(y, lo, hi - lo, 0, o.cols);
-    vector_add_kernel(b, b.slice(a, lo, hi - lo, 0, o.cols), b.slice(x, lo, hi - lo, 0, o.cols), out.written,
+    const View w = out.add_output(y, b.slice(y, lo, hi - lo, 0, o.cols));
+    vector_add_kernel(b, b.slice(a, lo, hi - lo, 0, o.cols), b.slice(x, lo, hi - lo, 0, o.cols), w,
                       {.rows = o.tile_rows, .cols = o.tile_cols}, o.schedule);
   } else if (o.kernel == "attention") {
     const int64_t t = o.seq, d = o.head_dim, rows = o.heads * t;
@@ -85,10 +85,9 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
     const View v = b.hbm("v", rows, d, o.dtype), y = b.hbm("o", rows, d, o.dtype);
     const auto [lo, hi] = share(o.heads, c, cores);  // whole heads per core
     out.inputs = {qt, kt, v};
-    out.output = y;
-    out.written = b.slice(y, lo * t, (hi - lo) * t, 0, d);
+    const View w = out.add_output(y, b.slice(y, lo * t, (hi - lo) * t, 0, d));
     attention_kernel(b, b.slice(qt, 0, d, lo * t, (hi - lo) * t), b.slice(kt, 0, d, lo * t, (hi - lo) * t),
-                     b.slice(v, lo * t, (hi - lo) * t, 0, d), out.written, hi - lo, o.variant, o.schedule);
+                     b.slice(v, lo * t, (hi - lo) * t, 0, d), w, hi - lo, o.variant, o.schedule);
   } else if (o.kernel == "attention_bwd") {
     const int64_t t = o.seq, d = o.head_dim, rows = o.heads * t;
     auto tensor = [&](const char* name) { return b.hbm(name, rows, d, o.dtype); };
@@ -98,10 +97,9 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
     const auto [lo, hi] = share(o.heads, c, cores);  // whole heads per core
     auto mine = [&](const View& x) { return b.slice(x, lo * t, (hi - lo) * t, 0, x.nf); };
     out.inputs = {q, k, v, y, dy, lse};
-    out.output = dq;
-    out.written = mine(dq);
-    out.more_outputs = {dk, dv};
-    out.more_written = {mine(dk), mine(dv)};
+    out.add_output(dq, mine(dq));
+    out.add_output(dk, mine(dk));
+    out.add_output(dv, mine(dv));
     attention_backward_kernel(b,
                               {.q = mine(q),
                                .k = mine(k),
@@ -109,9 +107,9 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
                                .o = mine(y),
                                .dout = mine(dy),
                                .lse = mine(lse),
-                               .dq = out.written,
-                               .dk = out.more_written[0],
-                               .dv = out.more_written[1]},
+                               .dq = out.written[0],
+                               .dk = out.written[1],
+                               .dv = out.written[2]},
                               hi - lo, o.variant, o.schedule);
   } else {
     throw Error("unknown kernel '" + o.kernel + "' (see `nanotrn kernel list`)");
@@ -155,7 +153,8 @@ std::vector<KernelInfo> kernel_list() {
        "--t --d --heads --mask causal|none|sliding_window --window" + common},
       {"attention_bwd",
        "flash-attention backward dq, dk, dv of stacked heads from q, k, v, o, dout [heads T, d] and the fp32 "
-       "log-sum-exp [heads T, 1] (T % 128 == 0, d <= 128): P recomputed per 128 x 128 tile, masked tiles skipped, "
+       "log-sum-exp [heads T, 1] (T % 128 == 0, d <= 128 or 256): P recomputed per 128 x 128 tile, masked tiles "
+       "skipped, "
        "dK / dV accumulated in PSUM over each key tile's queries, dQ in SBUF; pipelined: items software-pipelined "
        "over 4 stages (kernels/attention_backward.h)",
        "--t --d --heads --mask causal|none|sliding_window --window" + common}};
@@ -218,19 +217,15 @@ KernelRunResult run_kernel(const KernelRunOptions& o) {
     const bool bwd = o.kernel == "attention_bwd";
     const std::vector<std::vector<float>> inputs = bwd ? make_attention_backward_inputs(o) : make_check_inputs(o);
     const Built& b0 = built[0];
-    std::vector<View> whole = {b0.output};
-    whole.insert(whole.end(), b0.more_outputs.begin(), b0.more_outputs.end());
     std::vector<std::vector<float>> outs;
-    for (const View& w : whole) outs.emplace_back(static_cast<size_t>(w.np * w.nf));
+    for (const View& w : b0.outputs) outs.emplace_back(static_cast<size_t>(w.np * w.nf));
     for (const Built& b : built) {
       Executor ex(b.program, o.seed);
       for (size_t i = 0; i < b.inputs.size(); ++i) ex.set(b.inputs[i], inputs[i]);
       ex.run();
-      std::vector<View> written = {b.written};
-      written.insert(written.end(), b.more_written.begin(), b.more_written.end());
-      for (size_t k = 0; k < written.size(); ++k) {
-        const std::vector<float> part = ex.get(written[k]);
-        std::copy(part.begin(), part.end(), outs[k].begin() + written[k].p0 * whole[k].nf);
+      for (size_t k = 0; k < b.written.size(); ++k) {
+        const std::vector<float> part = ex.get(b.written[k]);
+        std::copy(part.begin(), part.end(), outs[k].begin() + b.written[k].p0 * b.outputs[k].nf);
       }
     }
     const CheckOutcome c = bwd ? check_attention_backward(o, inputs, outs) : check_against_host(o, inputs, outs[0]);

@@ -13,6 +13,7 @@
 #include "neuron/attention_backward_check.h"
 #include "neuron/builder.h"
 #include "neuron/executor.h"
+#include "neuron/hbm_traffic.h"
 #include "neuron/kernel_run.h"
 #include "neuron/kernels/attention_backward.h"
 
@@ -116,20 +117,12 @@ TEST(AttentionBackwardKernel, HbmTrafficIsTheOperandsOnceNothingTByT) {
     attention_backward_kernel(b,
                               {.q = q, .k = k, .v = v, .o = o, .dout = dout, .lse = lse, .dq = dq, .dk = dk, .dv = dv},
                               heads, {AttentionMask::causal, 0}, sched);
-    const Program& p = b.program();
-    std::set<int> hbm;
-    for (size_t i = 0; i < p.buffers.size(); ++i)
-      if (p.buffers[i].memory == Memory::hbm) hbm.insert(static_cast<int>(i));
-    EXPECT_EQ(hbm.size(), 9u);  // no scratch tensor in HBM
-    int64_t loaded = 0, stored = 0;
-    for (const Instruction& ins : p.instructions) {
-      if (ins.op != Opcode::dma_copy) continue;
-      const int64_t elements = ins.dst.np * ins.dst.nf;
-      (hbm.count(ins.dst.buffer) ? stored : loaded) += elements;
-    }
+    const HbmTraffic h = hbm_traffic(b.program());
+    EXPECT_EQ(h.tensors, 9u);                                                  // no scratch tensor in HBM
+    EXPECT_EQ(h.stored_to, (std::set<int>{dq.buffer, dk.buffer, dv.buffer}));  // only the gradients are written
     // q, k, v, o, dO read once and lse once; dq, dk, dv written once.
-    EXPECT_EQ(loaded, 5 * rows * d + rows) << schedule_name(sched);
-    EXPECT_EQ(stored, 3 * rows * d) << schedule_name(sched);
+    EXPECT_EQ(h.loaded, 5 * rows * d + rows) << schedule_name(sched);
+    EXPECT_EQ(h.stored, 3 * rows * d) << schedule_name(sched);
   }
 }
 

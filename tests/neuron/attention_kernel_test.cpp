@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "neuron/builder.h"
 #include "neuron/executor.h"
+#include "neuron/hbm_traffic.h"
 #include "neuron/kernel_run.h"
 #include "neuron/kernels/attention.h"
 
@@ -148,25 +149,12 @@ TEST(AttentionKernel, ScoresNeverTouchHbm) {
     const View qt = b.hbm("q_t", d, heads * seq, DType::bf16), kt = b.hbm("k_t", d, heads * seq, DType::bf16);
     const View v = b.hbm("v", heads * seq, d, DType::bf16), o = b.hbm("o", heads * seq, d, DType::bf16);
     attention_kernel(b, qt, kt, v, o, heads, sched);
-    const Program& p = b.program();
-    std::set<int> hbm;
-    for (size_t i = 0; i < p.buffers.size(); ++i)
-      if (p.buffers[i].memory == Memory::hbm) hbm.insert(static_cast<int>(i));
-    EXPECT_EQ(hbm.size(), 4u);  // no scratch tensor in HBM
-    int64_t loaded = 0, stored = 0;
-    for (const Instruction& ins : p.instructions) {
-      if (ins.op != Opcode::dma_copy) continue;
-      const int64_t elements = ins.dst.np * ins.dst.nf;
-      if (hbm.count(ins.dst.buffer)) {
-        EXPECT_EQ(ins.dst.buffer, o.buffer);
-        stored += elements;
-      } else {
-        loaded += elements;
-      }
-    }
+    const HbmTraffic h = hbm_traffic(b.program());
+    EXPECT_EQ(h.tensors, 4u);                         // no scratch tensor in HBM
+    EXPECT_EQ(h.stored_to, std::set<int>{o.buffer});  // the only tensor written is o
     // q, k and v read once, o written once: 4 heads T d elements, nothing of size T x T.
-    EXPECT_EQ(loaded, 3 * heads * seq * d) << schedule_name(sched);
-    EXPECT_EQ(stored, heads * seq * d) << schedule_name(sched);
+    EXPECT_EQ(h.loaded, 3 * heads * seq * d) << schedule_name(sched);
+    EXPECT_EQ(h.stored, heads * seq * d) << schedule_name(sched);
   }
 }
 
