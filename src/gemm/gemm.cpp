@@ -22,12 +22,12 @@
 namespace nanotrn {
 namespace {
 
-enum class DType : uint8_t { kF32, kBf16 };
+enum class OperandType : uint8_t { kF32, kBf16 };
 
 // Everything a oneDNN matmul primitive is specialised on. alpha (output scale) and beta (sum post-op scale) are
 // creation-time constants: oneDNN 2.6 has no brgemm kernel for a runtime output scale (it falls back to gemm:jit).
 struct Key {
-  DType dtype;
+  OperandType dtype;
   bool trans_a, trans_b;
   int32_t threads;
   uint32_t alpha_bits, beta_bits;
@@ -157,7 +157,7 @@ struct Gemm::Impl {
 
   // Creates the primitive for `key`: 2D when key.batch == 1, else 3D with batch strides (stride 0 = broadcast).
   dnnl::matmul::primitive_desc make_pd(const Key& key, bool as_2d) const {
-    const auto in_dt = key.dtype == DType::kF32 ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
+    const auto in_dt = key.dtype == OperandType::kF32 ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
     const auto out_dt = dnnl::memory::data_type::f32;
     dnnl::memory::desc a_md, b_md, c_md;
     if (as_2d) {
@@ -224,7 +224,7 @@ struct Gemm::Impl {
     std::string why;
     try {
       const Key probe{
-          DType::kBf16, false, false, 1, std::bit_cast<uint32_t>(1.0f), 0, 64, 64, 64, 64, 64, 64, 1, 0, 0, 0};
+          OperandType::kBf16, false, false, 1, std::bit_cast<uint32_t>(1.0f), 0, 64, 64, 64, 64, 64, 64, 1, 0, 0, 0};
       const std::string impl_name = impl.make_pd(probe, true).impl_info_str();
       if (impl_name.rfind("ref", 0) != 0)
         return {Bf16Path::kNative, "oneDNN " + impl_name + " bf16 matmul on ISA " + isa};
@@ -249,7 +249,7 @@ struct Gemm::Impl {
     }
   }
 
-  void run(DType dtype, const char* what, const GemmDims& d, int64_t batch, int64_t stride_a, int64_t stride_b,
+  void run(OperandType dtype, const char* what, const GemmDims& d, int64_t batch, int64_t stride_a, int64_t stride_b,
            int64_t stride_c, float alpha, const void* a, const void* b, float beta, float* c) {
     validate(what, d, batch, stride_a, stride_b, stride_c, alpha, a, b, c);
     if (batch == 0 || d.m == 0 || d.n == 0) return;
@@ -260,7 +260,7 @@ struct Gemm::Impl {
     const bool single = batch == 1;
     if (single) stride_a = stride_b = stride_c = 0;
     std::lock_guard<std::mutex> lock(mutex);
-    if (dtype == DType::kF32 || bf16.path == Bf16Path::kNative) {
+    if (dtype == OperandType::kF32 || bf16.path == Bf16Path::kNative) {
       execute(dtype, what, d, batch, stride_a, stride_b, stride_c, alpha, a, b, beta, c);
       return;
     }
@@ -275,13 +275,13 @@ struct Gemm::Impl {
     GemmDims wide = d;
     wide.lda = a_cols;
     wide.ldb = b_cols;
-    execute(DType::kF32, what, wide, batch, stride_a == 0 ? 0 : a_rows * a_cols, stride_b == 0 ? 0 : b_rows * b_cols,
-            stride_c, alpha, a32.data(), b32.data(), beta, c);
+    execute(OperandType::kF32, what, wide, batch, stride_a == 0 ? 0 : a_rows * a_cols,
+            stride_b == 0 ? 0 : b_rows * b_cols, stride_c, alpha, a32.data(), b32.data(), beta, c);
   }
 
   // The primitive call itself (the mutex is held; arguments are validated and non-degenerate).
-  void execute(DType dtype, const char* what, const GemmDims& d, int64_t batch, int64_t stride_a, int64_t stride_b,
-               int64_t stride_c, float alpha, const void* a, const void* b, float beta, float* c) {
+  void execute(OperandType dtype, const char* what, const GemmDims& d, int64_t batch, int64_t stride_a,
+               int64_t stride_b, int64_t stride_c, float alpha, const void* a, const void* b, float beta, float* c) {
     const Key key{dtype,
                   d.trans_a,
                   d.trans_b,
@@ -298,7 +298,7 @@ struct Gemm::Impl {
                   stride_a,
                   stride_b,
                   stride_c};
-    const std::size_t elem = dtype == DType::kF32 ? sizeof(float) : sizeof(uint16_t);
+    const std::size_t elem = dtype == OperandType::kF32 ? sizeof(float) : sizeof(uint16_t);
     Entry& e = lookup(key);
     auto* pa = static_cast<const char*>(a);
     auto* pb = static_cast<const char*>(b);
@@ -324,21 +324,21 @@ Gemm::Gemm(Gemm&&) noexcept = default;
 Gemm& Gemm::operator=(Gemm&&) noexcept = default;
 
 void Gemm::f32(const GemmDims& d, float alpha, const float* a, const float* b, float beta, float* c) {
-  impl_->run(DType::kF32, "f32", d, 1, 0, 0, 0, alpha, a, b, beta, c);
+  impl_->run(OperandType::kF32, "f32", d, 1, 0, 0, 0, alpha, a, b, beta, c);
 }
 
 void Gemm::bf16(const GemmDims& d, float alpha, const uint16_t* a, const uint16_t* b, float beta, float* c) {
-  impl_->run(DType::kBf16, "bf16", d, 1, 0, 0, 0, alpha, a, b, beta, c);
+  impl_->run(OperandType::kBf16, "bf16", d, 1, 0, 0, 0, alpha, a, b, beta, c);
 }
 
 void Gemm::f32_batched(const GemmDims& d, int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c,
                        float alpha, const float* a, const float* b, float beta, float* c) {
-  impl_->run(DType::kF32, "f32_batched", d, batch, stride_a, stride_b, stride_c, alpha, a, b, beta, c);
+  impl_->run(OperandType::kF32, "f32_batched", d, batch, stride_a, stride_b, stride_c, alpha, a, b, beta, c);
 }
 
 void Gemm::bf16_batched(const GemmDims& d, int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c,
                         float alpha, const uint16_t* a, const uint16_t* b, float beta, float* c) {
-  impl_->run(DType::kBf16, "bf16_batched", d, batch, stride_a, stride_b, stride_c, alpha, a, b, beta, c);
+  impl_->run(OperandType::kBf16, "bf16_batched", d, batch, stride_a, stride_b, stride_c, alpha, a, b, beta, c);
 }
 
 const Bf16Support& Gemm::bf16_support() const { return impl_->bf16; }
@@ -358,7 +358,7 @@ std::string Gemm::describe() const {
          : impl_->kernel == GemmKernel::kBrgemm ? "brgemm"
                                                 : "library default");
   // Which kernels a typical training shape dispatches to (primitive descriptors only: nothing is executed).
-  const Key probe{DType::kF32,
+  const Key probe{OperandType::kF32,
                   false,
                   false,
                   omp_get_max_threads(),

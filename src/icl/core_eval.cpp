@@ -1,5 +1,6 @@
 // CORE over a bundle. See core_eval.h.
 #include "icl/core_eval.h"
+#include "base/stopwatch.h"
 
 #include <omp.h>
 
@@ -20,10 +21,6 @@ double centered_accuracy(double accuracy, double random_baseline_percent) {
 }
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 void finish(TaskResult& t) {
   t.accuracy = t.examples > 0 ? static_cast<double>(t.correct) / static_cast<double>(t.examples) : 0.0;

@@ -1,5 +1,6 @@
 // The data stages. See data_stages.h.
 #include "pipeline/data_stages.h"
+#include "base/stopwatch.h"
 
 #include <chrono>
 #include <filesystem>
@@ -14,10 +15,6 @@ namespace nanotrn::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 void tell(const Say& say, const std::string& line) {
   if (say) say(line);

@@ -1,5 +1,6 @@
 // The speedrun pipeline. See speedrun.h.
 #include "pipeline/speedrun.h"
+#include "base/stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -35,10 +36,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kChallengeBudget = "30m";  // the challenge's Phase 1 run (recipe-spec §12)
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // The Trainium projection of the recipe: one table, then each device's top kernels.
 std::string predictions_markdown(const std::vector<predict::Prediction>& ps) {
