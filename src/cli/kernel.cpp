@@ -21,7 +21,8 @@ void add_kernel(CLI::App& app) {
   });
   struct Args {
     std::string kernel = "matmul", dtype = "bf16", core = "v3", schedule = "pipelined", trace, mask = "causal";
-    int64_t window = 0;
+    int64_t window = 0, group = 1;
+    bool alibi = false;
     int64_t m = 4096, k = 4096, n = 4096, rows = 4096, cols = 4096, t = 1024, d = 128, heads = 1;
     int64_t tile_rows = 128, tile_cols = 512;
     float eps = 1e-6f;
@@ -43,11 +44,17 @@ void add_kernel(CLI::App& app) {
   run->add_option("--eps", args->eps, "rmsnorm epsilon")->capture_default_str();
   run->add_option("--t", args->t, "attention: sequence length T (a multiple of 128)")->capture_default_str();
   run->add_option("--d", args->d, "attention: head dim d (<= 128, or 256/384/512)")->capture_default_str();
-  run->add_option("--heads", args->heads, "attention: stacked (batch, head) pairs")->capture_default_str();
+  run->add_option("--heads", args->heads, "attention: stacked (batch, query head) pairs")->capture_default_str();
   run->add_option("--mask", args->mask, "attention, attention_bwd: causal | none | sliding_window")
       ->capture_default_str();
   run->add_option("--window", args->window,
                   "attention, attention_bwd: the sliding window W (keys query - W < key <= query)")
+      ->capture_default_str();
+  run->add_flag("--alibi", args->alibi,
+                "attention, attention_bwd: ALiBi, the standard slopes 2^(-8 (h + 1) / heads) over the stacked heads");
+  run->add_option("--group", args->group,
+                  "attention, attention_bwd: query heads per kv head (GQA; --heads for MQA); k and v have heads / "
+                  "group heads")
       ->capture_default_str();
   run->add_option("--lnc", args->lnc, "physical cores: 1, or 2 (SPMD on a v3/v4 core pair)")->capture_default_str();
   run->add_option("--dtype", args->dtype, "bf16 | fp8e4m3 | f32 | f16")->capture_default_str();
@@ -72,6 +79,8 @@ void add_kernel(CLI::App& app) {
     o.head_dim = args->d;
     o.heads = args->heads;
     o.variant = {neuron::parse_attention_mask(args->mask), args->window};
+    o.variant.group = args->group;
+    if (args->alibi) o.variant.alibi_slopes = neuron::standard_alibi_slopes(args->heads);
     o.physical_cores = args->lnc;
     o.dtype = neuron::kernel_dtype(args->dtype);
     o.core = args->core;

@@ -1,5 +1,6 @@
 // `nanotrn qa matmul`: the matmul MFU sweep over public models' projection shapes (src/qa/matmul_qa.h), written as
-// CSV and an SVG chart. This file parses flags and prints; the work is in the library.
+// CSV and an SVG chart; `nanotrn qa attention`: the attention-variant grid, forward and backward, on the software
+// NeuronCore (src/qa/attention_qa.h). This file parses flags and prints; the work is in the library.
 #include <iostream>
 #include <memory>
 
@@ -8,6 +9,7 @@
 #include "base/home.h"
 #include "cli/commands.h"
 #include "engine/engine.h"
+#include "qa/attention_qa.h"
 #include "qa/matmul_qa.h"
 
 namespace nanotrn::cli {
@@ -53,6 +55,34 @@ void add_qa(CLI::App& app, const Home& home) {
     std::cout << qa::matmul_qa_summary(rows) << "NeuronCores modelled (software NeuronCore), GPUs by roofline (an "
               << "upper bound), host measured\nwrote " << dir << "/matmul_qa.csv and " << dir << "/matmul_qa.svg ("
               << rows.size() << " rows; shapes from " << shapes << ")\n";
+  });
+
+  struct AttentionArgs {
+    qa::AttentionQaOptions o;
+    bool json = false;
+  };
+  auto at = std::make_shared<AttentionArgs>();
+  auto* attn = cmd->add_subcommand("attention",
+                                   "The 96-configuration attention grid (dense, causal, ALiBi, sliding window; MHA "
+                                   "and GQA) forward and backward on the software NeuronCore: time, MFU, bandwidth, "
+                                   "numerics against fp64");
+  attn->add_option("--core", at->o.core, "v3 (Trn2) | v4 (Trn3)")->capture_default_str();
+  attn->add_option("--window", at->o.window, "Keys of the sliding window")->capture_default_str();
+  attn->add_option("--numerics-max-seq", at->o.numerics_max_seq,
+                   "Check slices against fp64 up to this sequence length (longer ones are timed only)")
+      ->capture_default_str();
+  attn->add_option("--seq", at->o.seqs, "Only these sequence lengths (default: 512, 2048, 8192)")->delimiter(',');
+  attn->add_flag("--json", at->json, "Machine-readable output");
+  attn->callback([at] {
+    const std::vector<qa::AttentionQaRow> rows =
+        qa::run_attention_qa(at->o, [](const std::string& line) { std::cerr << line; });
+    if (at->json)
+      std::cout << qa::attention_qa_json(rows, at->o).dump(2) << "\n";
+    else
+      std::cout << qa::attention_qa_table(rows) << "NeuronCore-" << at->o.core
+                << " modelled (software NeuronCore timing model), numerics from its functional executor\n";
+    for (const qa::AttentionQaRow& r : rows)
+      if (!r.passed()) throw CLI::RuntimeError(1);
   });
 }
 

@@ -13,12 +13,38 @@ namespace {
 
 constexpr double kSecondOrder = 1.25;
 
-AttentionMods mods_of(const KernelRunOptions& o) {
+// The reference's modifiers for kv head `kv` (its group's query heads are the reference's H = group heads, so
+// their ALiBi slopes are theirs).
+AttentionMods mods_of(const KernelRunOptions& o, int64_t kv) {
   AttentionMods m;
   m.causal = o.variant.mask != AttentionMask::none;
   m.window = o.variant.mask == AttentionMask::sliding_window ? o.variant.window : 0;
   m.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(o.head_dim)));  // the kernel's fp32 scale
+  if (o.variant.alibi()) m.alibi_slopes = o.variant.alibi_slopes.data() + kv * o.variant.group;
   return m;
+}
+
+// Kernel layout [heads T, d] (head-major) <-> the reference's [1, T, group, d] of one kv head's query heads.
+std::vector<double> group_rows(const std::vector<double>& x, const KernelRunOptions& o, int64_t kv) {
+  const int64_t T = o.seq, d = o.head_dim, g = o.variant.group;
+  std::vector<double> r(static_cast<size_t>(g * T * d));
+  for (int64_t h = 0; h < g; ++h)
+    for (int64_t t = 0; t < T; ++t) std::copy_n(x.data() + ((kv * g + h) * T + t) * d, d, r.data() + (t * g + h) * d);
+  return r;
+}
+// Writes the group's heads as kernel rows from head `head0` of x on.
+template <typename V>
+void ungroup_rows(const std::vector<double>& r, const KernelRunOptions& o, int64_t head0, V& x) {
+  const int64_t T = o.seq, d = o.head_dim, g = o.variant.group;
+  for (int64_t h = 0; h < g; ++h)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t i = 0; i < d; ++i)
+        x[static_cast<size_t>(((head0 + h) * T + t) * d + i)] =
+            static_cast<typename V::value_type>(r[static_cast<size_t>((t * g + h) * d + i)]);
+}
+std::vector<double> kv_rows(const std::vector<double>& x, const KernelRunOptions& o, int64_t kv) {
+  const int64_t n = o.seq * o.head_dim;
+  return {x.begin() + kv * n, x.begin() + (kv + 1) * n};
 }
 
 std::vector<double> widen(const std::vector<float>& v, DType t) {
@@ -31,21 +57,30 @@ std::vector<double> widen(const std::vector<float>& v, DType t) {
 
 std::vector<std::vector<float>> make_attention_backward_inputs(const KernelRunOptions& o) {
   std::mt19937 g(static_cast<std::mt19937::result_type>(o.seed));
-  const auto n = static_cast<size_t>(o.heads * o.seq * o.head_dim);
-  auto fill = [&](float lo, float hi) {
+  const int64_t group = o.variant.group;
+  const auto n = static_cast<size_t>(o.heads * o.seq * o.head_dim), nkv = n / static_cast<size_t>(group);
+  auto fill = [&](size_t count, float lo, float hi) {
     std::uniform_real_distribution<float> d(lo, hi);
-    std::vector<float> v(n);
+    std::vector<float> v(count);
     for (float& x : v) x = round_to(o.dtype, d(g));
     return v;
   };
-  std::vector<float> q = fill(-2, 2), k = fill(-2, 2), v = fill(-1, 1), dout = fill(-1, 1);
-  std::vector<double> lse;
-  const std::vector<double> out =
-      ref::attention_forward_ref(widen(q, DType::bf16), widen(k, DType::bf16), widen(v, DType::bf16), o.heads, o.seq,
-                                 o.seq, 1, 1, o.head_dim, mods_of(o), &lse);
-  std::vector<float> of(n), lf(lse.size());
-  for (size_t i = 0; i < n; ++i) of[i] = round_to(o.dtype, static_cast<float>(out[i]));
-  for (size_t i = 0; i < lse.size(); ++i) lf[i] = static_cast<float>(lse[i]);
+  std::vector<float> q = fill(n, -2, 2);
+  std::vector<float> k = fill(nkv, -2, 2);
+  std::vector<float> v = fill(nkv, -1, 1);
+  std::vector<float> dout = fill(n, -1, 1);
+  const std::vector<double> qw = widen(q, DType::bf16), kw = widen(k, DType::bf16), vw = widen(v, DType::bf16);
+  std::vector<float> of(n), lf(static_cast<size_t>(o.heads * o.seq));
+  for (int64_t kv = 0; kv < o.heads / group; ++kv) {
+    std::vector<double> lse;  // [1, group, T]
+    const std::vector<double> out =
+        ref::attention_forward_ref(group_rows(qw, o, kv), kv_rows(kw, o, kv), kv_rows(vw, o, kv), 1, o.seq, o.seq,
+                                   group, 1, o.head_dim, mods_of(o, kv), &lse);
+    ungroup_rows(out, o, kv * group, of);
+    for (size_t i = 0; i < lse.size(); ++i)
+      lf[static_cast<size_t>(kv * group * o.seq) + i] = static_cast<float>(lse[i]);
+  }
+  for (float& x : of) x = round_to(o.dtype, x);
   return {q, k, v, of, dout, lf};
 }
 
@@ -55,70 +90,84 @@ CheckOutcome check_attention_backward(const KernelRunOptions& o, const std::vect
   c.rule =
       "per element: first-order fp32 / bf16 rounding of P, dS and the T-term sums, x1.25, + u |ref| "
       "(attention_backward_check.h)";
-  const int64_t T = o.seq, d = o.head_dim;
+  const int64_t T = o.seq, d = o.head_dim, group = o.variant.group;
   const double e = std::ldexp(1.0, -24), b = std::ldexp(1.0, -8), u = unit_roundoff(o.dtype);
-  const AttentionMods mods = mods_of(o);
-  const auto scale = static_cast<double>(mods.scale);
+  const auto scale = static_cast<double>(mods_of(o, 0).scale);
   const std::vector<double> q = widen(in[0], DType::bf16), k = widen(in[1], DType::bf16), v = widen(in[2], DType::bf16);
   const std::vector<double> y = widen(in[3], DType::bf16), dy = widen(in[4], DType::bf16);
   const std::vector<double> lse(in[5].begin(), in[5].end());
-  const ref::AttentionGradsRef g = ref::attention_backward_ref(dy, q, k, v, o.heads, T, T, 1, 1, d, mods);
-  const auto nsum = static_cast<double>(T + 2) * e;
+  // dQ: T terms in fp32 per head; dK, dV: T per query head, then the group's partial sums in fp32.
+  const auto nsum_q = static_cast<double>(T + 2) * e, nsum_kv = static_cast<double>(group * (T + 1) + 2) * e;
   const auto sz = static_cast<size_t>(T * d);
-  std::vector<double> bq(sz), bk(sz), bv(sz);  // per-head error bounds before the output rounding
-  for (int64_t h = 0; h < o.heads; ++h) {
-    std::fill(bq.begin(), bq.end(), 0.0);
+  std::vector<double> bk(sz), bv(sz), bq(static_cast<size_t>(group) * sz), dq_ref(static_cast<size_t>(group) * sz);
+  auto compare = [&](double got, double ref, double first_order) {
+    const double bound = kSecondOrder * first_order * (1 + e) + u * std::fabs(ref);
+    const double err = std::fabs(got - ref);
+    c.max_abs_error = std::max(c.max_abs_error, err);
+    c.max_bound = std::max(c.max_bound, bound);
+    if (!(err <= bound)) ++c.failures;
+  };
+  for (int64_t kv = 0; kv < o.heads / group; ++kv) {
+    const ref::AttentionGradsRef g =
+        ref::attention_backward_ref(group_rows(dy, o, kv), group_rows(q, o, kv), kv_rows(k, o, kv), kv_rows(v, o, kv),
+                                    1, T, T, group, 1, d, mods_of(o, kv));
     std::fill(bk.begin(), bk.end(), 0.0);
     std::fill(bv.begin(), bv.end(), 0.0);
-    const int64_t base = h * T;
-    auto row = [&](const std::vector<double>& x, int64_t r) { return x.data() + (base + r) * d; };
-    for (int64_t t = 0; t < T; ++t) {
-      const double *qt = row(q, t), *dot = row(dy, t), *ot = row(y, t);
-      double dd = 0, dmag = 0;
-      for (int64_t i = 0; i < d; ++i) {
-        dd += dot[i] * ot[i];
-        dmag += std::fabs(dot[i] * ot[i]);
-      }
-      const double delta = (b + static_cast<double>(d + 3) * e) * dmag;
-      const double l = lse[static_cast<size_t>(base + t)];
-      for (int64_t s = 0; s < T; ++s) {
-        if (!o.variant.visible(t, s)) continue;
-        const double *ks = row(k, s), *vs = row(v, s);
-        double sc = 0, smag = 0, dp = 0, pmag = 0;
+    std::fill(bq.begin(), bq.end(), 0.0);
+    const double* kb = k.data() + kv * T * d;
+    const double* vb = v.data() + kv * T * d;
+    for (int64_t r = 0; r < group; ++r) {
+      const int64_t h = kv * group + r, base = h * T;
+      const double slope = o.variant.alibi() ? static_cast<double>(o.variant.alibi_slopes[static_cast<size_t>(h)]) : 0;
+      auto row = [&](const std::vector<double>& x, int64_t t) { return x.data() + (base + t) * d; };
+      for (int64_t t = 0; t < T; ++t) {
+        const double *qt = row(q, t), *dot = row(dy, t), *ot = row(y, t);
+        double dd = 0, dmag = 0;
         for (int64_t i = 0; i < d; ++i) {
-          sc += qt[i] * ks[i];
-          smag += std::fabs(qt[i] * ks[i]);
-          dp += dot[i] * vs[i];
-          pmag += std::fabs(dot[i] * vs[i]);
+          dd += dot[i] * ot[i];
+          dmag += std::fabs(dot[i] * ot[i]);
         }
-        const double sigma = static_cast<double>(d + 2) * e * smag, tau = static_cast<double>(d + 2) * e * pmag;
-        const double p = std::exp(scale * sc - l);
-        const double eps = b + 3 * e + scale * sigma + e * (2 * std::fabs(scale * sc) + 2 * std::fabs(l));
-        const double diff = dp - dd, ds = p * diff;
-        const double err_ds = eps * std::fabs(ds) + p * (1 + eps) * (tau + delta + e * std::fabs(diff)) +
-                              (b + e) * (1 + eps) * (std::fabs(ds) + p * (tau + delta));
-        double* bvs = bv.data() + s * d;
-        double* bks = bk.data() + s * d;
-        double* bqt = bq.data() + t * d;
-        for (int64_t i = 0; i < d; ++i) {
-          bvs[i] += (eps + nsum) * p * std::fabs(dot[i]);
-          bks[i] += scale * (err_ds + nsum * std::fabs(ds)) * std::fabs(qt[i]);
-          bqt[i] += scale * (err_ds + nsum * std::fabs(ds)) * std::fabs(ks[i]);
+        const double delta = (b + static_cast<double>(d + 3) * e) * dmag;
+        const double l = lse[static_cast<size_t>(base + t)];
+        double* bqt = bq.data() + (r * T + t) * d;
+        for (int64_t s = 0; s < T; ++s) {
+          if (!o.variant.visible(t, s)) continue;
+          const double *ks = kb + s * d, *vs = vb + s * d;
+          double sc = 0, smag = 0, dp = 0, pmag = 0;
+          for (int64_t i = 0; i < d; ++i) {
+            sc += qt[i] * ks[i];
+            smag += std::fabs(qt[i] * ks[i]);
+            dp += dot[i] * vs[i];
+            pmag += std::fabs(dot[i] * vs[i]);
+          }
+          // ALiBi (attention_alibi.h): the kernel adds fl(-fl(slope / scale) |t - s|) to the fp32 score.
+          const double bias = slope * static_cast<double>(std::llabs(t - s)), arg = scale * sc - bias;
+          const double sigma = static_cast<double>(d + 2) * e * smag, tau = static_cast<double>(d + 2) * e * pmag;
+          const double p = std::exp(arg - l);
+          const double eps = b + 3 * e + scale * sigma + e * (2 * std::fabs(arg) + 2 * std::fabs(l) + 4 * bias);
+          const double diff = dp - dd, ds = p * diff;
+          const double err_ds = eps * std::fabs(ds) + p * (1 + eps) * (tau + delta + e * std::fabs(diff)) +
+                                (b + e) * (1 + eps) * (std::fabs(ds) + p * (tau + delta));
+          double* bvs = bv.data() + s * d;
+          double* bks = bk.data() + s * d;
+          for (int64_t i = 0; i < d; ++i) {
+            bvs[i] += (eps + nsum_kv) * p * std::fabs(dot[i]);
+            bks[i] += scale * (err_ds + nsum_kv * std::fabs(ds)) * std::fabs(qt[i]);
+            bqt[i] += scale * (err_ds + nsum_q * std::fabs(ds)) * std::fabs(ks[i]);
+          }
         }
       }
     }
-    const std::vector<double>* refs[3] = {&g.dq, &g.dk, &g.dv};
-    const std::vector<double>* bounds[3] = {&bq, &bk, &bv};
-    for (size_t which = 0; which < 3; ++which)
-      for (size_t i = 0; i < sz; ++i) {
-        const double ref = (*refs[which])[static_cast<size_t>(base * d) + i];
-        const double got = static_cast<double>(out[which][static_cast<size_t>(base * d) + i]);
-        const double bound = kSecondOrder * (*bounds[which])[i] * (1 + e) + u * std::fabs(ref);
-        const double err = std::fabs(got - ref);
-        c.max_abs_error = std::max(c.max_abs_error, err);
-        c.max_bound = std::max(c.max_bound, bound);
-        if (!(err <= bound)) ++c.failures;
-      }
+    ungroup_rows(g.dq, o, 0, dq_ref);
+    for (size_t i = 0; i < static_cast<size_t>(group) * sz; ++i) {
+      const auto at = static_cast<size_t>(kv * group * T * d) + i;
+      compare(static_cast<double>(out[0][at]), dq_ref[i], bq[i]);
+    }
+    for (size_t i = 0; i < sz; ++i) {
+      const auto at = static_cast<size_t>(kv * T * d) + i;
+      compare(static_cast<double>(out[1][at]), g.dk[i], bk[i]);
+      compare(static_cast<double>(out[2][at]), g.dv[i], bv[i]);
+    }
   }
   return c;
 }

@@ -18,38 +18,45 @@ void compare(CheckOutcome& c, double got, double ref, double bound) {
   if (!(err <= bound)) ++c.failures;
 }
 
-// Softmax attention under the options' mask of every stacked head in fp64 on the bf16-rounded inputs (see
-// kernel_check.h).
+// Softmax attention under the options' variant (mask, ALiBi, kv group) of every stacked head in fp64 on the
+// bf16-rounded inputs (see kernel_check.h).
 void check_attention(CheckOutcome& c, const KernelRunOptions& o, const std::vector<std::vector<float>>& in,
                      const std::vector<float>& out) {
-  const int64_t t_len = o.seq, d = o.head_dim, cols = o.heads * t_len;
+  const int64_t t_len = o.seq, d = o.head_dim, group = o.variant.group, kv_heads = o.heads / group;
   const double e = std::ldexp(1.0, -24), u = unit_roundoff(o.dtype), ub = std::ldexp(1.0, -8);
   const auto scale = static_cast<double>(static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))));
-  // The inputs as the kernel computes on them (bf16), rounded once.
-  std::vector<std::vector<double>> rounded(3);
-  for (size_t n = 0; n < 3; ++n)
-    for (float x : in[n]) rounded[n].push_back(static_cast<double>(round_to(DType::bf16, x)));
-  auto b16 = [&](const std::vector<float>& v, int64_t i) {
-    const size_t n = &v == &in[0] ? 0 : &v == &in[1] ? 1 : 2;
-    return rounded[n][static_cast<size_t>(i)];
+  // The inputs as the kernel computes on them (bf16), rounded once, as rows [head T + t, d].
+  auto rows_of = [&](const std::vector<float>& x, int64_t heads, bool transposed) {
+    std::vector<double> r(static_cast<size_t>(heads * t_len * d));
+    for (int64_t row = 0; row < heads * t_len; ++row)
+      for (int64_t i = 0; i < d; ++i)
+        r[static_cast<size_t>(row * d + i)] = static_cast<double>(
+            round_to(DType::bf16, x[static_cast<size_t>(transposed ? i * heads * t_len + row : row * d + i)]));
+    return r;
   };
+  const std::vector<double> q = rows_of(in[0], o.heads, true), k = rows_of(in[1], kv_heads, true),
+                            v = rows_of(in[2], kv_heads, false);
   std::vector<double> s(static_cast<size_t>(t_len)), mag(static_cast<size_t>(t_len));
-  for (int64_t h = 0; h < o.heads; ++h)
+  for (int64_t h = 0; h < o.heads; ++h) {
+    const int64_t kvh = h / group;
+    const double slope = o.variant.alibi() ? static_cast<double>(o.variant.alibi_slopes[static_cast<size_t>(h)]) : 0;
     for (int64_t t = 0; t < t_len; ++t) {
-      const int64_t qc = h * t_len + t;
+      const double* qt = q.data() + (h * t_len + t) * d;
       double mx = -INFINITY, delta = 0;
       for (int64_t j = 0; j < t_len; ++j) {
         if (!o.variant.visible(t, j)) continue;
-        const int64_t kc = h * t_len + j;
+        const double* kj = k.data() + (kvh * t_len + j) * d;
         double dot = 0, m = 0;
         for (int64_t i = 0; i < d; ++i) {
-          const double prod = b16(in[0], i * cols + qc) * b16(in[1], i * cols + kc);
-          dot += prod;
-          m += std::fabs(prod);
+          dot += qt[i] * kj[i];
+          m += std::fabs(qt[i] * kj[i]);
         }
-        s[static_cast<size_t>(j)] = scale * dot;
-        mx = std::max(mx, scale * dot);
-        delta = std::max(delta, static_cast<double>(d + 10) * e * scale * m);
+        // ALiBi: the kernel adds fl(-fl(slope / scale) |t - j|) to the fp32 score (one rounding each), then scales.
+        const double bias = slope * static_cast<double>(std::llabs(t - j));
+        const double sc = scale * dot - bias;
+        s[static_cast<size_t>(j)] = sc;
+        mx = std::max(mx, sc);
+        delta = std::max(delta, static_cast<double>(d + 10) * e * scale * m + 4 * e * (bias + std::fabs(sc)));
       }
       double l = 0;
       for (int64_t j = 0; j < t_len; ++j)
@@ -58,15 +65,17 @@ void check_attention(CheckOutcome& c, const KernelRunOptions& o, const std::vect
       for (int64_t i = 0; i < d; ++i) {
         double ref = 0, a = 0;
         for (int64_t j = 0; j < t_len; ++j) {
-          const double vv = b16(in[2], (h * t_len + j) * d + i), p = mag[static_cast<size_t>(j)];
+          const double vv = v[static_cast<size_t>((kvh * t_len + j) * d + i)], p = mag[static_cast<size_t>(j)];
           ref += p * vv;
           a += p * std::fabs(vv);
         }
         ref /= l;
         a /= l;
-        compare(c, static_cast<double>(out[static_cast<size_t>(qc * d + i)]), ref, u * std::fabs(ref) + rel * a);
+        compare(c, static_cast<double>(out[static_cast<size_t>((h * t_len + t) * d + i)]), ref,
+                u * std::fabs(ref) + rel * a);
       }
     }
+  }
 }
 
 }  // namespace
@@ -104,8 +113,9 @@ std::vector<std::vector<float>> make_check_inputs(const KernelRunOptions& o) {
   if (o.kernel == "softmax") return {fill(rc, -4, 4)};
   if (o.kernel == "rmsnorm") return {fill(rc, -1, 1), fill(static_cast<size_t>(o.cols), 0.5f, 1.5f)};
   if (o.kernel == "attention") {
-    const auto n = static_cast<size_t>(o.heads * o.seq * o.head_dim);
-    return {fill(n, -2, 2), fill(n, -2, 2), fill(n, -1, 1)};
+    const auto n = static_cast<size_t>(o.heads * o.seq * o.head_dim), nkv = n / static_cast<size_t>(o.variant.group);
+    std::vector<float> q = fill(n, -2, 2), k = fill(nkv, -2, 2);
+    return {q, k, fill(nkv, -1, 1)};
   }
   throw Error("no host reference for kernel '" + o.kernel + "'");
 }

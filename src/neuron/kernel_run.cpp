@@ -42,6 +42,13 @@ std::pair<int64_t, int64_t> share(int64_t total, int c, int cores) {
   return {std::min(total, c * per), std::min(total, (c + 1) * per)};
 }
 
+// The variant of the stacked query heads [lo, hi) one core runs: their ALiBi slopes.
+AttentionVariant core_variant(const AttentionVariant& v, int64_t lo, int64_t hi) {
+  AttentionVariant w = v;
+  if (v.alibi()) w.alibi_slopes.assign(v.alibi_slopes.begin() + lo, v.alibi_slopes.begin() + hi);
+  return w;
+}
+
 Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores) {
   KernelBuilder b(s);
   Built out;
@@ -80,22 +87,29 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
     vector_add_kernel(b, b.slice(a, lo, hi - lo, 0, o.cols), b.slice(x, lo, hi - lo, 0, o.cols), w,
                       {.rows = o.tile_rows, .cols = o.tile_cols}, o.schedule);
   } else if (o.kernel == "attention") {
-    const int64_t t = o.seq, d = o.head_dim, rows = o.heads * t;
-    const View qt = b.hbm("q_t", d, rows, o.dtype), kt = b.hbm("k_t", d, rows, o.dtype);
-    const View v = b.hbm("v", rows, d, o.dtype), y = b.hbm("o", rows, d, o.dtype);
-    const auto [lo, hi] = share(o.heads, c, cores);  // whole heads per core
+    const int64_t t = o.seq, d = o.head_dim, g = o.variant.group, rows = o.heads * t, kv_rows = rows / g;
+    const View qt = b.hbm("q_t", d, rows, o.dtype);
+    const View kt = b.hbm("k_t", d, kv_rows, o.dtype);
+    const View v = b.hbm("v", kv_rows, d, o.dtype);
+    const View y = b.hbm("o", rows, d, o.dtype);
+    const auto [lo, hi] = share(o.heads / g, c, cores);  // whole kv groups per core
     out.inputs = {qt, kt, v};
-    const View w = out.add_output(y, b.slice(y, lo * t, (hi - lo) * t, 0, d));
-    attention_kernel(b, b.slice(qt, 0, d, lo * t, (hi - lo) * t), b.slice(kt, 0, d, lo * t, (hi - lo) * t),
-                     b.slice(v, lo * t, (hi - lo) * t, 0, d), w, hi - lo, o.variant, o.schedule);
+    const View w = out.add_output(y, b.slice(y, lo * g * t, (hi - lo) * g * t, 0, d));
+    attention_kernel(b, b.slice(qt, 0, d, lo * g * t, (hi - lo) * g * t), b.slice(kt, 0, d, lo * t, (hi - lo) * t),
+                     b.slice(v, lo * t, (hi - lo) * t, 0, d), w, (hi - lo) * g, core_variant(o.variant, lo * g, hi * g),
+                     o.schedule);
   } else if (o.kernel == "attention_bwd") {
-    const int64_t t = o.seq, d = o.head_dim, rows = o.heads * t;
-    auto tensor = [&](const char* name) { return b.hbm(name, rows, d, o.dtype); };
-    const View q = tensor("q"), k = tensor("k"), v = tensor("v"), y = tensor("o"), dy = tensor("dout");
+    const int64_t t = o.seq, d = o.head_dim, g = o.variant.group, rows = o.heads * t, kv_rows = rows / g;
+    auto tensor = [&](const char* name, int64_t r) { return b.hbm(name, r, d, o.dtype); };
+    const View q = tensor("q", rows), k = tensor("k", kv_rows), v = tensor("v", kv_rows);
+    const View y = tensor("o", rows), dy = tensor("dout", rows);
     const View lse = b.hbm("lse", rows, 1, DType::f32);
-    const View dq = tensor("dq"), dk = tensor("dk"), dv = tensor("dv");
-    const auto [lo, hi] = share(o.heads, c, cores);  // whole heads per core
-    auto mine = [&](const View& x) { return b.slice(x, lo * t, (hi - lo) * t, 0, x.nf); };
+    const View dq = tensor("dq", rows), dk = tensor("dk", kv_rows), dv = tensor("dv", kv_rows);
+    const auto [lo, hi] = share(o.heads / g, c, cores);  // whole kv groups per core
+    auto mine = [&](const View& x) {
+      const int64_t per = x.np == rows ? g * t : t;  // query-head or kv-head rows
+      return b.slice(x, lo * per, (hi - lo) * per, 0, x.nf);
+    };
     out.inputs = {q, k, v, y, dy, lse};
     out.add_output(dq, mine(dq));
     out.add_output(dk, mine(dk));
@@ -110,7 +124,7 @@ Built build(const KernelRunOptions& o, const NeuronCoreSpec& s, int c, int cores
                                .dq = out.written[0],
                                .dk = out.written[1],
                                .dv = out.written[2]},
-                              hi - lo, o.variant, o.schedule);
+                              (hi - lo) * g, core_variant(o.variant, lo * g, hi * g), o.schedule);
   } else {
     throw Error("unknown kernel '" + o.kernel + "' (see `nanotrn kernel list`)");
   }
@@ -176,7 +190,7 @@ Schedule kernel_schedule(const std::string& name) {
 
 KernelRunResult run_kernel(const KernelRunOptions& o) {
   const bool mm = o.kernel == "matmul", attn = o.kernel == "attention" || o.kernel == "attention_bwd";
-  check_attention_variant(o.variant);
+  check_attention_variant(o.variant, attn ? o.heads : 0);
   check(mm     ? o.m > 0 && o.k > 0 && o.n > 0
         : attn ? o.seq > 0 && o.head_dim > 0 && o.heads > 0
                : o.rows > 0 && o.cols > 0,
@@ -186,9 +200,10 @@ KernelRunResult run_kernel(const KernelRunOptions& o) {
         "--lnc " + std::to_string(o.physical_cores) + ": NeuronCore-" + s.name + " launches on 1 to " +
             std::to_string(static_cast<int>(s.max_physical_cores.value)) + " physical cores [LNC]");
   if (attn)
-    check(o.heads >= o.physical_cores,
+    check(o.heads / o.variant.group >= o.physical_cores,
           "attention --lnc " + std::to_string(o.physical_cores) +
-              " splits whole heads over the cores: needs --heads >= " + std::to_string(o.physical_cores));
+              " splits whole kv heads (with their query heads) over the cores: needs --heads / --group >= " +
+              std::to_string(o.physical_cores));
   const double macs = attn ? static_cast<double>(o.heads) * static_cast<double>(o.seq) * static_cast<double>(o.seq) *
                                  static_cast<double>(o.head_dim)
                            : static_cast<double>(o.m) * static_cast<double>(o.k) * static_cast<double>(o.n);
@@ -239,6 +254,20 @@ KernelRunResult run_kernel(const KernelRunOptions& o) {
   return r;
 }
 
+std::vector<std::vector<float>> run_kernel_outputs(const KernelRunOptions& o,
+                                                   const std::vector<std::vector<float>>& inputs) {
+  const Built b = build(o, spec_for(o.core), 0, 1);
+  check(inputs.size() == b.inputs.size(), "run_kernel_outputs: " + o.kernel + " takes " +
+                                              std::to_string(b.inputs.size()) + " inputs; got " +
+                                              std::to_string(inputs.size()));
+  Executor ex(b.program, o.seed);
+  for (size_t i = 0; i < b.inputs.size(); ++i) ex.set(b.inputs[i], inputs[i]);
+  ex.run();
+  std::vector<std::vector<float>> outs;
+  for (const View& w : b.written) outs.push_back(ex.get(w));
+  return outs;
+}
+
 std::string kernel_run_text(const KernelRunResult& r) {
   const KernelRunOptions& o = r.options;
   const bool attn = o.kernel == "attention" || o.kernel == "attention_bwd";
@@ -281,6 +310,8 @@ nlohmann::json kernel_run_json(const KernelRunResult& r) {
     j["heads"] = o.heads;
     j["mask"] = attention_mask_name(o.variant.mask);
     if (o.variant.mask == AttentionMask::sliding_window) j["window"] = o.variant.window;
+    j["alibi"] = o.variant.alibi();
+    j["group"] = o.variant.group;
   } else {
     j["rows"] = o.rows;
     j["cols"] = o.cols;

@@ -78,6 +78,11 @@ inline Schedule matmul_schedule(const std::string& name) { return kernel_schedul
 // Throws nanotrn::Error for an unknown kernel / core, bad sizes, an SPMD width the core lacks, or --check above
 // its limit.
 KernelRunResult run_kernel(const KernelRunOptions& options);
+// Builds the kernel of `options` on one core (physical_cores ignored), runs the functional executor on `inputs`
+// (make_check_inputs / make_attention_backward_inputs order) and returns its outputs (attention_bwd: dq, dk, dv).
+std::vector<std::vector<float>> run_kernel_outputs(const KernelRunOptions& options,
+                                                   const std::vector<std::vector<float>>& inputs);
+
 std::string kernel_run_text(const KernelRunResult& r);
 nlohmann::json kernel_run_json(const KernelRunResult& r);
 

@@ -54,7 +54,7 @@ std::vector<std::vector<float>> run_backward(const KernelRunOptions& o, const st
 }
 
 TEST(AttentionBackwardKernel, MatchesFp64ChainRuleWithinItsBoundForEveryMask) {
-  for (const AttentionVariant var :
+  for (const AttentionVariant& var :
        {AttentionVariant{AttentionMask::causal, 0}, AttentionVariant{AttentionMask::none, 0},
         AttentionVariant{AttentionMask::sliding_window, 160}})
     for (Schedule sched : {Schedule::naive, Schedule::pipelined}) {
@@ -171,7 +171,7 @@ TEST(AttentionBackwardKernel, RefusesBadShapesNamingTheCallingLine) {
 }
 
 TEST(AttentionMask, TileCutsMatchThePairRule) {
-  for (const AttentionVariant var :
+  for (const AttentionVariant& var :
        {AttentionVariant{AttentionMask::causal, 0}, AttentionVariant{AttentionMask::none, 0},
         AttentionVariant{AttentionMask::sliding_window, 100}})
     for (int64_t q0 = 0; q0 < 512; q0 += 128)
@@ -183,7 +183,7 @@ TEST(AttentionMask, TileCutsMatchThePairRule) {
         EXPECT_EQ(c.any, seen > 0) << var.describe() << " " << q0 << " " << k0;
         EXPECT_EQ(c.all, seen == 128 * 128) << var.describe() << " " << q0 << " " << k0;
       }
-  for (const AttentionVariant var :
+  for (const AttentionVariant& var :
        {AttentionVariant{AttentionMask::causal, 0}, AttentionVariant{AttentionMask::sliding_window, 100}}) {
     double pairs = 0;
     for (int64_t t = 0; t < 512; ++t)

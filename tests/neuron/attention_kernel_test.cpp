@@ -47,7 +47,7 @@ TEST(AttentionKernel, MatchesHostMathWithinItsBound) {
 }
 
 TEST(AttentionKernel, DenseAndSlidingWindowMatchHostMathWithinTheBound) {
-  for (const AttentionVariant var :
+  for (const AttentionVariant& var :
        {AttentionVariant{AttentionMask::none, 0}, AttentionVariant{AttentionMask::sliding_window, 1},
         AttentionVariant{AttentionMask::sliding_window, 200}, AttentionVariant{AttentionMask::sliding_window, 640}})
     for (Schedule sched : {Schedule::naive, Schedule::pipelined}) {

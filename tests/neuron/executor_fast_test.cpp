@@ -104,7 +104,7 @@ TEST(ExecutorFast, EveryShippedKernelGivesTheReferenceBits) {
             vector_add_kernel(b, a, x, b.hbm("out", 256, 128, DType::f32), tile, s);
           },
           1);
-    for (const AttentionVariant var :
+    for (const AttentionVariant& var :
          {AttentionVariant{AttentionMask::causal, 0}, AttentionVariant{AttentionMask::sliding_window, 150}})
       expect_same_bits(
           "attention " + var.describe() + " " + sched, "v3",
@@ -114,7 +114,7 @@ TEST(ExecutorFast, EveryShippedKernelGivesTheReferenceBits) {
             attention_kernel(b, q, k, v, b.hbm("o", 1024, 64, DType::bf16), 2, var, s);
           },
           1);
-    for (const AttentionVariant var :
+    for (const AttentionVariant& var :
          {AttentionVariant{AttentionMask::causal, 0}, AttentionVariant{AttentionMask::sliding_window, 150}})
       expect_same_bits(
           "attention_bwd " + var.describe() + " " + sched, "v3",

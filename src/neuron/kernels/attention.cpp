@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "neuron/kernels/attention_alibi.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -24,11 +25,15 @@ constexpr int64_t kQueryAhead = 2;
 constexpr int64_t kScoresAhead = 3, kExpAhead = 1, kAccumulateBehind = 2;
 
 struct Geometry {
-  int64_t heads = 1, seq = 0, d = 0, dkt = 1, qtiles = 0;
+  int64_t heads = 1, seq = 0, d = 0, dkt = 1, qtiles = 0, kv_heads = 1;
   DType out = DType::bf16;
   float scale = 1;
   AttentionVariant variant;
   int64_t dk(int64_t kt) const { return std::min(kP, d - kt * kP); }  // rows of contraction tile kt
+  int64_t kv(int64_t head) const { return head / variant.group; }
+  // The ALiBi bias tile of a head (attention_alibi.h).
+  int64_t bias_cols() const { return alibi_columns(seq, variant.mask); }
+  int bias_sets = 1;
 };
 
 // One key block of one query tile: keys [k0, k0 + w) of query tile `qtile` (queries [128 qtile, 128 qtile + 128)) of
@@ -41,7 +46,7 @@ struct Item {
   std::vector<std::pair<int64_t, int>> cuts;
 };
 
-// Resident per head: K^T as dkt tiles [dk, T] side by side, V as T/128 tiles [128, d] side by side.
+// Resident per kv head: K^T as dkt tiles [dk, T] side by side, V as T/128 tiles [128, d] side by side.
 struct HeadBufs {
   View kt, v;
 };
@@ -63,10 +68,19 @@ class Attention {
 
   void run() {
     items_ = plan();
+    // Pipelined: kv head j + sets is loaded after the last P V of kv head j, which is issued after the scores of the
+    // kScoresAhead + 1 items behind it: the sets in between must hold that many items (short heads need more sets).
+    const auto per_kv = static_cast<int64_t>(items_.size()) / g_.kv_heads;
+    kv_sets_ = naive_ ? 1 : static_cast<int>(std::max<int64_t>(kHeadSets, 1 + ceil_div(kScoresAhead + 1, per_kv)));
     allocate();
     if (g_.variant.mask != AttentionMask::none) {
       b_.memset(mask_, 0.0f);
       b_.affine_select(mask_, mask_, /*offset=*/0, /*channel_multiplier=*/1, /*step=*/-1, kMasked);  // query >= key
+    }
+    if (g_.variant.alibi()) {
+      alibi_diag_ = b_.sbuf("alibi_diag", kP, kP, DType::f32);
+      for (int i = 0; i < g_.bias_sets; ++i)
+        alibi_[i] = b_.sbuf("alibi" + std::to_string(i), kP, g_.bias_cols(), DType::f32);
     }
     for (size_t e = 0; e < edge_diffs_.size(); ++e) {  // keep key - query > -window, i.e. k0 - q0 + f - p + W - 1 >= 0
       b_.memset(edges_[e], 0.0f);
@@ -88,7 +102,7 @@ class Attention {
     // (VectorE), exponentials(s + 1) (ScalarE), transpose_p(s) (TensorE, then the ScalarE copy), p_times_v(s - 1)
     // (TensorE). Every instruction's inputs were produced a step earlier (statistics: right after its scores), so
     // the in-order engine queues do not wait on work queued behind them on another engine.
-    load_head(0);
+    for (int64_t j = 0; j < kv_sets_ && j < g_.kv_heads; ++j) load_head(j);
     for (int64_t q = 0; q < kQueryAhead && q < g_.heads * g_.qtiles; ++q) load_query(q);
     auto in = [&](int64_t n) { return n >= 0 && n < count; };
     for (int64_t s = -kScoresAhead; s < count + kAccumulateBehind; ++s) {
@@ -141,10 +155,10 @@ class Attention {
   int sets(int pipelined) const { return naive_ ? 1 : pipelined; }
 
   void allocate() {
-    for (int i = 0; i < sets(kHeadSets); ++i) {
+    for (int i = 0; i < kv_sets_; ++i) {
       const std::string s = std::to_string(i);
-      heads_[i] = {b_.sbuf("k_t" + s, kP, g_.dkt * g_.seq, DType::bf16),
-                   b_.sbuf("v" + s, kP, g_.seq / kP * g_.d, DType::bf16)};
+      heads_.push_back({b_.sbuf("k_t" + s, kP, g_.dkt * g_.seq, DType::bf16),
+                        b_.sbuf("v" + s, kP, g_.seq / kP * g_.d, DType::bf16)});
     }
     mask_ = b_.sbuf("mask", kP, kP, DType::f32);
     for (size_t e = 0; e < edge_diffs_.size(); ++e)
@@ -177,14 +191,16 @@ class Attention {
   View sl(const View& v, int64_t np, int64_t f0, int64_t nf) const { return b_.slice(v, 0, np, f0, nf); }
   int queue(int base, int span, int& counter) const { return naive_ ? 0 : base + counter++ % span; }
   const Item& item(int64_t n) const { return items_[static_cast<size_t>(n)]; }
-  const HeadBufs& head_bufs(int64_t h) const { return heads_[h % sets(kHeadSets)]; }
+  const HeadBufs& head_bufs(int64_t kv) const { return heads_[static_cast<size_t>(kv % kv_sets_)]; }
+  const View& alibi_bufs(int64_t h) const { return alibi_[h % g_.bias_sets]; }
   QueryState& query_state(int64_t seq) { return query_[seq % sets(kQuerySets)]; }
   BlockBufs& block_bufs(int64_t n) { return block_[n % sets(kBlockSets)]; }
   const View& scores_psum(int64_t n) const { return s_[n % sets(kScoreBanks)]; }
   const View& pt_psum(int64_t n) const { return pt_psum_[n % sets(kPtPsumSets)]; }
   const View& pv_psum(int64_t n) const { return pv_[n % sets(kPvSets)]; }
 
-  // K^T in 512-column chunks and V in 128-row tiles, so the first blocks can start before the whole head arrives.
+  // K^T in 512-column chunks and V in 128-row tiles of kv head h, so the first blocks can start before the whole head
+  // arrives.
   void load_head(int64_t h) {
     const HeadBufs& hb = head_bufs(h);
     for (int64_t kt = 0; kt < g_.dkt; ++kt)
@@ -205,19 +221,19 @@ class Attention {
                   queue(0, 4, q_queue_));
   }
 
-  // Loads (naive: on demand; pipelined: the next head and a later query tile), then S = Q^T K on TensorE.
+  // Loads (naive: on demand; pipelined: a later query tile; kv heads in p_times_v), then S = Q^T K on TensorE. A kv
+  // head is loaded once for the `group` query heads that read it.
   void scores(int64_t n) {
     const Item& it = item(n);
     if (it.first) {
       if (naive_) {
-        if (it.qtile == 0) load_head(it.head);
+        if (it.qtile == 0 && it.head % g_.variant.group == 0) load_head(g_.kv(it.head));
         load_query(it.seq);
-      } else {
-        if (it.seq + kQueryAhead < g_.heads * g_.qtiles) load_query(it.seq + kQueryAhead);
-        if (it.qtile == 0 && it.head + 1 < g_.heads) load_head(it.head + 1);
+      } else if (it.seq + kQueryAhead < g_.heads * g_.qtiles) {
+        load_query(it.seq + kQueryAhead);
       }
     }
-    const HeadBufs& hb = head_bufs(it.head);
+    const HeadBufs& hb = head_bufs(g_.kv(it.head));
     const QueryState& qs = query_state(it.seq);
     const View s = sl(scores_psum(n), kP, 0, it.w);
     for (int64_t kt = 0; kt < g_.dkt; ++kt)
@@ -225,11 +241,20 @@ class Attention {
                 /*accumulate=*/kt > 0);
   }
 
-  // VectorE: the diagonal mask, the block's -max and the running -max.
+  void build_alibi(int64_t h) {
+    build_alibi_tile(b_, alibi_bufs(h), alibi_diag_, g_.seq, g_.variant.mask,
+                     g_.variant.alibi_slopes[static_cast<size_t>(h)] / g_.scale);
+  }
+
+  // VectorE: ALiBi's bias, the diagonal mask, the block's -max and the running -max.
   void statistics(int64_t n) {
     const Item& it = item(n);
     QueryState& qs = query_state(it.seq);
     const View s = sl(scores_psum(n), kP, 0, it.w);
+    if (g_.variant.alibi()) {
+      if (it.qtile == 0 && it.first) build_alibi(it.head);
+      b_.tensor_tensor(s, s, sl(alibi_bufs(it.head), kP, alibi_column(g_.seq, it.qtile * kP, it.k0), it.w), AluOp::add);
+    }
     for (const auto& [c, tile] : it.cuts) {
       const View chunk = sl(scores_psum(n), kP, c * kP, kP);
       b_.tensor_tensor(chunk, chunk, tile < 0 ? mask_ : edges_[static_cast<size_t>(tile)], AluOp::add);
@@ -282,14 +307,18 @@ class Attention {
       b_.activation(pt, src, Act::copy, 1.0f, 0.0f);
   }
 
-  // O = P V on TensorE, accumulating the block's 128-key chunks.
+  // O = P V on TensorE, accumulating the block's 128-key chunks. Pipelined: after the last read of a kv head's set
+  // (its group's last P V; every score of it was issued earlier), the kv head two ahead is loaded into that set.
   void p_times_v(int64_t n) {
     const Item& it = item(n);
-    const HeadBufs& hb = head_bufs(it.head);
+    const int64_t kv = g_.kv(it.head);
+    const HeadBufs& hb = head_bufs(kv);
     const BlockBufs& bb = block_bufs(n);
     for (int64_t c = 0; c < it.w / kP; ++c)
       b_.matmul(pv_psum(n), sl(bb.pt, kP, c * kP, kP), sl(hb.v, kP, (it.k0 / kP + c) * g_.d, g_.d),
                 /*accumulate=*/c > 0);
+    const bool last_of_kv = it.last && it.qtile + 1 == g_.qtiles && (it.head + 1) % g_.variant.group == 0;
+    if (!naive_ && last_of_kv && kv + kv_sets_ < g_.kv_heads) load_head(kv + kv_sets_);
   }
 
   // VectorE: acc = acc * alpha + O (first block: a copy; a single-block query tile finishes from PSUM), and after
@@ -322,10 +351,11 @@ class Attention {
   Geometry g_;
   bool naive_;
   std::vector<Item> items_;
-  HeadBufs heads_[kHeadSets];
+  int kv_sets_ = 1;
+  std::vector<HeadBufs> heads_;
   QueryState query_[kQuerySets];
   BlockBufs block_[kBlockSets];
-  View s_[kScoreBanks], pt_psum_[kPtPsumSets], pv_[kPvSets], mask_;
+  View s_[kScoreBanks], pt_psum_[kPtPsumSets], pv_[kPvSets], mask_, alibi_[2], alibi_diag_;
   std::vector<int64_t> edge_diffs_;  // q0 - k0 of the chunks a window's lower edge cuts
   std::vector<View> edges_;
   int q_queue_ = 0, k_queue_ = 0, v_queue_ = 0, o_queue_ = 0;
@@ -341,15 +371,16 @@ void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const 
 void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, int64_t heads,
                       const AttentionVariant& variant, Schedule schedule, float scale, std::source_location loc) {
   check_hbm_operands(b, "attention_kernel", {q_t, k_t, v, o}, loc);
+  check(heads >= 1, "[shape] attention_kernel needs heads >= 1", loc);
   try {
-    check_attention_variant(variant);
+    check_attention_variant(variant, heads);
   } catch (const Error& e) {
     throw Error(std::string("[shape] attention_kernel: ") + e.what(), loc);
   }
   auto buffer = [&](const View& x) -> const Buffer& { return b.program().buffers.at(static_cast<size_t>(x.buffer)); };
-  check(heads >= 1, "[shape] attention_kernel needs heads >= 1", loc);
   Geometry g;
   g.heads = heads;
+  g.kv_heads = heads / variant.group;
   g.variant = variant;
   g.d = q_t.np;
   g.seq = q_t.nf / heads;
@@ -360,10 +391,14 @@ void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const 
   const std::string shapes = "q_t [" + std::to_string(q_t.np) + ", " + std::to_string(q_t.nf) + "], k_t [" +
                              std::to_string(k_t.np) + ", " + std::to_string(k_t.nf) + "], v [" + std::to_string(v.np) +
                              ", " + std::to_string(v.nf) + "], o [" + std::to_string(o.np) + ", " +
-                             std::to_string(o.nf) + "], heads " + std::to_string(heads);
-  check(g.seq * heads == q_t.nf && k_t.np == g.d && k_t.nf == q_t.nf && v.np == q_t.nf && v.nf == g.d && o.np == v.np &&
-            o.nf == g.d,
-        "[shape] attention_kernel needs q_t, k_t [d, heads T], v, o [heads T, d]; got " + shapes, loc);
+                             std::to_string(o.nf) + "], heads " + std::to_string(heads) + ", group " +
+                             std::to_string(variant.group);
+  check(g.seq * heads == q_t.nf && k_t.np == g.d && k_t.nf * variant.group == q_t.nf && v.np == k_t.nf && v.nf == g.d &&
+            o.np == q_t.nf && o.nf == g.d,
+        "[shape] attention_kernel needs q_t [d, heads T], k_t [d, heads / group T], v [heads / group T, d], o [heads "
+        "T, d]; got " +
+            shapes,
+        loc);
   check(g.seq > 0 && g.seq % kP == 0,
         "[shape] attention_kernel needs T a multiple of 128; got T = " + std::to_string(g.seq) + " (" + shapes + ")",
         loc);
@@ -379,9 +414,15 @@ void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const 
       sets * (g.dkt * kP * 2 + 6 * 4 + g.d * (4 + static_cast<int64_t>(dtype_size(g.out))) + 2 * kBlock * 2 + 3 * 4) +
       64 * (4 * sets + 4);
   const auto cap = static_cast<int64_t>(b.spec().sbuf_bytes_per_partition.value);
-  check(need <= cap,
-        "[sbuf-capacity] attention_kernel keeps K and V of a head resident: T = " + std::to_string(g.seq) + ", d = " +
-            std::to_string(g.d) + " needs about " + std::to_string(need) + " B per partition of " + std::to_string(cap),
+  // ALiBi: one fp32 bias tile per head in flight (two when they fit, else the next head's waits for the last block
+  // of the one before) and the diagonal tile.
+  const int64_t bias = variant.alibi() ? g.bias_cols() * 4 : 0, diag = variant.alibi() ? kP * 4 : 0;
+  g.bias_sets = schedule != Schedule::naive && need + 2 * bias + diag <= cap ? 2 : 1;
+  check(need + bias + diag <= cap,
+        "[sbuf-capacity] attention_kernel keeps K and V of a head resident" +
+            std::string(variant.alibi() ? " and its ALiBi bias tile" : "") + ": T = " + std::to_string(g.seq) +
+            ", d = " + std::to_string(g.d) + " needs about " + std::to_string(need + bias + diag) +
+            " B per partition of " + std::to_string(cap),
         loc);
   Attention(b, q_t, k_t, v, o, g, schedule).run();
 }

@@ -1,13 +1,15 @@
 // A fused (flash-style) attention tile kernel: for each of `heads` stacked (batch, head) pairs,
 //   o[t, :] = sum_{s visible from t} softmax_s(scale * q[t, :] . k[s, :]) v[s, :]
-// under a mask of attention_mask.h: causal (the default), none (dense) or a sliding window,
-// with online softmax over key blocks, so the T x T scores and probabilities live only in PSUM / SBUF (never HBM).
+// under a mask of attention_mask.h: causal (the default), none (dense) or a sliding window, optionally with ALiBi
+// (score - slope_h |t - s|) and grouped kv heads (GQA / MQA: query head h reads kv head h / group), with online softmax
+// over key blocks, so the T x T scores and probabilities live only in PSUM / SBUF (never HBM).
 //
 // Layout contract (HBM, any float dtype; cast to bf16 on the way into SBUF):
-//   q_t, k_t  [d, heads * T]   q and k transposed: head h is columns [h T, (h + 1) T) (TensorE contracts over the
+//   q_t       [d, heads * T]   q transposed: head h is columns [h T, (h + 1) T) (TensorE contracts over the
 //                              partitions, so Q K^T wants d on partitions for both operands)
-//   v         [heads * T, d]   head h is rows [h T, (h + 1) T)
-//   o         [heads * T, d]   same layout as v, the output dtype (bf16 or fp32)
+//   k_t       [d, kv * T]      k transposed, kv = heads / group kv heads
+//   v         [kv * T, d]      kv head j is rows [j T, (j + 1) T)
+//   o         [heads * T, d]   one row block per query head, the output dtype (bf16 or fp32)
 // d <= 128, or a multiple of 128 up to 512 (split into 128-row contraction tiles); T a multiple of 128.
 //
 //   KernelBuilder b(spec_for("v3"));
@@ -15,10 +17,13 @@
 //   View v = b.hbm("v", 2 * 1024, 128, DType::bf16), o = b.hbm("o", 2 * 1024, 128, DType::bf16);
 //   attention_kernel(b, qt, kt, v, o, /*heads=*/2, Schedule::pipelined);   // scale 0 -> 1 / sqrt(d)
 //
-// Per head, K^T [d, T] and V (T/128 tiles [128, d]) stay resident in SBUF; per 128-query tile (Q^T tile [d, 128]
+// Per kv head, K^T [d, T] and V (T/128 tiles [128, d]) stay resident in SBUF for its group of query heads (loaded
+// once); per 128-query tile (Q^T tile [d, 128]
 // resident) the keys from the first 128-key chunk the mask leaves any of to the diagonal (dense: to T) are visited
 // in blocks of up to 512, so fully masked chunks are skipped. Per key block of w columns:
 //   TensorE  S[128, w] = Q_tile^T K_block            (PSUM fp32, one bank; d/128 accumulating matmuls)
+//   VectorE  ALiBi: S += the head's bias tile, columns [T - q0 + k0, + w): one fp32 [128, 2T] tile (masked: T + 128
+//            columns) holding -slope / scale |T + p - c|, built per head by GpSimd iota and a VectorE multiply
 //   VectorE  each 128-key chunk the mask cuts: S chunk += a [128, 128] 0 / -1e30 tile built once by GpSimd
 //            affine_select (the diagonal: kept where query >= key; a window's lower edge: one tile per distinct
 //            query - key offset of the chunks it cuts, at most two). A row whose first block is all masked has its
@@ -38,13 +43,13 @@
 //              scores and statistics of block s + 3, the exponentials of s + 1, the transposes of s, P V of s - 1
 //              and the accumulator of s - 2, so each engine's in-order queue holds work whose inputs are already
 //              done; TensorE computes later scores while ScalarE exponentiates. Rotating buffers (8 block sets, 4
-//              score banks, 12 query-tile states), K/V double-buffered per head (the next head's loads issued a head
-//              ahead), query tiles loaded two tiles ahead, the P^T copy on ScalarE; loads on queues 0-11, stores on
-//              12-15.
+//              score banks, 12 query-tile states), K/V double-buffered per kv head (a kv head's loads issued right
+//              after the last P V that reads the set they overwrite, two kv heads back), query tiles loaded two tiles
+//              ahead, the P^T copy on ScalarE; loads on queues 0-11, stores on 12-15.
 // Throws nanotrn::Error "[shape]" naming `loc` for non-HBM operands, mismatched shapes, T not a multiple of 128 or
 // an unsupported d; "[sbuf-capacity]" when K/V of a head do not fit SBUF.
-// Not here: the backward kernel (attention_backward.h), ALiBi, softcap, GQA sharing of K/V across heads (each head
-// loads its own), dropout, and the log-sum-exp output the backward needs.
+// Not here: the backward kernel (attention_backward.h), softcap, document bounds, dropout, and the log-sum-exp output
+// the backward needs.
 #pragma once
 
 #include <source_location>

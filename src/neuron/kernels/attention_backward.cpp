@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "neuron/kernels/attention_alibi.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -24,6 +25,8 @@ struct Geometry {
   float scale = 1;
   AttentionVariant variant;
   int64_t dk(int64_t kt) const { return std::min(kP, d - kt * kP); }  // rows of contraction tile kt
+  int64_t kv(int64_t head) const { return head / variant.group; }
+  int64_t group() const { return variant.group; }
 };
 
 // Query tile i against key tile j of head h; key tiles are counted over all heads by `key` (rotation index).
@@ -36,10 +39,11 @@ struct Item {
 // side; -lse and -D [128, qtiles]; the fp32 dQ accumulator [128, qtiles d]. Per key tile K, V [128, d] and K^T, V^T
 // as dkt tiles [dk, 128] side by side.
 struct HeadBufs {
-  View q, dout, o, q_t, dout_t, nlse, delta, dq, prod;
+  View q, dout, o, q_t, dout_t, nlse, delta, dq, prod, alibi;
 };
+// prev_dk / prev_dv (GQA): the fp32 sums of the group's earlier query heads, read back from the partial tensors.
 struct KeyBufs {
-  View k, v, k_t, v_t;
+  View k, v, k_t, v_t, prev_dk, prev_dv;
 };
 struct ItemBufs {
   View p, ds, ds_t, diff;
@@ -54,6 +58,8 @@ class AttentionBackward {
   void run() {
     items_ = plan();
     allocate();
+    partial_by_.assign(static_cast<size_t>(g_.heads / g_.group() * g_.qtiles), -1);
+    partial_loaded_.assign(static_cast<size_t>(g_.heads * g_.qtiles), false);
     const auto count = static_cast<int64_t>(items_.size());
     if (naive_) {
       for (int64_t n = 0; n < count; ++n) {
@@ -117,21 +123,37 @@ class AttentionBackward {
     const int64_t qd = g_.qtiles * g_.d;
     for (int i = 0; i < head_sets_; ++i) {
       const std::string s = std::to_string(i);
-      heads_[i] = {b_.sbuf("q" + s, kP, qd, DType::bf16),
-                   b_.sbuf("dout" + s, kP, qd, DType::bf16),
-                   b_.sbuf("o" + s, kP, qd, DType::bf16),
-                   b_.sbuf("q_t" + s, kP, g_.dkt * g_.seq, DType::bf16),
-                   b_.sbuf("dout_t" + s, kP, g_.dkt * g_.seq, DType::bf16),
-                   b_.sbuf("neg_lse" + s, kP, g_.qtiles, DType::f32),
-                   b_.sbuf("delta" + s, kP, g_.qtiles, DType::f32),
-                   b_.sbuf("dq_acc" + s, kP, qd, DType::f32),
-                   b_.sbuf("do_o" + s, kP, g_.d, DType::f32)};
+      heads_[i] = {
+          b_.sbuf("q" + s, kP, qd, DType::bf16),
+          b_.sbuf("dout" + s, kP, qd, DType::bf16),
+          b_.sbuf("o" + s, kP, qd, DType::bf16),
+          b_.sbuf("q_t" + s, kP, g_.dkt * g_.seq, DType::bf16),
+          b_.sbuf("dout_t" + s, kP, g_.dkt * g_.seq, DType::bf16),
+          b_.sbuf("neg_lse" + s, kP, g_.qtiles, DType::f32),
+          b_.sbuf("delta" + s, kP, g_.qtiles, DType::f32),
+          b_.sbuf("dq_acc" + s, kP, qd, DType::f32),
+          b_.sbuf("do_o" + s, kP, g_.d, DType::f32),
+          g_.variant.alibi() ? b_.sbuf("alibi" + s, kP, alibi_columns(g_.seq, g_.variant.mask), DType::f32) : View{}};
+    }
+    if (g_.variant.alibi()) alibi_diag_ = b_.sbuf("alibi_diag", kP, kP, DType::f32);
+    if (g_.group() > 1) {  // GQA: the group's running dK / dV sums between its query heads, fp32 in HBM
+      const int64_t rows = g_.heads / g_.group() * g_.seq;
+      dk_partial_ = b_.hbm("dk_partial", rows, g_.d, DType::f32);
+      dv_partial_ = b_.hbm("dv_partial", rows, g_.d, DType::f32);
+      for (int i = 0; i < sets(kAccSets); ++i) {
+        dk_sum_[i] = b_.sbuf("dk_sum" + std::to_string(i), kP, g_.d, DType::f32);
+        dv_sum_[i] = b_.sbuf("dv_sum" + std::to_string(i), kP, g_.d, DType::f32);
+      }
     }
     const DType kd = dtype_of(b_, io_.dk), vd = dtype_of(b_, io_.dv);
     for (int i = 0; i < sets(kKeySets); ++i) {
       const std::string s = std::to_string(i);
-      keys_[i] = {b_.sbuf("k" + s, kP, g_.d, DType::bf16), b_.sbuf("v" + s, kP, g_.d, DType::bf16),
-                  b_.sbuf("k_t" + s, kP, g_.dkt * kP, DType::bf16), b_.sbuf("v_t" + s, kP, g_.dkt * kP, DType::bf16)};
+      keys_[i] = {b_.sbuf("k" + s, kP, g_.d, DType::bf16),
+                  b_.sbuf("v" + s, kP, g_.d, DType::bf16),
+                  b_.sbuf("k_t" + s, kP, g_.dkt * kP, DType::bf16),
+                  b_.sbuf("v_t" + s, kP, g_.dkt * kP, DType::bf16),
+                  g_.group() > 1 ? b_.sbuf("prev_dk" + s, kP, g_.d, DType::f32) : View{},
+                  g_.group() > 1 ? b_.sbuf("prev_dv" + s, kP, g_.d, DType::f32) : View{}};
     }
     for (int i = 0; i < sets(kItemSets); ++i) {
       const std::string s = std::to_string(i);
@@ -210,14 +232,29 @@ class AttentionBackward {
     }
     b_.tensor_scalar(hb.nlse, hb.nlse, AluOp::multiply, -1.0f);
     b_.memset(hb.dq, 0.0f);
+    if (g_.variant.alibi())
+      build_alibi_tile(b_, hb.alibi, alibi_diag_, g_.seq, g_.variant.mask,
+                       g_.variant.alibi_slopes[static_cast<size_t>(h)] / g_.scale);
   }
 
+  // K_j, V_j of the item's kv head; under GQA after the group's first query head also the group's dK / dV so far.
   void load_key(int64_t n) {
     const Item& it = item(n);
     const KeyBufs& kb = key_bufs(it.key);
-    const int64_t r0 = it.head * g_.seq + it.j * kP;
+    const int64_t r0 = g_.kv(it.head) * g_.seq + it.j * kP;
     b_.dma_copy(kb.k, rows(io_.k, r0, kP), queue(8, 2, key_queue_));
     b_.dma_copy(kb.v, rows(io_.v, r0, kP), queue(8, 2, key_queue_));
+    // Early only when the previous query head's store of this tile is already issued (program order is the order
+    // the hardware's semaphores follow); otherwise store_kv loads them right before the sum.
+    if (g_.group() > 1 && it.head % g_.group() > 0 && partial_head(it) == it.head - 1) load_partial(it);
+  }
+  int64_t& partial_head(const Item& it) { return partial_by_[static_cast<size_t>(g_.kv(it.head) * g_.qtiles + it.j)]; }
+  void load_partial(const Item& it) {
+    const KeyBufs& kb = key_bufs(it.key);
+    const int64_t r0 = g_.kv(it.head) * g_.seq + it.j * kP;
+    b_.dma_copy(kb.prev_dk, rows(dk_partial_, r0, kP), queue(8, 2, key_queue_));
+    b_.dma_copy(kb.prev_dv, rows(dv_partial_, r0, kP), queue(8, 2, key_queue_));
+    partial_loaded_[static_cast<size_t>(it.key)] = true;
   }
   void prepare_key(int64_t n) {
     const KeyBufs& kb = key_bufs(item(n).key);
@@ -242,10 +279,13 @@ class AttentionBackward {
     const Item& it = item(n);
     const HeadBufs& hb = head_bufs(it.head);
     const ItemBufs& ib = item_bufs(n);
+    const View& s = s_[n % sets(kPsumItemSets)];
+    if (g_.variant.alibi())
+      b_.tensor_tensor(s, s, sl(hb.alibi, kP, alibi_column(g_.seq, it.i * kP, it.j * kP), kP), AluOp::add);
     ActArgs e;
     e.scale = g_.scale;
     e.bias_vector = sl(hb.nlse, kP, it.i, 1);
-    b_.activation(ib.p, s_[n % sets(kPsumItemSets)], Act::exp, e);
+    b_.activation(ib.p, s, Act::exp, e);
     if (it.cut) {
       // affine_select keeps (p, f) where offset + p cm + f step >= 0; p is the query, f the key within the tile.
       const int64_t q0 = it.i * kP, k0 = it.j * kP;
@@ -282,13 +322,37 @@ class AttentionBackward {
       b_.copy(ib.ds_t, t);
     else
       b_.activation(ib.ds_t, t, Act::copy, 1.0f, 0.0f);
-    if (it.last_of_key) {
-      const int64_t r0 = it.head * g_.seq + it.j * kP;
+    if (it.last_of_key) store_kv(it, a);
+  }
+
+  // dV_j and scale dK_j out of PSUM. Under GQA the group's query heads add up in fp32: the first stores its part to
+  // the partial tensors, each later one adds the sum so far (loaded with K_j), the last stores the total.
+  void store_kv(const Item& it, int64_t a) {
+    const int64_t r0 = g_.kv(it.head) * g_.seq + it.j * kP, r = it.head % g_.group();
+    if (g_.group() == 1) {
       b_.copy(dv_out_[a], dv_[a]);
       b_.activation(dk_out_[a], dk_[a], Act::copy, g_.scale, 0.0f);
-      b_.dma_copy(rows(io_.dv, r0, kP), dv_out_[a], queue(10, 2, store_queue_));
-      b_.dma_copy(rows(io_.dk, r0, kP), dk_out_[a], queue(10, 2, store_queue_));
+    } else {
+      const KeyBufs& kb = key_bufs(it.key);
+      if (r > 0 && !partial_loaded_[static_cast<size_t>(it.key)]) load_partial(it);
+      b_.activation(dk_sum_[a], dk_[a], Act::copy, g_.scale, 0.0f);
+      if (r == 0) {
+        b_.copy(dv_sum_[a], dv_[a]);
+      } else {
+        b_.tensor_tensor(dv_sum_[a], dv_[a], kb.prev_dv, AluOp::add);
+        b_.tensor_tensor(dk_sum_[a], dk_sum_[a], kb.prev_dk, AluOp::add);
+      }
+      if (r + 1 < g_.group()) {
+        b_.dma_copy(rows(dv_partial_, r0, kP), dv_sum_[a], queue(10, 2, store_queue_));
+        b_.dma_copy(rows(dk_partial_, r0, kP), dk_sum_[a], queue(10, 2, store_queue_));
+        partial_head(it) = it.head;
+        return;
+      }
+      b_.copy(dv_out_[a], dv_sum_[a]);
+      b_.copy(dk_out_[a], dk_sum_[a]);
     }
+    b_.dma_copy(rows(io_.dv, r0, kP), dv_out_[a], queue(10, 2, store_queue_));
+    b_.dma_copy(rows(io_.dk, r0, kP), dk_out_[a], queue(10, 2, store_queue_));
   }
 
   // D stage: dQ_i += dS K_j (TensorE, then VectorE); at a head's last item, scale dQ and store it.
@@ -350,6 +414,9 @@ class AttentionBackward {
   View dk_out_[kAccSets], dv_out_[kAccSets];
   View s_[kPsumItemSets], dp_[kPsumItemSets], dk_[kAccSets], dv_[kAccSets];
   View dq_part_[kSmallPsumSets], ds_t_psum_[kSmallPsumSets], layout_t_[kSmallPsumSets];
+  View alibi_diag_, dk_partial_, dv_partial_, dk_sum_[kAccSets], dv_sum_[kAccSets];
+  std::vector<int64_t> partial_by_;   // per (kv head, key tile): the query head whose sum the partial tensors hold
+  std::vector<bool> partial_loaded_;  // per key tile (Item::key): its prev_dk / prev_dv are loaded
   int64_t layout_count_ = 0;
   int head_queue_ = 0, key_queue_ = 0, store_queue_ = 0, dq_queue_ = 0;
 };
@@ -365,7 +432,7 @@ void attention_backward_kernel(KernelBuilder& b, const AttentionBackwardIo& io, 
                      loc);
   check(heads >= 1, "[shape] attention_backward_kernel needs heads >= 1", loc);
   try {
-    check_attention_variant(variant);
+    check_attention_variant(variant, heads);
   } catch (const Error& e) {
     throw Error(std::string("[shape] attention_backward_kernel: ") + e.what(), loc);
   }
@@ -379,12 +446,14 @@ void attention_backward_kernel(KernelBuilder& b, const AttentionBackwardIo& io, 
   const std::string shapes = "q " + shape_of(io.q) + ", k " + shape_of(io.k) + ", v " + shape_of(io.v) + ", o " +
                              shape_of(io.o) + ", dout " + shape_of(io.dout) + ", lse " + shape_of(io.lse) + ", dq " +
                              shape_of(io.dq) + ", dk " + shape_of(io.dk) + ", dv " + shape_of(io.dv) + ", heads " +
-                             std::to_string(heads);
+                             std::to_string(heads) + ", group " + std::to_string(variant.group);
   bool same = g.seq * heads == io.q.np && io.lse.np == io.q.np && io.lse.nf == 1;
-  for (const View* x : {&io.k, &io.v, &io.o, &io.dout, &io.dq, &io.dk, &io.dv})
-    same = same && x->np == io.q.np && x->nf == io.q.nf;
+  for (const View* x : {&io.o, &io.dout, &io.dq}) same = same && x->np == io.q.np && x->nf == io.q.nf;
+  for (const View* x : {&io.k, &io.v, &io.dk, &io.dv})
+    same = same && x->np * variant.group == io.q.np && x->nf == io.q.nf;
   check(same,
-        "[shape] attention_backward_kernel needs q, k, v, o, dout, dq, dk, dv [heads T, d] and lse [heads T, 1]; got " +
+        "[shape] attention_backward_kernel needs q, o, dout, dq [heads T, d], k, v, dk, dv [heads / group T, d] and "
+        "lse [heads T, 1]; got " +
             shapes,
         loc);
   check(g.seq > 0 && g.seq % kP == 0,
@@ -404,9 +473,12 @@ void attention_backward_kernel(KernelBuilder& b, const AttentionBackwardIo& io, 
   // -lse, D; the dO o product), and the key, item and output sets.
   const bool naive = schedule == Schedule::naive;
   const int64_t qd = g.qtiles * g.d, out_bytes = 4;
-  const int64_t head = 3 * qd * 2 + 2 * g.dkt * g.seq * 2 + 2 * g.qtiles * 4 + qd * 4 + g.d * 4;
+  const int64_t head = 3 * qd * 2 + 2 * g.dkt * g.seq * 2 + 2 * g.qtiles * 4 + qd * 4 + g.d * 4 +
+                       (variant.alibi() ? alibi_columns(g.seq, variant.mask) * 4 : 0);
   const int64_t rest = (naive ? 1 : kKeySets) * (2 * g.d * 2 + 2 * g.dkt * kP * 2) +
-                       (naive ? 1 : kItemSets) * (3 * kP * 2 + kP * 4) + (naive ? 1 : kAccSets) * 2 * g.d * out_bytes;
+                       (naive ? 1 : kItemSets) * (3 * kP * 2 + kP * 4) + (naive ? 1 : kAccSets) * 2 * g.d * out_bytes +
+                       (variant.alibi() ? kP * 4 : 0) +
+                       (variant.group > 1 ? ((naive ? 1 : kKeySets) + (naive ? 1 : kAccSets)) * 2 * g.d * 4 : 0);
   const auto cap = static_cast<int64_t>(b.spec().sbuf_bytes_per_partition.value);
   check(head + rest <= cap,
         "[sbuf-capacity] attention_backward_kernel keeps one head's Q, dO, o, Q^T, dO^T and fp32 dQ resident: T = " +

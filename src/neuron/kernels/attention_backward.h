@@ -6,7 +6,9 @@
 // backward; the key-major loop of NKI Library's attention_bwd).
 //
 // Layout contract (HBM, any float dtype; cast to bf16 on the way into SBUF):
-//   q, k, v, o, dout, dq, dk, dv   [heads * T, d]   head h is rows [h T, (h + 1) T)
+//   q, o, dout, dq                 [heads * T, d]   query head h is rows [h T, (h + 1) T)
+//   k, v, dk, dv                   [kv * T, d]      kv = heads / variant.group kv heads (GQA / MQA: query head h
+//                                                   reads kv head h / group; its dK, dV sum over the group)
 //   lse                            [heads * T, 1]   fp32 (or any float): log sum_s exp(scale q_t . k_s) over visible s
 // d <= 128, or 256 (head_dim on the partition axis of Q^T, K^T, V^T, dO^T, split into 128-row contraction tiles
 // for S and dP; 384 and 512 would need more PSUM banks for the gradient accumulators than remain); T a multiple of 128.
@@ -39,8 +41,12 @@
 //              8-9, dK / dV stores 10-11, dQ stores 12-15.
 // Throws nanotrn::Error "[shape]" naming `loc` for non-HBM operands, mismatched shapes, T not a multiple of 128, an
 // unsupported d, an invalid mask; "[sbuf-capacity]" when one head's state does not fit SBUF.
-// Not here: the forward (attention.h; it does not write lse yet, so callers pass it), ALiBi, softcap, document
-// bounds, GQA sharing of K / V (a kv head shared by g query heads is passed as g heads; its dK / dV are their sum),
+// Modifiers (attention_mask.h): ALiBi adds the head's bias tile (attention_alibi.h) to S before the exp (VectorE,
+// reading PSUM). GQA: the group's query heads run one after the other; the first stores its dK_j, dV_j (fp32) to
+// internal partial tensors in HBM, each later one loads the sum so far with K_j (or, when the previous head's store
+// is not yet issued, right before it adds) and adds its own, the last stores the total in dk / dv's dtype: 2 (g - 1)
+// fp32 [T, d] round trips per kv head beside the operands.
+// Not here: the forward (attention.h; it does not write lse yet, so callers pass it), softcap, document bounds,
 // dropout.
 #pragma once
 

@@ -10,12 +10,18 @@
 //   AttentionVariant v{AttentionMask::sliding_window, 256};
 //   v.visible(300, 100) == true;   v.visible(300, 44) == false;
 //   TileCut c = v.tile(/*q0=*/256, /*k0=*/0, /*rows=*/128, /*cols=*/128);   // c.any, c.all: some / every pair visible
-// Not here: ALiBi, softcap, document bounds (not in the tile kernels yet).
+// Beside the mask, two modifiers the kernels apply (attention.h, attention_backward.h):
+//   alibi  one slope per stacked head: the score gets -slope |query - key| added (after the scale, before the
+//          softmax), as ops/attention_kernels.h's AttentionMods::alibi_slopes; standard_alibi_slopes gives
+//          ALiBi's 2^(-8 (h + 1) / H)
+//   group  query heads per kv head (GQA; group = heads: MQA): stacked query head h reads kv head h / group
+// Not here: softcap, document bounds (not in the tile kernels yet).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace nanotrn::neuron {
 
@@ -34,7 +40,9 @@ struct TileCut {
 
 struct AttentionVariant {
   AttentionMask mask = AttentionMask::causal;
-  int64_t window = 0;  // sliding_window only: W >= 1
+  int64_t window = 0;                 // sliding_window only: W >= 1
+  std::vector<float> alibi_slopes{};  // empty: no ALiBi; else one slope (> 0, finite) per stacked query head
+  int64_t group = 1;                  // query heads per kv head: the kernel's heads must be a multiple
 
   bool visible(int64_t query, int64_t key) const {
     if (mask == AttentionMask::none) return true;
@@ -56,13 +64,17 @@ struct AttentionVariant {
     const auto fw = static_cast<double>(w);
     return fw * t - fw * (fw - 1) / 2;  // sum over queries of min(query + 1, w)
   }
-  std::string describe() const {
-    return mask == AttentionMask::sliding_window ? "sliding_window " + std::to_string(window)
-                                                 : std::string(attention_mask_name(mask));
-  }
+  bool alibi() const { return !alibi_slopes.empty(); }
+  // "causal", "sliding_window 256", "none + alibi", "causal, group 4", ...
+  std::string describe() const;
 };
 
-// Throws nanotrn::Error for a sliding window < 1 (or a window given with another mask).
-void check_attention_variant(const AttentionVariant& v);
+// ALiBi's slopes for `heads` heads: 2^(-8 (h + 1) / heads), h = 0 .. heads - 1 (Press et al., 2022).
+std::vector<float> standard_alibi_slopes(int64_t heads);
+
+// Throws nanotrn::Error for a sliding window < 1 (or a window given with another mask), a group < 1, or ALiBi
+// slopes that are not positive and finite. `heads` (the stacked query heads, 0 = not known yet) must then be a
+// multiple of the group and match the number of slopes.
+void check_attention_variant(const AttentionVariant& v, int64_t heads = 0);
 
 }  // namespace nanotrn::neuron
