@@ -71,6 +71,9 @@ void add_qa(CLI::App& app, const Home& home) {
   attn->add_option("--numerics-max-seq", at->o.numerics_max_seq,
                    "Check slices against fp64 up to this sequence length (longer ones are timed only)")
       ->capture_default_str();
+  attn->add_option("--full-timing-max-seq", at->o.full_timing_max_seq,
+                   "Simulate the full shape up to this sequence length (longer: from 2 and 3 kv groups)")
+      ->capture_default_str();
   attn->add_option("--seq", at->o.seqs, "Only these sequence lengths (default: 512, 2048, 8192)")->delimiter(',');
   attn->add_flag("--json", at->json, "Machine-readable output");
   attn->callback([at] {

@@ -208,14 +208,14 @@ KernelRunResult run_kernel(const KernelRunOptions& o) {
                                  static_cast<double>(o.head_dim)
                            : static_cast<double>(o.m) * static_cast<double>(o.k) * static_cast<double>(o.n);
   const double elements = static_cast<double>(o.rows) * static_cast<double>(o.cols);
-  if (o.check && (mm || attn))
+  if (o.check && !o.check_any_size && (mm || attn))
     check(macs <= static_cast<double>(kMaxCheckMacs),
           "--check compares with plain fp64 host loops: refused above 1024^3 = " + std::to_string(kMaxCheckMacs) +
               " multiply-adds (got " +
               (attn ? "heads x T^2 x d = " + std::to_string(static_cast<int64_t>(macs))
                     : std::to_string(o.m) + "x" + std::to_string(o.k) + "x" + std::to_string(o.n)) +
               "); time larger sizes without --check");
-  if (o.check && !mm && !attn)
+  if (o.check && !o.check_any_size && !mm && !attn)
     check(elements <= static_cast<double>(kMaxCheckElements),
           "--check compares with plain fp64 host loops: refused above " + std::to_string(kMaxCheckElements) +
               " elements (got " + std::to_string(o.rows) + "x" + std::to_string(o.cols) + ")");

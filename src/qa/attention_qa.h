@@ -6,15 +6,18 @@
 // each through the attention tile kernels (neuron/kernels/attention.h, attention_backward.h) with the kv heads shared
 // in the kernel (GQA: group 4).
 //   Timing, for the full shape: the kernels' programs on the timing model of one NeuronCore (modelled, not measured):
-//   time, cycles at the TensorE clock, MFU against the core's bf16 TensorE peak with attention-gym's FLOP convention
-//   (forward B Hq (4 d + 2) per visible (query, key) pair; backward 2.5 x forward), and memory-bandwidth use from
-//   attention-gym's byte model (forward: q, k, v read and o written once; backward: q, k, v, o, dO and the lse read,
-//   dq, dk, dv written; bf16, lse fp32) against the core's HBM share. The columns of the NKI Library's kernel QoR.
-//   Numerics, for one full slice (one kv head with its query heads: every query and key block): the functional
-//   executor against fp64 (kernel_check.h, attention_backward_check.h) within the derived per-element bounds, and
-//   attention-gym's bf16 tolerance (atol 1e-1, rtol 1e-2: met whenever max |error| <= 1e-1). The slice does not
-//   depend on the batch, so batch 1 and 4 share it (seeded by the slice's shape). Slices above numerics_max_seq are
-//   not checked (the fp64 host reference is O(T^2 d) per head in scalar loops): the row says so.
+//   time (above full_timing_max_seq, where a b4 program holds millions of instructions, the full shape's time is
+//   t(2) + (n - 2) (t(3) - t(2)) from programs of 2 and 3 of its n kv groups: the kernels run the groups one after
+//   the other through one pipeline, so each adds its steady-state time), cycles at the TensorE clock, MFU against the
+//   core's bf16 TensorE peak with attention-gym's FLOP convention (forward B Hq (4 d + 2) per visible (query, key)
+//   pair; backward 2.5 x forward), and memory-bandwidth use from attention-gym's byte model (forward: q, k, v read and
+//   o written once; backward: q, k, v, o, dO and the lse read, dq, dk, dv written; bf16, lse fp32) against the core's
+//   HBM share. The columns of the NKI Library's kernel QoR. Numerics, for one full slice (one kv head with its query
+//   heads: every query and key block): the functional executor against fp64 (kernel_check.h,
+//   attention_backward_check.h) within the derived per-element bounds, and attention-gym's bf16 tolerance (atol 1e-1,
+//   rtol 1e-2: met whenever max |error| <= 1e-1). The slice does not depend on the batch, so batch 1 and 4 share it
+//   (seeded by the slice's shape). Slices above numerics_max_seq are not checked (the fp64 host reference is O(T^2 d)
+//   per head in scalar loops): the row says so.
 //
 //   AttentionQaOptions o;  o.core = "v4";
 //   std::vector<AttentionQaRow> rows = run_attention_qa(o, [](const std::string& line) { std::cerr << line; });
@@ -46,15 +49,17 @@ struct AttentionQaConfig {
 std::vector<AttentionQaConfig> attention_qa_grid();
 
 struct AttentionQaOptions {
-  std::string core = "v3";          // v3 (Trn2) | v4 (Trn3)
-  int64_t window = 1024;            // the sliding window's keys
-  int64_t numerics_max_seq = 2048;  // slices up to this sequence length are checked against fp64
-  std::vector<int64_t> seqs;        // empty: the grid's 512, 2048, 8192
+  std::string core = "v3";             // v3 (Trn2) | v4 (Trn3)
+  int64_t window = 1024;               // the sliding window's keys
+  int64_t numerics_max_seq = 2048;     // slices up to this sequence length are checked against fp64
+  int64_t full_timing_max_seq = 2048;  // longer: the full shape's time from samples of 2 and 3 kv groups
+  std::vector<int64_t> seqs;           // empty: the grid's 512, 2048, 8192
   uint64_t seed = 1;
 };
 
 struct AttentionQaTiming {
   double seconds = 0, cycles = 0, flops = 0, bytes = 0, mfu = 0, bandwidth = 0;  // mfu, bandwidth: fractions
+  bool extrapolated = false;  // from samples of 2 and 3 kv groups (above full_timing_max_seq)
 };
 struct AttentionQaNumerics {
   bool checked = false, passed = false;
