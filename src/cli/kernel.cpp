@@ -1,61 +1,68 @@
-// `nanotrn kernel list` / `nanotrn kernel run matmul|transpose|softmax|rmsnorm|vector_add|attention|
-// attention_bwd ...`: tile kernels
-// on the software NeuronCore (modelled time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional
-// check). The work is in neuron/kernel_run.h; this file only parses flags and prints.
-#include <algorithm>
+// `nanotrn kernel list` / `nanotrn kernel run <kernel> ...`: the registered tile kernels (neuron/registry/) on the
+// software NeuronCore (modelled time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional check).
+// The flags of the kernels' parameters come from their definitions (one flag per parameter name, --tile-rows for
+// tile_rows); a flag the chosen kernel has no parameter for is refused. The work is in neuron/kernel_run.h; this
+// file only parses flags and prints.
 #include <iostream>
+#include <map>
 #include <memory>
 
+#include "base/error.h"
 #include "cli/commands.h"
 #include "neuron/kernel_run.h"
 
 namespace nanotrn::cli {
+namespace {
+
+std::string flag_name(const std::string& param) {
+  std::string f = param;
+  for (char& c : f)
+    if (c == '_') c = '-';
+  return "--" + f;
+}
+
+std::string params_line(const neuron::KernelEntry& e) {
+  std::string s;
+  for (const neuron::ParamSpec& p : e.params) {
+    s += (s.empty() ? "" : " ") + flag_name(p.name);
+    if (p.type == neuron::ParamType::choice) {
+      std::string c;
+      for (const std::string& x : p.choices) c += (c.empty() ? " " : "|") + x;
+      s += c;
+    }
+  }
+  return s + " --dtype bf16|f32|fp8e4m3|f16 --core v2|v3|v4 --schedule naive|pipelined --lnc 1|2";
+}
+
+}  // namespace
 
 void add_kernel(CLI::App& app) {
+  const neuron::KernelRegistry& registry = neuron::builtin_kernels();
   auto* cmd = app.add_subcommand("kernel", "Tile kernels on the software NeuronCore (timing model)");
   cmd->require_subcommand(1);
   auto* list = cmd->add_subcommand("list", "List the tile kernels");
-  list->callback([] {
-    for (const neuron::KernelInfo& k : neuron::kernel_list())
-      std::cout << k.name << "\n  " << k.description << "\n  " << k.parameters << "\n";
+  list->callback([&registry] {
+    for (const neuron::KernelEntry& e : registry.entries())
+      std::cout << e.name << "\n  " << e.description << "\n  " << params_line(e) << "\n";
   });
   struct Args {
-    std::string kernel = "matmul", dtype = "bf16", core = "v3", schedule = "pipelined", trace, mask = "causal";
-    int64_t window = 0, group = 1;
-    bool alibi = false;
-    int64_t m = 4096, k = 4096, n = 4096, rows = 4096, cols = 4096, t = 1024, d = 128, heads = 1;
-    int64_t tile_rows = 128, tile_cols = 512;
-    float eps = 1e-6f;
+    std::string kernel = "matmul", dtype = "bf16", core = "v3", schedule = "pipelined", trace;
+    std::map<std::string, std::string> values;  // parameter name -> the flag's text, when given
+    std::map<std::string, CLI::Option*> options;
     int lnc = 1;
     bool json = false, check = false;
   };
   auto args = std::make_shared<Args>();
   auto* run = cmd->add_subcommand("run", "Build, time and summarise a kernel");
   run->add_option("kernel", args->kernel, "Kernel name (see `kernel list`)")->required();
-  run->add_option("--m", args->m, "M (rows of C)")->capture_default_str();
-  run->add_option("--k", args->k, "K (contraction)")->capture_default_str();
-  run->add_option("--n", args->n, "N (columns of C)")->capture_default_str();
-  run->add_option("--rows", args->rows, "rows of x (transpose, softmax, rmsnorm, vector_add)")->capture_default_str();
-  run->add_option("--cols", args->cols, "columns of x (transpose, softmax, rmsnorm, vector_add)")
-      ->capture_default_str();
-  run->add_option("--tile-rows", args->tile_rows, "vector_add: partitions per SBUF tile (1..128)")
-      ->capture_default_str();
-  run->add_option("--tile-cols", args->tile_cols, "vector_add: columns per SBUF tile")->capture_default_str();
-  run->add_option("--eps", args->eps, "rmsnorm epsilon")->capture_default_str();
-  run->add_option("--t", args->t, "attention: sequence length T (a multiple of 128)")->capture_default_str();
-  run->add_option("--d", args->d, "attention: head dim d (<= 128, or 256/384/512)")->capture_default_str();
-  run->add_option("--heads", args->heads, "attention: stacked (batch, query head) pairs")->capture_default_str();
-  run->add_option("--mask", args->mask, "attention, attention_bwd: causal | none | sliding_window")
-      ->capture_default_str();
-  run->add_option("--window", args->window,
-                  "attention, attention_bwd: the sliding window W (keys query - W < key <= query)")
-      ->capture_default_str();
-  run->add_flag("--alibi", args->alibi,
-                "attention, attention_bwd: ALiBi, the standard slopes 2^(-8 (h + 1) / heads) over the stacked heads");
-  run->add_option("--group", args->group,
-                  "attention, attention_bwd: query heads per kv head (GQA; --heads for MQA); k and v have heads / "
-                  "group heads")
-      ->capture_default_str();
+  for (const neuron::KernelRegistry::SharedParam& p : registry.all_params()) {
+    const std::string help = p.spec.help + " [default " + neuron::param_text(p.spec.default_value) + "]";
+    std::string& slot = args->values[p.spec.name];
+    args->options[p.spec.name] = p.spec.type == neuron::ParamType::flag
+                                     ? run->add_flag_callback(
+                                           flag_name(p.spec.name), [&slot] { slot = "true"; }, help)
+                                     : run->add_option(flag_name(p.spec.name), slot, help);
+  }
   run->add_option("--lnc", args->lnc, "physical cores: 1, or 2 (SPMD on a v3/v4 core pair)")->capture_default_str();
   run->add_option("--dtype", args->dtype, "bf16 | fp8e4m3 | f32 | f16")->capture_default_str();
   run->add_option("--core", args->core, "v2 | v3 | v4")->capture_default_str();
@@ -64,30 +71,26 @@ void add_kernel(CLI::App& app) {
   run->add_flag("--json", args->json, "Machine-readable output");
   run->add_flag("--check", args->check,
                 "Also run the functional executor and compare with host math; exit 1 past the bound");
-  run->callback([args] {
+  run->callback([args, &registry] {
+    const neuron::KernelEntry& e = registry.at(args->kernel);
+    neuron::KernelParams params;
+    for (const neuron::ParamSpec& p : e.params)
+      params.set(p.name, args->options.at(p.name)->count() > 0 ? neuron::parse_param(p, args->values.at(p.name))
+                                                               : p.default_value);
+    for (const auto& [name, opt] : args->options)
+      if (opt->count() > 0 && params.values().count(name) == 0)
+        throw Error(flag_name(name) + " is not a parameter of kernel '" + e.name +
+                    "' (its parameters: " + params_line(e) + ")");
     neuron::KernelRunOptions o;
-    o.kernel = args->kernel;
-    o.m = args->m;
-    o.k = args->k;
-    o.n = args->n;
-    o.rows = args->rows;
-    o.cols = args->cols;
-    o.tile_rows = args->tile_rows;
-    o.tile_cols = std::min(args->tile_cols, args->cols);
-    o.eps = args->eps;
-    o.seq = args->t;
-    o.head_dim = args->d;
-    o.heads = args->heads;
-    o.variant = {neuron::parse_attention_mask(args->mask), args->window};
-    o.variant.group = args->group;
-    if (args->alibi) o.variant.alibi_slopes = neuron::standard_alibi_slopes(args->heads);
+    o.kernel = e.name;
+    o.shape = e.from_params(params);
     o.physical_cores = args->lnc;
     o.dtype = neuron::kernel_dtype(args->dtype);
     o.core = args->core;
     o.schedule = neuron::kernel_schedule(args->schedule);
     o.trace_path = args->trace;
     o.check = args->check;
-    const neuron::KernelRunResult r = neuron::run_kernel(o);
+    const neuron::KernelRunResult r = neuron::run_kernel(registry, o);
     if (args->json)
       std::cout << neuron::kernel_run_json(r).dump(2) << "\n";
     else

@@ -18,6 +18,35 @@ std::string engine_class(const std::string& track) {
   return e == hw::Engine::dma ? "DMA" : std::string(track.substr(track.rfind(' ') + 1));
 }
 
+// The lowering's shape vector (lowering.h: matmul {m, k, n}; softmax, rmsnorm {rows, cols}; attention,
+// attention_bwd {heads, T, hd} causal or {heads, T, hd, window}) as the kernel's typed shape (neuron/registry/
+// shapes.h).
+std::any typed_shape(const std::string& kernel, const std::vector<int64_t>& s) {
+  auto need = [&](bool ok, const char* form) {
+    check(ok, "KernelCoster: " + kernel + " is lowered with the shape " + form + "; got " + std::to_string(s.size()) +
+                  " values");
+  };
+  if (kernel == "matmul") {
+    need(s.size() == 3, "{m, k, n}");
+    return neuron::MatmulShape{s[0], s[1], s[2]};
+  }
+  if (kernel == "softmax") {
+    need(s.size() == 2, "{rows, cols}");
+    return neuron::RowsShape{s[0], s[1]};
+  }
+  if (kernel == "rmsnorm") {
+    need(s.size() == 2, "{rows, cols}");
+    return neuron::RmsnormShape{s[0], s[1]};
+  }
+  if (kernel == "attention" || kernel == "attention_bwd") {
+    need(s.size() == 3 || s.size() == 4, "{heads, T, hd} or {heads, T, hd, window}");
+    neuron::AttentionShape a{.seq = s[1], .head_dim = s[2], .heads = s[0]};
+    if (s.size() == 4) a.variant = {neuron::AttentionMask::sliding_window, s[3]};
+    return a;
+  }
+  throw Error("KernelCoster: no tile kernel is lowered as '" + kernel + "'");
+}
+
 OpCost scaled(OpCost c, double f) {
   c.seconds *= f;
   c.instructions *= f;
@@ -62,8 +91,8 @@ OpCost KernelCoster::roofline(double flops, double bytes) const {
 }
 
 OpCost KernelCoster::time_on_core(const std::string& kernel, std::vector<int64_t> shape, DType dtype) {
-  const neuron::Report r = neuron::time_kernel(kernel, shape, dtype, device_.neuron_core, neuron::Schedule::pipelined,
-                                               static_cast<int>(lnc_));
+  const neuron::Report r = neuron::time_kernel(kernel, typed_shape(kernel, shape), dtype, device_.neuron_core,
+                                               neuron::Schedule::pipelined, static_cast<int>(lnc_));
   timed_++;
   OpCost c;
   c.seconds = r.total_ns * 1e-9;

@@ -36,31 +36,17 @@ AttentionVariant kernel_variant(const AttentionQaConfig& c, int64_t window, int6
 }
 
 // `stacked` query heads: the full shape is batch x q_heads; a slice or a timing sample fewer.
+neuron::AttentionShape kernel_shape(const AttentionQaConfig& c, const AttentionQaOptions& o, int64_t stacked) {
+  return {.seq = c.seq, .head_dim = c.head_dim, .heads = stacked, .variant = kernel_variant(c, o.window, stacked)};
+}
 neuron::KernelRunOptions kernel_options(const std::string& kernel, const AttentionQaConfig& c,
                                         const AttentionQaOptions& o, int64_t stacked) {
-  neuron::KernelRunOptions k;
-  k.kernel = kernel;
-  k.seq = c.seq;
-  k.head_dim = c.head_dim;
-  k.heads = stacked;
-  k.variant = kernel_variant(c, o.window, stacked);
+  neuron::KernelRunOptions k = neuron::kernel_options(kernel, kernel_shape(c, o, stacked));
   k.dtype = DType::bf16;
   k.core = o.core;
   k.schedule = neuron::Schedule::pipelined;
   k.seed = o.seed;
   return k;
-}
-
-// attention-gym's convention: forward B Hq (4 M N D + 2 M N) over the visible pairs; backward 2.5 x.
-double forward_flops(const AttentionQaConfig& c, const AttentionVariant& v) {
-  return static_cast<double>(c.batch * c.q_heads) * v.pairs(c.seq) * static_cast<double>(4 * c.head_dim + 2);
-}
-double bytes_of(const AttentionQaConfig& c, bool backward) {
-  const auto q = static_cast<double>(c.batch * c.q_heads * c.seq * c.head_dim) * 2;
-  const auto kv = static_cast<double>(c.batch * c.kv_heads * c.seq * c.head_dim) * 2;
-  if (!backward) return 2 * q + 2 * kv;                                         // q, k, v in; o out
-  return 3 * q + 2 * kv + static_cast<double>(c.batch * c.q_heads * c.seq) * 4  // q, o, dO, k, v, lse in
-         + q + 2 * kv;                                                          // dq, dk, dv out
 }
 
 // The full shape's time: simulated whole, or above full_timing_max_seq from samples of 2 and 3 kv groups (the
@@ -158,9 +144,13 @@ std::vector<AttentionQaRow> run_attention_qa(const AttentionQaOptions& o,
     AttentionQaRow row;
     row.config = c;
     try {
-      const double f = forward_flops(c, kernel_variant(c, o.window, 1));
-      row.forward = time_of("attention", c, o, f, bytes_of(c, false));
-      row.backward = time_of("attention_bwd", c, o, 2.5 * f, bytes_of(c, true));
+      // FLOPs and bytes of the full shape, from the kernels' definitions (attention-gym's conventions).
+      const neuron::KernelRegistry& kernels = neuron::builtin_kernels();
+      const neuron::AttentionShape full = kernel_shape(c, o, c.batch * c.q_heads);
+      for (auto [kernel, timing] : {std::pair{"attention", &row.forward}, std::pair{"attention_bwd", &row.backward}}) {
+        const neuron::KernelEntry& e = kernels.at(kernel);
+        *timing = time_of(kernel, c, o, e.flops(full), e.hbm_bytes(full, DType::bf16));
+      }
       if (c.seq <= o.numerics_max_seq) {
         const int64_t group = c.q_heads / c.kv_heads;
         const auto key = std::make_tuple(c.seq, c.head_dim, group, static_cast<int>(c.variant));

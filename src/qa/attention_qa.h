@@ -13,11 +13,11 @@
 //   pair; backward 2.5 x forward), and memory-bandwidth use from attention-gym's byte model (forward: q, k, v read and
 //   o written once; backward: q, k, v, o, dO and the lse read, dq, dk, dv written; bf16, lse fp32) against the core's
 //   HBM share. The columns of the NKI Library's kernel QoR. Numerics, for one full slice (one kv head with its query
-//   heads: every query and key block): the functional executor against fp64 (kernel_check.h,
-//   attention_backward_check.h) within the derived per-element bounds, and attention-gym's bf16 tolerance (atol 1e-1,
-//   rtol 1e-2: met whenever max |error| <= 1e-1). The slice does not depend on the batch, so batch 1 and 4 share it
-//   (seeded by the slice's shape). Slices above numerics_max_seq are not checked (the fp64 host reference is O(T^2 d)
-//   per head in scalar loops): the row says so.
+//   heads: every query and key block): the functional executor against fp64 (registry/attention_entry.cpp,
+//   registry/attention_backward_check.h) within the derived per-element bounds, and attention-gym's bf16 tolerance
+//   (atol 1e-1, rtol 1e-2: met whenever max |error| <= 1e-1). The slice does not depend on the batch, so batch 1 and 4
+//   share it (seeded by the slice's shape). Slices above numerics_max_seq are not checked (the fp64 host reference is
+//   O(T^2 d) per head in scalar loops): the row says so.
 //
 //   AttentionQaOptions o;  o.core = "v4";
 //   std::vector<AttentionQaRow> rows = run_attention_qa(o, [](const std::string& line) { std::cerr << line; });

@@ -15,7 +15,7 @@ namespace nanotrn::hw {
 namespace {
 
 TEST(Bound, LargeSquareMatmulIsTensorEBound) {
-  const neuron::Report r = neuron::time_kernel("matmul", {4096, 4096, 4096}, DType::bf16, "v3");
+  const neuron::Report r = neuron::time_kernel("matmul", neuron::MatmulShape{4096, 4096, 4096}, DType::bf16, "v3");
   const BoundVerdict v = neuron::bound_verdict(r);
   EXPECT_EQ(v.bound, Engine::tensor) << v.verdict;
   // intensity is FLOPs over the bytes the kernel's DMAs actually move: never above 2 * 4096^3 FLOPs over the minimum
@@ -33,7 +33,7 @@ TEST(Bound, LargeSquareMatmulIsTensorEBound) {
 }
 
 TEST(Bound, LargeTransposeIsDmaBound) {
-  const neuron::Report r = neuron::time_kernel("transpose", {4096, 4096}, DType::bf16, "v3");
+  const neuron::Report r = neuron::time_kernel("transpose", neuron::RowsShape{4096, 4096}, DType::bf16, "v3");
   const BoundVerdict v = neuron::bound_verdict(r);
   EXPECT_EQ(v.bound, Engine::dma) << v.verdict;
   EXPECT_EQ(v.intensity, 0.0);  // no arithmetic
@@ -46,7 +46,7 @@ TEST(Bound, LargeTransposeIsDmaBound) {
 }
 
 TEST(Bound, RowSoftmaxIsVectorOrScalarBound) {
-  const neuron::Report r = neuron::time_kernel("softmax", {4096, 4096}, DType::bf16, "v3");
+  const neuron::Report r = neuron::time_kernel("softmax", neuron::RowsShape{4096, 4096}, DType::bf16, "v3");
   const BoundVerdict v = neuron::bound_verdict(r);
   EXPECT_TRUE(v.bound == Engine::vector || v.bound == Engine::scalar) << v.verdict;
   EXPECT_LT(v.intensity, v.ridge);

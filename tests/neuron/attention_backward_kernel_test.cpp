@@ -1,6 +1,6 @@
 // Tests of the flash-attention backward tile kernel (neuron/kernels/attention_backward.h): dq, dk, dv against the
-// fp64 chain rule (ref/attention_ref.h) within the derived bound of attention_backward_check.h, for each mask and
-// both schedules, stacked heads and an SPMD pair; that the bound is not vacuous (a log-sum-exp off by 5 % of e
+// fp64 chain rule (ref/attention_ref.h) within the derived bound of registry/attention_backward_check.h, for each mask
+// and both schedules, stacked heads and an SPMD pair; that the bound is not vacuous (a log-sum-exp off by 5 % of e
 // fails it); the two schedules agree bit for bit; the HBM traffic is the nine operands once each (nothing T x T);
 // masked tiles are skipped; bad shapes are refused naming the calling line.
 #include <gtest/gtest.h>
@@ -10,7 +10,6 @@
 #include <string>
 
 #include "base/error.h"
-#include "neuron/attention_backward_check.h"
 #include "neuron/builder.h"
 #include "neuron/executor.h"
 #include "neuron/hbm_traffic.h"
@@ -21,15 +20,15 @@ namespace nanotrn::neuron {
 namespace {
 
 KernelRunOptions backward(int64_t heads, int64_t seq, int64_t d, Schedule sched, AttentionVariant var = {}) {
-  KernelRunOptions o;
+  KernelRunOptions o = kernel_options("attention", AttentionShape{});
   o.kernel = "attention_bwd";
-  o.heads = heads;
-  o.seq = seq;
-  o.head_dim = d;
+  shape_of<AttentionShape>(o).heads = heads;
+  shape_of<AttentionShape>(o).seq = seq;
+  shape_of<AttentionShape>(o).head_dim = d;
   o.dtype = DType::bf16;
   o.core = "v3";
   o.schedule = sched;
-  o.variant = var;
+  shape_of<AttentionShape>(o).variant = var;
   return o;
 }
 
@@ -37,14 +36,15 @@ KernelRunOptions backward(int64_t heads, int64_t seq, int64_t d, Schedule sched,
 std::vector<std::vector<float>> run_backward(const KernelRunOptions& o, const std::vector<std::vector<float>>& inputs,
                                              Program* program = nullptr) {
   KernelBuilder b(spec_for(o.core));
-  const int64_t rows = o.heads * o.seq, d = o.head_dim;
+  const int64_t rows = shape_of<AttentionShape>(o).heads * shape_of<AttentionShape>(o).seq,
+                d = shape_of<AttentionShape>(o).head_dim;
   std::vector<View> in;
   for (const char* name : {"q", "k", "v", "o", "dout"}) in.push_back(b.hbm(name, rows, d, o.dtype));
   in.push_back(b.hbm("lse", rows, 1, DType::f32));
   const View dq = b.hbm("dq", rows, d, o.dtype), dk = b.hbm("dk", rows, d, o.dtype), dv = b.hbm("dv", rows, d, o.dtype);
   attention_backward_kernel(
       b, {.q = in[0], .k = in[1], .v = in[2], .o = in[3], .dout = in[4], .lse = in[5], .dq = dq, .dk = dk, .dv = dv},
-      o.heads, o.variant, o.schedule);
+      shape_of<AttentionShape>(o).heads, shape_of<AttentionShape>(o).variant, o.schedule);
   const Program p = b.take();
   Executor ex(p, 1);
   for (size_t i = 0; i < in.size(); ++i) ex.set(in[i], inputs[i]);
@@ -88,12 +88,12 @@ TEST(AttentionBackwardKernel, StackedHeadsOnOneCoreSplitOverAnSpmdPairAndWideHea
 
 TEST(AttentionBackwardKernel, TheBoundCatchesAWrongLogSumExp) {
   KernelRunOptions o = backward(1, 256, 64, Schedule::pipelined);
-  std::vector<std::vector<float>> inputs = make_attention_backward_inputs(o);
-  const CheckOutcome right = check_attention_backward(o, inputs, run_backward(o, inputs));
+  std::vector<std::vector<float>> inputs = check_inputs(o);
+  const CheckOutcome right = check_outputs(o, inputs, run_backward(o, inputs));
   EXPECT_EQ(right.failures, 0u);
   std::vector<std::vector<float>> shifted = inputs;
   for (float& l : shifted[5]) l += 0.05f;  // P scaled by exp(-0.05): a 5 % error, ~12 bf16 ulps
-  const CheckOutcome wrong = check_attention_backward(o, inputs, run_backward(o, shifted));
+  const CheckOutcome wrong = check_outputs(o, inputs, run_backward(o, shifted));
   EXPECT_GT(wrong.failures, 0u);
 }
 
@@ -101,7 +101,7 @@ TEST(AttentionBackwardKernel, SchedulesAgreeBitForBit) {
   const AttentionVariant window{AttentionMask::sliding_window, 200};
   const KernelRunOptions n = backward(2, 256, 64, Schedule::naive, window);
   const KernelRunOptions p = backward(2, 256, 64, Schedule::pipelined, window);
-  const std::vector<std::vector<float>> inputs = make_attention_backward_inputs(n);
+  const std::vector<std::vector<float>> inputs = check_inputs(n);
   EXPECT_EQ(run_backward(n, inputs), run_backward(p, inputs));
 }
 
@@ -143,7 +143,7 @@ TEST(AttentionBackwardKernel, PipelinedBeatsNaiveAndMaskedTilesAreSkipped) {
   EXPECT_LT(window.report.instructions, 0.7 * static_cast<double>(p.report.instructions));
   EXPECT_LT(window.report.total_ns, p.report.total_ns);
   EXPECT_LT(p.report.total_ns, dense.report.total_ns);
-  EXPECT_DOUBLE_EQ(p.report.flops, 2.5 * 4 * 128 * 2 * (1024.0 * 1025 / 2));  // attention-gym's convention
+  EXPECT_DOUBLE_EQ(p.report.flops, 2.5 * (4 * 128 + 2) * 2 * (1024.0 * 1025 / 2));  // attention-gym's convention
 }
 
 TEST(AttentionBackwardKernel, RefusesBadShapesNamingTheCallingLine) {

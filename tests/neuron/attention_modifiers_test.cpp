@@ -9,9 +9,7 @@
 #include <string>
 
 #include "base/error.h"
-#include "neuron/attention_backward_check.h"
 #include "neuron/hbm_traffic.h"
-#include "neuron/kernel_check.h"
 #include "neuron/kernel_run.h"
 #include "neuron/kernels/attention.h"
 #include "neuron/kernels/attention_backward.h"
@@ -20,12 +18,12 @@ namespace nanotrn::neuron {
 namespace {
 
 KernelRunOptions options(const std::string& kernel, int64_t heads, int64_t seq, AttentionVariant var, Schedule s) {
-  KernelRunOptions o;
+  KernelRunOptions o = kernel_options("attention", AttentionShape{});
   o.kernel = kernel;
-  o.heads = heads;
-  o.seq = seq;
-  o.head_dim = 64;
-  o.variant = std::move(var);
+  shape_of<AttentionShape>(o).heads = heads;
+  shape_of<AttentionShape>(o).seq = seq;
+  shape_of<AttentionShape>(o).head_dim = 64;
+  shape_of<AttentionShape>(o).variant = std::move(var);
   o.schedule = s;
   o.check = true;
   o.seed = 3;
@@ -69,18 +67,16 @@ TEST(AttentionModifiers, TheChecksSeeTheBias) {
     const bool bwd = std::string(kernel) == "attention_bwd";
     KernelRunOptions with = options(kernel, 2, 256, variant(AttentionMask::none, 0, true, 1, 2), Schedule::naive);
     KernelRunOptions halved = with, none = with;
-    for (float& s : halved.variant.alibi_slopes) s *= 0.5f;
-    none.variant.alibi_slopes.clear();
+    for (float& s : shape_of<AttentionShape>(halved).variant.alibi_slopes) s *= 0.5f;
+    shape_of<AttentionShape>(none).variant.alibi_slopes.clear();
     for (const KernelRunOptions* other : {&halved, &none}) {
-      const auto inputs = bwd ? make_attention_backward_inputs(*other) : make_check_inputs(*other);
+      const auto inputs = bwd ? check_inputs(*other) : check_inputs(*other);
       const auto outs = run_kernel_outputs(with, inputs);
-      const CheckOutcome c =
-          bwd ? check_attention_backward(*other, inputs, outs) : check_against_host(*other, inputs, outs[0]);
-      EXPECT_GT(c.failures, 0u) << kernel << " checked as " << other->variant.describe();
+      const CheckOutcome c = bwd ? check_outputs(*other, inputs, outs) : check_outputs(*other, inputs, outs);
+      EXPECT_GT(c.failures, 0u) << kernel << " checked as " << shape_of<AttentionShape>(*other).variant.describe();
       const CheckOutcome right =
-          bwd ? check_attention_backward(with, make_attention_backward_inputs(with),
-                                         run_kernel_outputs(with, make_attention_backward_inputs(with)))
-              : check_against_host(with, inputs, outs[0]);
+          bwd ? check_outputs(with, check_inputs(with), run_kernel_outputs(with, check_inputs(with)))
+              : check_outputs(with, inputs, outs);
       EXPECT_EQ(right.failures, 0u) << kernel;
     }
   }
@@ -95,8 +91,8 @@ TEST(AttentionModifiers, GroupedHeadsEqualRepeatedKvHeads) {
       options("attention", heads, T, variant(AttentionMask::causal, 0, false, group, heads), Schedule::pipelined);
   gqa.check = false;
   KernelRunOptions mha = gqa;
-  mha.variant.group = 1;
-  const auto in = make_check_inputs(gqa);  // q_t [d, heads T], k_t [d, kv T], v [kv T, d]
+  shape_of<AttentionShape>(mha).variant.group = 1;
+  const auto in = check_inputs(gqa);  // q_t [d, heads T], k_t [d, kv T], v [kv T, d]
   std::vector<std::vector<float>> rep = {in[0], std::vector<float>(static_cast<size_t>(heads * n)),
                                          std::vector<float>(static_cast<size_t>(heads * n))};
   for (int64_t h = 0; h < heads; ++h)
@@ -111,7 +107,7 @@ TEST(AttentionModifiers, GroupedHeadsEqualRepeatedKvHeads) {
 
   KernelRunOptions bg = gqa, bm = mha;
   bg.kernel = bm.kernel = "attention_bwd";
-  const auto bin = make_attention_backward_inputs(bg);  // q, k, v, o, dout, lse
+  const auto bin = check_inputs(bg);  // q, k, v, o, dout, lse
   std::vector<std::vector<float>> brep = bin;
   for (size_t which : {size_t{1}, size_t{2}}) {
     brep[which].assign(static_cast<size_t>(heads * n), 0.0f);
@@ -160,10 +156,10 @@ TEST(AttentionModifiers, BadSlopesAndGroupsAreRefusedByName) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("multiple of the kv group (3)"), std::string::npos) << e.what();
   }
-  o.variant.group = 1;
-  o.variant.alibi_slopes = {0.5f, 0.25f};
+  shape_of<AttentionShape>(o).variant.group = 1;
+  shape_of<AttentionShape>(o).variant.alibi_slopes = {0.5f, 0.25f};
   EXPECT_THROW(run_kernel(o), Error);  // 2 slopes for 4 heads
-  o.variant.alibi_slopes = {0.5f, -0.25f, 0.1f, 0.1f};
+  shape_of<AttentionShape>(o).variant.alibi_slopes = {0.5f, -0.25f, 0.1f, 0.1f};
   EXPECT_THROW(run_kernel(o), Error);
 }
 

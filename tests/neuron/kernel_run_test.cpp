@@ -17,7 +17,7 @@ namespace nanotrn::neuron {
 namespace {
 
 TEST(NeuronKernelRun, ListsTheKernels) {
-  const auto list = kernel_list();
+  const auto& list = builtin_kernels().entries();
   ASSERT_EQ(list.size(), 7u);
   EXPECT_EQ(list[0].name, "matmul");
   EXPECT_EQ(list[1].name, "transpose");
@@ -26,24 +26,21 @@ TEST(NeuronKernelRun, ListsTheKernels) {
   EXPECT_EQ(list[4].name, "vector_add");
   EXPECT_EQ(list[5].name, "attention");
   EXPECT_EQ(list[6].name, "attention_bwd");
-  EXPECT_THROW(time_kernel("conv", {1, 1}, DType::bf16, "v3"), Error);
+  EXPECT_THROW(time_kernel("conv", RowsShape{1, 1}, DType::bf16, "v3"), Error);
 }
 
 TEST(NeuronKernelRun, TimeKernelIsThePredictorsOneLiner) {
-  const Report r = time_kernel("softmax", {512, 256}, DType::bf16, "v3");
-  KernelRunOptions o;
-  o.kernel = "softmax";
-  o.rows = 512;
-  o.cols = 256;
+  const Report r = time_kernel("softmax", RowsShape{512, 256}, DType::bf16, "v3");
+  const KernelRunOptions o = kernel_options("softmax", RowsShape{512, 256});
   EXPECT_EQ(r.total_ns, run_kernel(o).report.total_ns);
   EXPECT_GT(r.total_ns, 0.0);
   double vector_busy = 0;
   for (const TrackUse& t : r.tracks)
     if (t.name == "Vector") vector_busy = t.busy_ns;
   EXPECT_GT(vector_busy, 0.0);
-  const Report pair = time_kernel("matmul", {256, 128, 512}, DType::bf16, "v3", Schedule::pipelined, 2);
+  const Report pair = time_kernel("matmul", MatmulShape{256, 128, 512}, DType::bf16, "v3", Schedule::pipelined, 2);
   EXPECT_EQ(pair.cores, 2u);
-  EXPECT_THROW(time_kernel("matmul", {256, 128}, DType::bf16, "v3"), Error);
+  EXPECT_THROW(time_kernel("matmul", RowsShape{256, 128}, DType::bf16, "v3"), Error);  // another kernel's shape
 }
 
 TEST(NeuronKernelRun, CheckPassesForEachDtypeAndSchedule) {
@@ -52,10 +49,7 @@ TEST(NeuronKernelRun, CheckPassesForEachDtypeAndSchedule) {
   };
   for (const Case& c : {Case{"bf16", "v3", "pipelined"}, Case{"fp8e4m3", "v4", "pipelined"}, Case{"f32", "v2", "naive"},
                         Case{"bf16", "v3", "naive"}}) {
-    KernelRunOptions o;
-    o.m = 136;  // ragged: two M tiles
-    o.k = 200;
-    o.n = 96;
+    KernelRunOptions o = kernel_options("matmul", MatmulShape{.m = 136, .k = 200, .n = 96});  // ragged: two M tiles
     o.dtype = kernel_dtype(c.dtype);
     o.core = c.core;
     o.schedule = matmul_schedule(c.schedule);
@@ -78,12 +72,7 @@ TEST(NeuronKernelRun, VectorAddChecksInEveryTilingAndSchedule) {
                         Case{128, 37, 128, 37}}) {
     for (const char* schedule : {"naive", "pipelined"}) {
       for (const char* dtype : {"f32", "bf16"}) {
-        KernelRunOptions o;
-        o.kernel = "vector_add";
-        o.rows = c.rows;
-        o.cols = c.cols;
-        o.tile_rows = c.tile_rows;
-        o.tile_cols = c.tile_cols;
+        KernelRunOptions o = kernel_options("vector_add", VectorAddShape{c.rows, c.cols, c.tile_rows, c.tile_cols});
         o.dtype = kernel_dtype(dtype);
         o.schedule = kernel_schedule(schedule);
         o.check = true;
@@ -93,12 +82,7 @@ TEST(NeuronKernelRun, VectorAddChecksInEveryTilingAndSchedule) {
       }
     }
   }
-  KernelRunOptions wide;
-  wide.kernel = "vector_add";
-  wide.rows = 256;
-  wide.cols = 4;
-  wide.tile_rows = 129;
-  wide.tile_cols = 4;
+  const KernelRunOptions wide = kernel_options("vector_add", VectorAddShape{256, 4, 129, 4});
   try {
     run_kernel(wide);
     FAIL() << "expected a refusal";
@@ -109,9 +93,9 @@ TEST(NeuronKernelRun, VectorAddChecksInEveryTilingAndSchedule) {
 }
 
 TEST(NeuronKernelRun, RefusesCheckAboveTheLimit) {
-  KernelRunOptions o;
-  o.m = o.k = 1024;
-  o.n = 2048;  // 2^31 multiply-adds: past the limit (refused before anything is built)
+  KernelRunOptions o = kernel_options(
+      "matmul",
+      MatmulShape{1024, 1024, 2048});  // 2^31 multiply-adds: past the limit (refused before anything is built)
   o.check = true;
   try {
     run_kernel(o);
@@ -127,8 +111,7 @@ TEST(NeuronKernelRun, RefusesCheckAboveTheLimit) {
 }
 
 TEST(NeuronKernelRun, V3Matmul4096Summary) {
-  KernelRunOptions o;
-  o.m = o.k = o.n = 4096;
+  const KernelRunOptions o = kernel_options("matmul", MatmulShape{4096, 4096, 4096});
   const KernelRunResult r = run_kernel(o);
   EXPECT_FALSE(r.checked);
   EXPECT_GE(r.report.peak_fraction, 0.85);
@@ -137,7 +120,7 @@ TEST(NeuronKernelRun, V3Matmul4096Summary) {
   for (const char* s : {"total time", "TFLOP/s", "% of TensorE peak", "GB/s", "SBUF high-water", "Tensor"})
     EXPECT_NE(text.find(s), std::string::npos) << s << "\n" << text;
   const nlohmann::json j = kernel_run_json(r);
-  EXPECT_EQ(j.at("m").get<int64_t>(), 4096);
+  EXPECT_EQ(j.at("params").at("m").get<int64_t>(), 4096);
   EXPECT_EQ(j.at("dtype").get<std::string>(), "bf16");
   EXPECT_DOUBLE_EQ(j.at("report").at("peak_fraction").get<double>(), r.report.peak_fraction);
   EXPECT_FALSE(j.contains("check"));
@@ -147,10 +130,7 @@ TEST(NeuronKernelRun, WritesTheTrace) {
   const std::string path =
       (std::filesystem::temp_directory_path() / ("nanotrn_kernel_run_test_" + std::to_string(::getpid()) + ".json"))
           .string();
-  KernelRunOptions o;
-  o.m = 256;
-  o.k = 256;
-  o.n = 512;
+  KernelRunOptions o = kernel_options("matmul", MatmulShape{256, 256, 512});
   o.schedule = MatmulSchedule::naive;
   o.trace_path = path;
   const KernelRunResult r = run_kernel(o);

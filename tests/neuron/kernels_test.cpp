@@ -1,8 +1,8 @@
 // Tests of the shipped tile kernels (transpose, softmax, rmsnorm, and matmul's fp8 double-row path) through
-// run_kernel: functional results against fp64 host math on random data within the bounds of kernel_check.h, on
-// ragged shapes, both schedules, several dtypes and cores, one core and an SPMD pair; and the timing property each
-// pipelined schedule exists for (faster than naive, whose compute engines wait on DMA).
-// Not here: the matmul kernel's own tests (matmul_kernel_test.cpp).
+// run_kernel: functional results against fp64 host math on random data within the bounds their definitions state
+// (registry/), on ragged shapes, both schedules, several dtypes and cores, one core and an SPMD pair; and the timing
+// property each pipelined schedule exists for (faster than naive, whose compute engines wait on DMA). Not here: the
+// matmul kernel's own tests (matmul_kernel_test.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +11,6 @@
 
 #include "base/error.h"
 #include "neuron/builder.h"
-#include "neuron/kernel_check.h"
 #include "neuron/kernel_run.h"
 #include "neuron/kernels/matmul.h"
 
@@ -20,10 +19,8 @@ namespace {
 
 KernelRunOptions options(const std::string& kernel, int64_t rows, int64_t cols, DType t, const std::string& core,
                          Schedule sched) {
-  KernelRunOptions o;
-  o.kernel = kernel;
-  o.rows = rows;
-  o.cols = cols;
+  KernelRunOptions o = kernel == "rmsnorm" ? kernel_options(kernel, RmsnormShape{rows, cols})
+                                           : kernel_options(kernel, RowsShape{rows, cols});
   o.dtype = t;
   o.core = core;
   o.schedule = sched;
@@ -66,11 +63,8 @@ TEST(NeuronKernels, SpmdPairAndWideShapes) {
 }
 
 TEST(NeuronKernels, Fp8MatmulUsesDoubleRowAndMatches) {
-  KernelRunOptions o;
-  o.kernel = "matmul";
-  o.m = 128;
-  o.k = 384;  // one double-row pair and one single K tile
-  o.n = 256;
+  KernelRunOptions o = kernel_options("matmul", MatmulShape{.m = 128, .k = 384, .n = 256});  // K: one double-row
+                                                                                             // pair, one single tile
   o.dtype = DType::f8e4m3;
   o.core = "v3";
   o.check = true;
@@ -89,7 +83,7 @@ TEST(NeuronKernels, Fp8MatmulUsesDoubleRowAndMatches) {
 
 TEST(NeuronKernels, CheckCountsElementsPastTheBound) {
   const KernelRunOptions o = options("softmax", 4, 8, DType::f32, "v3", Schedule::naive);
-  const std::vector<std::vector<float>> in = make_check_inputs(o);
+  const std::vector<std::vector<float>> in = check_inputs(o);
   std::vector<float> y(32);
   for (int i = 0; i < 4; ++i) {
     double mx = -1e30, sum = 0;
@@ -99,9 +93,9 @@ TEST(NeuronKernels, CheckCountsElementsPastTheBound) {
       y[static_cast<size_t>(i * 8 + j)] =
           static_cast<float>(std::exp(in[0][static_cast<size_t>(i * 8 + j)] - mx) / sum);
   }
-  EXPECT_EQ(check_against_host(o, in, y).failures, 0u);
+  EXPECT_EQ(check_outputs(o, in, {y}).failures, 0u);
   y[5] *= 1.001f;  // far past (C + 8 + 2 spread) 2^-24 relative
-  EXPECT_EQ(check_against_host(o, in, y).failures, 1u);
+  EXPECT_EQ(check_outputs(o, in, {y}).failures, 1u);
 }
 
 TEST(NeuronKernels, PipelinedBeatsNaiveWhoseEnginesWaitOnDma) {

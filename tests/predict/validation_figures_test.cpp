@@ -240,16 +240,18 @@ TEST(ValidationFigures, FlashAttentionBackwardWhatIfs) {
   for (const auto& [group, seconds] : step_breakdown(k60.phases[2].time).groups)
     if (group == "attention core") k60_attention = seconds;
   expect_figure("(h) K60 attention core s", k60_attention, 0.064132635241428523, 0.0641, 1e-4);
-  expect_figure(
-      "(h) kernel fwd us",
-      neuron::time_kernel("attention", {8, 1024, 256}, DType::bf16, "v3", neuron::Schedule::pipelined, 2).total_ns /
-          1e3,
-      58.189049371855262, 58.2, 0.1);
-  expect_figure(
-      "(h) kernel bwd us",
-      neuron::time_kernel("attention_bwd", {8, 1024, 256}, DType::bf16, "v3", neuron::Schedule::pipelined, 2).total_ns /
-          1e3,
-      164.49371188310485, 164.5, 0.1);
+  expect_figure("(h) kernel fwd us",
+                neuron::time_kernel("attention", neuron::AttentionShape{.seq = 1024, .head_dim = 256, .heads = 8},
+                                    DType::bf16, "v3", neuron::Schedule::pipelined, 2)
+                        .total_ns /
+                    1e3,
+                58.189049371855262, 58.2, 0.1);
+  expect_figure("(h) kernel bwd us",
+                neuron::time_kernel("attention_bwd", neuron::AttentionShape{.seq = 1024, .head_dim = 256, .heads = 8},
+                                    DType::bf16, "v3", neuron::Schedule::pipelined, 2)
+                        .total_ns /
+                    1e3,
+                164.49371188310485, 164.5, 0.1);
   expect_figure("(h) dense step s",
                 predict(recipe("dense-6x1024.json", {flash}), c.find("trn2")).phases.at(0).time.step_s,
                 0.20663718580471399, 0.2066, 1e-4);
@@ -279,7 +281,8 @@ TEST(ValidationFigures, Cs149MicroKernels) {
     for (const auto& [schedule, today, doc] : {std::tuple{neuron::Schedule::naive, r.naive, r.naive_doc},
                                                std::tuple{neuron::Schedule::pipelined, r.pipelined, r.pipelined_doc}}) {
       const double us =
-          neuron::time_kernel("vector_add", {r.rows, r.cols, r.tile_rows, r.tile_cols}, DType::f32, "v3", schedule)
+          neuron::time_kernel("vector_add", neuron::VectorAddShape{r.rows, r.cols, r.tile_rows, r.tile_cols},
+                              DType::f32, "v3", schedule)
               .total_ns /
           1e3;
       const double unit = doc >= 10000 ? 1 : doc >= 100 ? 0.1 : 0.01;
@@ -288,11 +291,15 @@ TEST(ValidationFigures, Cs149MicroKernels) {
   }
   expect_figure(
       "(g) transpose naive us",
-      neuron::time_kernel("transpose", {1024, 1024}, DType::f32, "v3", neuron::Schedule::naive).total_ns / 1e3,
+      neuron::time_kernel("transpose", neuron::RowsShape{1024, 1024}, DType::f32, "v3", neuron::Schedule::naive)
+              .total_ns /
+          1e3,
       225.80481471264363, 225.8, 0.1);
   expect_figure(
       "(g) transpose pipelined us",
-      neuron::time_kernel("transpose", {1024, 1024}, DType::f32, "v3", neuron::Schedule::pipelined).total_ns / 1e3,
+      neuron::time_kernel("transpose", neuron::RowsShape{1024, 1024}, DType::f32, "v3", neuron::Schedule::pipelined)
+              .total_ns /
+          1e3,
       30.618538744156826, 30.62, 0.01);
 }
 

@@ -61,7 +61,7 @@ TEST(QaMatmul, RowsAreTheStatedMethodsFigures) {
                   1e-12 * r.seconds);
     } else {
       EXPECT_EQ(r.device, "trn2 NeuronCore-v3");
-      const neuron::Report k = neuron::time_kernel("matmul", {r.m, r.k, r.n}, DType::bf16, "v3");
+      const neuron::Report k = neuron::time_kernel("matmul", neuron::MatmulShape{r.m, r.k, r.n}, DType::bf16, "v3");
       EXPECT_DOUBLE_EQ(r.seconds, k.total_ns * 1e-9);
       EXPECT_LE(r.mfu, 1.0);
     }

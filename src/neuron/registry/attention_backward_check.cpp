@@ -1,11 +1,11 @@
 // The attention backward kernel's host check (see attention_backward_check.h).
-#include "neuron/attention_backward_check.h"
+#include "neuron/registry/attention_backward_check.h"
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 #include "dtype/convert.h"
+#include "neuron/registry/check_support.h"
 #include "ref/attention_ref.h"
 
 namespace nanotrn::neuron {
@@ -15,7 +15,7 @@ constexpr double kSecondOrder = 1.25;
 
 // The reference's modifiers for kv head `kv` (its group's query heads are the reference's H = group heads, so
 // their ALiBi slopes are theirs).
-AttentionMods mods_of(const KernelRunOptions& o, int64_t kv) {
+AttentionMods mods_of(const AttentionShape& o, int64_t kv) {
   AttentionMods m;
   m.causal = o.variant.mask != AttentionMask::none;
   m.window = o.variant.mask == AttentionMask::sliding_window ? o.variant.window : 0;
@@ -25,7 +25,7 @@ AttentionMods mods_of(const KernelRunOptions& o, int64_t kv) {
 }
 
 // Kernel layout [heads T, d] (head-major) <-> the reference's [1, T, group, d] of one kv head's query heads.
-std::vector<double> group_rows(const std::vector<double>& x, const KernelRunOptions& o, int64_t kv) {
+std::vector<double> group_rows(const std::vector<double>& x, const AttentionShape& o, int64_t kv) {
   const int64_t T = o.seq, d = o.head_dim, g = o.variant.group;
   std::vector<double> r(static_cast<size_t>(g * T * d));
   for (int64_t h = 0; h < g; ++h)
@@ -34,7 +34,7 @@ std::vector<double> group_rows(const std::vector<double>& x, const KernelRunOpti
 }
 // Writes the group's heads as kernel rows from head `head0` of x on.
 template <typename V>
-void ungroup_rows(const std::vector<double>& r, const KernelRunOptions& o, int64_t head0, V& x) {
+void ungroup_rows(const std::vector<double>& r, const AttentionShape& o, int64_t head0, V& x) {
   const int64_t T = o.seq, d = o.head_dim, g = o.variant.group;
   for (int64_t h = 0; h < g; ++h)
     for (int64_t t = 0; t < T; ++t)
@@ -42,7 +42,7 @@ void ungroup_rows(const std::vector<double>& r, const KernelRunOptions& o, int64
         x[static_cast<size_t>(((head0 + h) * T + t) * d + i)] =
             static_cast<typename V::value_type>(r[static_cast<size_t>((t * g + h) * d + i)]);
 }
-std::vector<double> kv_rows(const std::vector<double>& x, const KernelRunOptions& o, int64_t kv) {
+std::vector<double> kv_rows(const std::vector<double>& x, const AttentionShape& o, int64_t kv) {
   const int64_t n = o.seq * o.head_dim;
   return {x.begin() + kv * n, x.begin() + (kv + 1) * n};
 }
@@ -55,20 +55,14 @@ std::vector<double> widen(const std::vector<float>& v, DType t) {
 
 }  // namespace
 
-std::vector<std::vector<float>> make_attention_backward_inputs(const KernelRunOptions& o) {
-  std::mt19937 g(static_cast<std::mt19937::result_type>(o.seed));
+HostTensors make_attention_backward_inputs(const AttentionShape& o, DType dtype, uint64_t seed) {
+  SeededInputs in(seed, dtype);
   const int64_t group = o.variant.group;
   const auto n = static_cast<size_t>(o.heads * o.seq * o.head_dim), nkv = n / static_cast<size_t>(group);
-  auto fill = [&](size_t count, float lo, float hi) {
-    std::uniform_real_distribution<float> d(lo, hi);
-    std::vector<float> v(count);
-    for (float& x : v) x = round_to(o.dtype, d(g));
-    return v;
-  };
-  std::vector<float> q = fill(n, -2, 2);
-  std::vector<float> k = fill(nkv, -2, 2);
-  std::vector<float> v = fill(nkv, -1, 1);
-  std::vector<float> dout = fill(n, -1, 1);
+  std::vector<float> q = in.uniform(n, -2, 2);
+  std::vector<float> k = in.uniform(nkv, -2, 2);
+  std::vector<float> v = in.uniform(nkv, -1, 1);
+  std::vector<float> dout = in.uniform(n, -1, 1);
   const std::vector<double> qw = widen(q, DType::bf16), kw = widen(k, DType::bf16), vw = widen(v, DType::bf16);
   std::vector<float> of(n), lf(static_cast<size_t>(o.heads * o.seq));
   for (int64_t kv = 0; kv < o.heads / group; ++kv) {
@@ -80,18 +74,18 @@ std::vector<std::vector<float>> make_attention_backward_inputs(const KernelRunOp
     for (size_t i = 0; i < lse.size(); ++i)
       lf[static_cast<size_t>(kv * group * o.seq) + i] = static_cast<float>(lse[i]);
   }
-  for (float& x : of) x = round_to(o.dtype, x);
+  for (float& x : of) x = round_to(dtype, x);
   return {q, k, v, of, dout, lf};
 }
 
-CheckOutcome check_attention_backward(const KernelRunOptions& o, const std::vector<std::vector<float>>& in,
-                                      const std::vector<std::vector<float>>& out) {
+CheckOutcome check_attention_backward(const AttentionShape& o, DType dtype, const HostTensors& in,
+                                      const HostTensors& out) {
   CheckOutcome c;
   c.rule =
       "per element: first-order fp32 / bf16 rounding of P, dS and the T-term sums, x1.25, + u |ref| "
       "(attention_backward_check.h)";
   const int64_t T = o.seq, d = o.head_dim, group = o.variant.group;
-  const double e = std::ldexp(1.0, -24), b = std::ldexp(1.0, -8), u = unit_roundoff(o.dtype);
+  const double e = std::ldexp(1.0, -24), b = std::ldexp(1.0, -8), u = unit_roundoff(dtype);
   const auto scale = static_cast<double>(mods_of(o, 0).scale);
   const std::vector<double> q = widen(in[0], DType::bf16), k = widen(in[1], DType::bf16), v = widen(in[2], DType::bf16);
   const std::vector<double> y = widen(in[3], DType::bf16), dy = widen(in[4], DType::bf16);
@@ -172,8 +166,8 @@ CheckOutcome check_attention_backward(const KernelRunOptions& o, const std::vect
   return c;
 }
 
-double attention_backward_flops(const KernelRunOptions& o) {
-  return 2.5 * 4.0 * static_cast<double>(o.head_dim) * static_cast<double>(o.heads) * o.variant.pairs(o.seq);
+double attention_backward_flops(const AttentionShape& o) {
+  return 2.5 * static_cast<double>(4 * o.head_dim + 2) * static_cast<double>(o.heads) * o.variant.pairs(o.seq);
 }
 
 }  // namespace nanotrn::neuron

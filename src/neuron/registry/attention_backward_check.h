@@ -15,21 +15,22 @@
 // ref::attention_backward_ref (the textbook chain rule in fp64) on the same rounded q, k, v, dO.
 // Inputs: q, k uniform [-2, 2), v, dO [-1, 1) from std::mt19937(seed), rounded to the dtype; o and lse the fp64
 // forward (ref::attention_forward_ref) on them, o rounded to the dtype, lse to fp32.
-// Not here: running the kernel (kernel_run.cpp).
+// Not here: running the kernel (kernel_run.cpp), its definition (attention_backward_entry.cpp).
 #pragma once
 
 #include <vector>
 
-#include "neuron/kernel_check.h"
+#include "neuron/registry/kernel_definition.h"
+#include "neuron/registry/shapes.h"
 
 namespace nanotrn::neuron {
 
 // q, k, v, o, dout [heads T, d] and lse [heads T, 1], row-major, in that order.
-std::vector<std::vector<float>> make_attention_backward_inputs(const KernelRunOptions& options);
+HostTensors make_attention_backward_inputs(const AttentionShape& shape, DType dtype, uint64_t seed);
 // outputs: dq, dk, dv [heads T, d].
-CheckOutcome check_attention_backward(const KernelRunOptions& options, const std::vector<std::vector<float>>& inputs,
-                                      const std::vector<std::vector<float>>& outputs);
-// attention-gym's FLOP convention: 2.5 x the forward's 4 d per visible (query, key) pair, all heads.
-double attention_backward_flops(const KernelRunOptions& options);
+CheckOutcome check_attention_backward(const AttentionShape& shape, DType dtype, const HostTensors& inputs,
+                                      const HostTensors& outputs);
+// attention-gym's FLOP convention: 2.5 x the forward's 4 d + 2 per visible (query, key) pair, all heads.
+double attention_backward_flops(const AttentionShape& shape);
 
 }  // namespace nanotrn::neuron

@@ -1,0 +1,130 @@
+// The fused attention forward kernel's definition (kernels/attention.h): o = softmax(q k^T / sqrt(d)) v of stacked
+// heads under the shape's variant; an SPMD launch gives each core whole kv groups.
+// Check: |o - ref| <= u |ref| + (2^-8 + (2 T + d + 32) e + 2 delta) A, with A = sum_s p_s |v_s| / sum_s p_s (the
+// probability-weighted mean |v|), delta = (d + 10) e max_s scale sum_i |q_i k_si| (the fp32 error of a score and of
+// its exp argument; with ALiBi also 4 e (bias + |score|) for the bias's roundings): P is rounded to bf16 for the P V
+// matmul (2^-8 relative each, while the row sum adds the unrounded fp32 values), the exp arguments carry delta each,
+// the T-term sums and rescales carry fp32 rounding, then the output rounding u. The reference is softmax attention
+// in fp64 on the inputs rounded to bf16 (the kernel's compute dtype), with the kernel's fp32 scale 1/sqrt(d).
+// Inputs: q, k uniform [-2, 2), v [-1, 1).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "dtype/convert.h"
+#include "neuron/kernels/attention.h"
+#include "neuron/registry/attention_params.h"
+#include "neuron/registry/builtin_kernels.h"
+#include "neuron/registry/check_support.h"
+
+namespace nanotrn::neuron {
+namespace {
+
+// Softmax attention under the options' variant (mask, ALiBi, kv group) of every stacked head in fp64 on the
+// bf16-rounded inputs (see the bound at the top of this file).
+CheckOutcome check_attention_forward(const AttentionShape& o, DType dtype, const HostTensors& in,
+                                     const HostTensors& outs) {
+  CheckOutcome c;
+  c.rule = "|o - ref| <= u_out |ref| + (2^-8 + (2 T + d + 32) 2^-24 + 2 delta) A";
+  const std::vector<float>& out = outs[0];
+  const int64_t t_len = o.seq, d = o.head_dim, group = o.variant.group, kv_heads = o.heads / group;
+  const double e = std::ldexp(1.0, -24), u = unit_roundoff(dtype), ub = std::ldexp(1.0, -8);
+  const auto scale = static_cast<double>(static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))));
+  // The inputs as the kernel computes on them (bf16), rounded once, as rows [head T + t, d].
+  auto rows_of = [&](const std::vector<float>& x, int64_t heads, bool transposed) {
+    std::vector<double> r(static_cast<size_t>(heads * t_len * d));
+    for (int64_t row = 0; row < heads * t_len; ++row)
+      for (int64_t i = 0; i < d; ++i)
+        r[static_cast<size_t>(row * d + i)] = static_cast<double>(
+            round_to(DType::bf16, x[static_cast<size_t>(transposed ? i * heads * t_len + row : row * d + i)]));
+    return r;
+  };
+  const std::vector<double> q = rows_of(in[0], o.heads, true), k = rows_of(in[1], kv_heads, true),
+                            v = rows_of(in[2], kv_heads, false);
+  std::vector<double> s(static_cast<size_t>(t_len)), mag(static_cast<size_t>(t_len));
+  for (int64_t h = 0; h < o.heads; ++h) {
+    const int64_t kvh = h / group;
+    const double slope = o.variant.alibi() ? static_cast<double>(o.variant.alibi_slopes[static_cast<size_t>(h)]) : 0;
+    for (int64_t t = 0; t < t_len; ++t) {
+      const double* qt = q.data() + (h * t_len + t) * d;
+      double mx = -INFINITY, delta = 0;
+      for (int64_t j = 0; j < t_len; ++j) {
+        if (!o.variant.visible(t, j)) continue;
+        const double* kj = k.data() + (kvh * t_len + j) * d;
+        double dot = 0, m = 0;
+        for (int64_t i = 0; i < d; ++i) {
+          dot += qt[i] * kj[i];
+          m += std::fabs(qt[i] * kj[i]);
+        }
+        // ALiBi: the kernel adds fl(-fl(slope / scale) |t - j|) to the fp32 score (one rounding each), then scales.
+        const double bias = slope * static_cast<double>(std::llabs(t - j));
+        const double sc = scale * dot - bias;
+        s[static_cast<size_t>(j)] = sc;
+        mx = std::max(mx, sc);
+        delta = std::max(delta, static_cast<double>(d + 10) * e * scale * m + 4 * e * (bias + std::fabs(sc)));
+      }
+      double l = 0;
+      for (int64_t j = 0; j < t_len; ++j)
+        l += (mag[static_cast<size_t>(j)] = o.variant.visible(t, j) ? std::exp(s[static_cast<size_t>(j)] - mx) : 0.0);
+      const double rel = ub + static_cast<double>(2 * t_len + d + 32) * e + 2 * delta;
+      for (int64_t i = 0; i < d; ++i) {
+        double ref = 0, a = 0;
+        for (int64_t j = 0; j < t_len; ++j) {
+          const double vv = v[static_cast<size_t>((kvh * t_len + j) * d + i)], p = mag[static_cast<size_t>(j)];
+          ref += p * vv;
+          a += p * std::fabs(vv);
+        }
+        ref /= l;
+        a /= l;
+        c.compare(static_cast<double>(out[static_cast<size_t>((h * t_len + t) * d + i)]), ref,
+                  u * std::fabs(ref) + rel * a);
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+KernelDefinition<AttentionShape> attention_definition() {
+  KernelDefinition<AttentionShape> d;
+  d.name = "attention";
+  d.description =
+      "fused attention o = softmax(q k^T / sqrt(d)) v of stacked heads (causal, dense or sliding window; ALiBi; "
+      "GQA) (q_t, k_t [d, heads T], v, o [heads T, d]; T % 128 == 0, d <= 128 or 256/384/512): online softmax over "
+      "<= 512-key blocks in PSUM/SBUF, masked blocks skipped, diagonal mask by affine_select, P^T on TensorE; "
+      "pipelined: blocks software-pipelined (scores 3 blocks ahead, accumulator 2 behind)";
+  set_attention_parts(d);
+  d.build = [](KernelBuilder& b, const AttentionShape& s, const KernelContext& c, KernelIo& io) {
+    check_attention_shape(s, c.cores);
+    const int64_t t = s.seq, hd = s.head_dim, g = s.variant.group, rows = s.heads * t, kv_rows = rows / g;
+    const View qt = io.add_input(b.hbm("q_t", hd, rows, c.dtype));
+    const View kt = io.add_input(b.hbm("k_t", hd, kv_rows, c.dtype));
+    const View v = io.add_input(b.hbm("v", kv_rows, hd, c.dtype));
+    const View y = b.hbm("o", rows, hd, c.dtype);
+    const auto [lo, hi] = core_share(s.heads / g, c.core, c.cores);  // whole kv groups per core
+    const View w = io.add_output(y, b.slice(y, lo * g * t, (hi - lo) * g * t, 0, hd));
+    attention_kernel(b, b.slice(qt, 0, hd, lo * g * t, (hi - lo) * g * t), b.slice(kt, 0, hd, lo * t, (hi - lo) * t),
+                     b.slice(v, lo * t, (hi - lo) * t, 0, hd), w, (hi - lo) * g,
+                     heads_variant(s.variant, lo * g, hi * g), c.schedule);
+  };
+  d.inputs = [](const AttentionShape& s, DType t, uint64_t seed) {
+    SeededInputs in(seed, t);
+    const auto n = static_cast<size_t>(s.heads * s.seq * s.head_dim), nkv = n / static_cast<size_t>(s.variant.group);
+    std::vector<float> q = in.uniform(n, -2, 2);
+    std::vector<float> k = in.uniform(nkv, -2, 2);
+    return HostTensors{q, k, in.uniform(nkv, -1, 1)};
+  };
+  d.check = check_attention_forward;
+  // attention-gym's convention: 4 d + 2 FLOPs per visible (query, key) pair (two matmuls and the softmax).
+  d.flops = [](const AttentionShape& s) {
+    return static_cast<double>(s.heads) * s.variant.pairs(s.seq) * static_cast<double>(4 * s.head_dim + 2);
+  };
+  d.hbm_bytes = [](const AttentionShape& s, DType t) {  // q, k, v in, o out
+    const auto q = static_cast<double>(s.heads * s.seq * s.head_dim * static_cast<int64_t>(dtype_size(t)));
+    return 2 * q + 2 * q / static_cast<double>(s.variant.group);
+  };
+  return d;
+}
+
+}  // namespace nanotrn::neuron
