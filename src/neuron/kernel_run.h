@@ -5,7 +5,7 @@
 //
 //   KernelRunOptions o = kernel_options("softmax", RowsShape{.rows = 4096, .cols = 2048});   // registry/shapes.h
 //   o.dtype = DType::bf16;  o.core = "v3";
-//   KernelRunResult r = run_kernel(o);   r.report.total_ns;  r.report.tracks[i].engine / busy_ns;  kernel_run_json(r)
+//   KernelRunResult r = run_kernel(o);   r.report.total_ns;  r.report.tracks[i].name / busy_ns;  kernel_run_json(r)
 //   Report t = time_kernel("matmul", MatmulShape{4096, 4096, 4096}, DType::bf16, "v3");   // the predictor's call
 //   run_kernel(my_registry, kernel_options("scale", ScaleShape{...}));                    // your own kernels
 //
