@@ -14,6 +14,7 @@
 #include "io/safetensors.h"
 #include "model/gpt.h"
 #include "recipe/recipe.h"
+#include "support/torch_peer.h"
 
 namespace nanotrn::train {
 namespace {
@@ -68,8 +69,7 @@ TEST(PyTorchParity, Bf16LossAndGradientsWithinBf16Rounding) {
     ts.emplace_back("targets", Tensor::from_ints({1, B, T}, targets));
     save_safetensors(in_path, ts, {{"recipe", recipe::recipe_to_json(recipe).dump()}, {"steps", "1"}});
   }
-  const std::string cmd =
-      "/usr/bin/python3 " NANOTRN_SOURCE_DIR "/tests/python/gpt_parity.py " + in_path + " " + out_path + " --bf16 2>&1";
+  const std::string cmd = testing_support::torch_peer_command("gpt_parity.py", in_path + " " + out_path + " --bf16");
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "the PyTorch reference failed (python3-torch installed?): " << cmd;
   const SafetensorsFile ref = load_safetensors(out_path);
   const double ref_loss = ref.find("loss")->to_vector()[0];

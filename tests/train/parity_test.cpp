@@ -14,6 +14,7 @@
 #include "io/safetensors.h"
 #include "model/gpt.h"
 #include "recipe/recipe.h"
+#include "support/torch_peer.h"
 #include "train/optimizers.h"
 #include "train/parity_weights.h"
 
@@ -67,8 +68,7 @@ TEST(PyTorchParity, LossGradientsAndTenMuonAdamWSteps) {
     save_safetensors(in_path, ts,
                      {{"recipe", recipe::recipe_to_json(recipe).dump()}, {"steps", std::to_string(kSteps)}});
   }
-  const std::string cmd =
-      "/usr/bin/python3 " NANOTRN_SOURCE_DIR "/tests/python/gpt_parity.py " + in_path + " " + out_path + " 2>&1";
+  const std::string cmd = testing_support::torch_peer_command("gpt_parity.py", in_path + " " + out_path);
   const int rc = std::system(cmd.c_str());
   ASSERT_EQ(rc, 0) << "the PyTorch reference failed (is python3-torch installed? run scripts/setup.sh): " << cmd;
   const SafetensorsFile ref = load_safetensors(out_path);

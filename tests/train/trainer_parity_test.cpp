@@ -16,6 +16,7 @@
 #include "model/gpt.h"
 #include "recipe/clock.h"
 #include "recipe/recipe.h"
+#include "support/torch_peer.h"
 #include "train/parity_weights.h"
 #include "train/trainer.h"
 
@@ -105,8 +106,7 @@ TEST(PyTorchParity, TrainerScheduleAccumulationAndClipping) {
     resolved.model = model::resolve(recipe.model);
     save_safetensors(in_path, ts, {{"recipe", recipe::recipe_to_json(resolved).dump()}});
   }
-  const std::string cmd =
-      "/usr/bin/python3 " NANOTRN_SOURCE_DIR "/tests/python/trainer_parity.py " + in_path + " " + out_path + " 2>&1";
+  const std::string cmd = testing_support::torch_peer_command("trainer_parity.py", in_path + " " + out_path);
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "the PyTorch reference failed (python3-torch installed?): " << cmd;
   const SafetensorsFile ref = load_safetensors(out_path);
 
