@@ -1,4 +1,4 @@
-// Speed of the software NeuronCore's functional executor (neuron/executor.h) on programs built once by the shipped
+// Speed of the software NeuronCore's functional executor (neuron/sim/executor.h) on programs built once by the shipped
 // tile kernels: the fast path beside the reference path it matches bit for bit, in one run, so their ratio survives
 // a loaded machine. Building and filling the program are not timed; items_per_second is multiply-adds per second.
 //   Executor/fast/...       ExecutorMode::fast (bulk operands, vectorised matmul rows, OpenMP over M)
@@ -11,11 +11,11 @@
 #include <cstdint>
 #include <random>
 
-#include "neuron/builder.h"
-#include "neuron/executor.h"
+#include "neuron/isa/builder.h"
+#include "neuron/isa/machine.h"
 #include "neuron/kernels/attention.h"
 #include "neuron/kernels/matmul.h"
-#include "neuron/machine.h"
+#include "neuron/sim/executor.h"
 
 namespace {
 

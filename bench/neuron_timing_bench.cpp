@@ -4,8 +4,8 @@
 //   SimulateTiming           simulate_timing on a program from KernelBuilder::take(), which carries its dependencies
 //                            (as a compiled Neuron program carries its semaphores) and its compact encoding (as a
 //                            NEFF carries packed instructions): the ">= 20 M/s" figure.
-//   FindDependencies         the dependency search take() runs once per program (neuron/dependencies.h).
-//   EncodeProgram            the encoding take() makes once per program (neuron/encoding.h).
+//   FindDependencies         the dependency search take() runs once per program (neuron/isa/dependencies.h).
+//   EncodeProgram            the encoding take() makes once per program (neuron/isa/encoding.h).
 //   SimulateTimingUnprepared simulate_timing on the same program without either: search + encoding + simulation.
 //   BuildProgram             recording the kernel (KernelBuilder, every hardware rule checked) and take() (search +
 //                            encoding): what `nanotrn kernel run` pays before timing.
@@ -17,13 +17,13 @@
 
 #include <cstdint>
 
-#include "neuron/builder.h"
-#include "neuron/dependencies.h"
-#include "neuron/encoding.h"
+#include "neuron/isa/builder.h"
+#include "neuron/isa/dependencies.h"
+#include "neuron/isa/encoding.h"
+#include "neuron/isa/machine.h"
 #include "neuron/kernels/matmul.h"
 #include "neuron/kernels/softmax.h"
-#include "neuron/machine.h"
-#include "neuron/timing.h"
+#include "neuron/sim/timing.h"
 
 namespace {
 

@@ -1,15 +1,15 @@
 // `nanotrn kernel list` / `nanotrn kernel run <kernel> ...`: the registered tile kernels (neuron/registry/) on the
 // software NeuronCore (modelled time, TFLOP/s, % of TensorE peak, engine use; optional trace and functional check).
 // The flags of the kernels' parameters come from their definitions (one flag per parameter name, --tile-rows for
-// tile_rows); a flag the chosen kernel has no parameter for is refused. The work is in neuron/kernel_run.h; this
-// file only parses flags and prints.
+// tile_rows); a flag the chosen kernel has no parameter for is refused. The work is in neuron/registry/kernel_run.h;
+// this file only parses flags and prints.
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "base/error.h"
 #include "cli/commands.h"
-#include "neuron/kernel_run.h"
+#include "neuron/registry/kernel_run.h"
 
 namespace nanotrn::cli {
 namespace {

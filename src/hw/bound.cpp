@@ -26,20 +26,6 @@ std::string_view engine_name(Engine e) {
   return "?";
 }
 
-Engine engine_of_track(std::string_view track) {
-  std::string_view s = track;
-  if (s.size() > 2 && s.substr(0, 2) == "NC") {  // "NC1 Vector": an SPMD core's track
-    const size_t sp = s.find(' ');
-    if (sp != std::string_view::npos) s = s.substr(sp + 1);
-  }
-  if (s == "Tensor") return Engine::tensor;
-  if (s == "Vector") return Engine::vector;
-  if (s == "Scalar") return Engine::scalar;
-  if (s == "GpSimd") return Engine::gpsimd;
-  if (s.substr(0, 3) == "DMA") return Engine::dma;
-  throw Error("engine_of_track: '" + std::string(track) + "' is not an engine track");
-}
-
 BoundVerdict classify_bound(const EngineUse& use, double seconds, double flops, double bytes, double peak_flops,
                             double bytes_per_s) {
   check(seconds > 0 && std::isfinite(seconds), "classify_bound: the kernel's time must be positive");

@@ -15,7 +15,7 @@
 //    is stall-bound (Engine::stalls): dependency waits and fixed latencies, not any engine's throughput, set its time.
 //  * arithmetic intensity = flops / HBM bytes; ridge = peak_flops / bytes_per_s (the roofline's knee). Above the ridge
 //    a kernel is compute-side of the roofline, below it memory-side.
-// Not here: the timing itself (neuron/timing.h, predict/kernel_cost.h).
+// Not here: the timing itself (neuron/sim/timing.h, predict/kernel_cost.h).
 #pragma once
 
 #include <array>
@@ -30,9 +30,6 @@ inline constexpr int kEngineCount = 5;  // the real engines; stalls is a verdict
 
 // "TensorE", "VectorE", "ScalarE", "GpSimd", "DMA", "stalls".
 std::string_view engine_name(Engine e);
-// A timing-report track or engine class to its engine: "Tensor", "NC1 Vector", "DMA q7", "NC0 DMA q3"; throws
-// nanotrn::Error for a name that is none of them.
-Engine engine_of_track(std::string_view track);
 
 inline constexpr double kBoundThreshold = 0.5;
 

@@ -13,9 +13,9 @@
 // a duplicate name or an unknown kind is an Error naming the device and the field. A number's source cites
 // reference tags ("[TRN2]"), "[derived] ...", "assumed: ..." or "measured at run time" (tests check every number
 // has one). Every tag a source cites must be a key of the catalog's "sources" table (tag -> {title, url}): the one
-// list of the project's hardware references, which the NeuronCore data (src/neuron/machine.cpp) and the docs cite
+// list of the project's hardware references, which the NeuronCore data (src/neuron/isa/machine.cpp) and the docs cite
 // too; docs/SOURCES.md is its human view (tests/hw/sources_test.cpp keeps the two equal).
-// Not here: how a device runs a training step (src/predict/), the per-core engine model (src/neuron/machine.h).
+// Not here: how a device runs a training step (src/predict/), the per-core engine model (src/neuron/isa/machine.h).
 #pragma once
 
 #include <functional>

@@ -6,17 +6,11 @@
 
 #include "base/error.h"
 #include "hw/roofline.h"
-#include "neuron/kernel_run.h"
-#include "neuron/machine.h"
+#include "neuron/isa/machine.h"
+#include "neuron/registry/kernel_run.h"
 
 namespace nanotrn::predict {
 namespace {
-
-// "NC1 DMA q7" -> "DMA"; "Tensor" -> "Tensor".
-std::string engine_class(const std::string& track) {
-  const hw::Engine e = hw::engine_of_track(track);
-  return e == hw::Engine::dma ? "DMA" : std::string(track.substr(track.rfind(' ') + 1));
-}
 
 // The lowering's shape vector (lowering.h: matmul {m, k, n}; softmax, rmsnorm {rows, cols}; attention,
 // attention_bwd {heads, T, hd} causal or {heads, T, hd, window}) as the kernel's typed shape (neuron/registry/
@@ -99,7 +93,7 @@ OpCost KernelCoster::time_on_core(const std::string& kernel, std::vector<int64_t
   c.instructions = static_cast<double>(r.instructions);
   c.method = "neuron " + device_.neuron_core + (lnc_ > 1 ? "x" + std::to_string(lnc_) : "");
   for (const neuron::TrackUse& t : r.tracks) {
-    double& e = c.engines[engine_class(t.name)];
+    double& e = c.engines[neuron::engine_name(t.engine)];  // "Tensor", ..., "DMA"
     e = std::max(e, t.busy_ns * 1e-9);
   }
   c.use = neuron::engine_use(r);

@@ -8,7 +8,7 @@
 #include "base/format.h"
 #include "hw/roofline.h"
 #include "hw/topology.h"
-#include "neuron/machine.h"
+#include "neuron/isa/machine.h"
 #include "recipe/budget.h"
 
 namespace nanotrn::predict {

@@ -9,8 +9,8 @@
 
 #include "base/error.h"
 #include "base/stopwatch.h"
-#include "neuron/kernel_run.h"
-#include "neuron/machine.h"
+#include "neuron/isa/machine.h"
+#include "neuron/registry/kernel_run.h"
 
 namespace nanotrn::qa {
 namespace {

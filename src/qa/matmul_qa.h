@@ -7,7 +7,7 @@
 //   std::vector<MatmulQaRow> rows = run_matmul_qa(load_matmul_shapes(path), o, &gemm);   // gemm null: no host rows
 //   write matmul_qa_csv(rows) and matmul_qa_svg(rows)
 //
-// MFU = 2 M K N / (seconds x the unit's bf16 peak): a NeuronCore's TensorE peak (neuron/machine.h), a GPU chip's
+// MFU = 2 M K N / (seconds x the unit's bf16 peak): a NeuronCore's TensorE peak (neuron/isa/machine.h), a GPU chip's
 // catalog peak, the host's measured arithmetic peak for its bf16 GEMM path (hw/cpu_peak.h). Bytes for the rooflines:
 // bf16 inputs and an fp32 output once each. The host measures shapes up to host_max_flops (a larger one is listed as
 // not measured) as the best of repeated calls over about 0.05 s after a warm-up call.

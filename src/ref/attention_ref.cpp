@@ -18,20 +18,22 @@ struct Dims {
   int64_t ki(int64_t b, int64_t j, int64_t g) const { return ((b * Tk + j) * Hkv + g) * D; }
 };
 
-double scale_of(const AttentionMods& mods, int64_t D) {
-  return mods.scale != 0.0f ? static_cast<double>(mods.scale) : 1.0 / std::sqrt(static_cast<double>(D));
+double scale_of(const AttentionSpec& mods, int64_t D) {
+  return mods.scale != 0 ? mods.scale : 1.0 / std::sqrt(static_cast<double>(D));
 }
 
-bool visible(const AttentionMods& mods, int64_t b, int64_t Tk, int64_t pq, int64_t pk) {
+bool visible(const AttentionSpec& mods, int64_t b, int64_t Tk, int64_t pq, int64_t pk) {
   if (mods.causal && pk > pq) return false;
   if (mods.window > 0 && pq - pk >= mods.window) return false;
-  if (mods.segment_ids && mods.segment_ids[b * Tk + pq] != mods.segment_ids[b * Tk + pk]) return false;
+  if (!mods.segment_ids.empty() &&
+      mods.segment_ids[static_cast<size_t>(b * Tk + pq)] != mods.segment_ids[static_cast<size_t>(b * Tk + pk)])
+    return false;
   return true;
 }
 
 // Scores of (b, h) after the modifiers: s [Tq * Tk] (-inf where masked), and tanh values t (softcap) for the chain
 // rule.
-void scores(const Dims& d, const AttentionMods& mods, const std::vector<double>& q, const std::vector<double>& k,
+void scores(const Dims& d, const AttentionSpec& mods, const std::vector<double>& q, const std::vector<double>& k,
             int64_t b, int64_t h, std::vector<double>& s, std::vector<double>& t) {
   const int64_t g = h / (d.H / d.Hkv), off = d.Tk - d.Tq;
   const double scale = scale_of(mods, d.D), cap = mods.softcap;
@@ -48,7 +50,8 @@ void scores(const Dims& d, const AttentionMods& mods, const std::vector<double>&
         x = cap * t[ij];
       }
       const int64_t pq = i + off;
-      if (mods.alibi_slopes) x -= static_cast<double>(mods.alibi_slopes[h]) * static_cast<double>(std::llabs(pq - j));
+      if (!mods.alibi_slopes.empty())
+        x -= mods.alibi_slopes[static_cast<size_t>(h)] * static_cast<double>(std::llabs(pq - j));
       s[ij] = visible(mods, b, d.Tk, pq, j) ? x : kNegInf;
     }
 }
@@ -71,7 +74,7 @@ double softmax_row(double* row, int64_t n) {
 
 std::vector<double> attention_forward_ref(const std::vector<double>& q, const std::vector<double>& k,
                                           const std::vector<double>& v, int64_t B, int64_t Tq, int64_t Tk, int64_t H,
-                                          int64_t Hkv, int64_t D, const AttentionMods& mods, std::vector<double>* lse) {
+                                          int64_t Hkv, int64_t D, const AttentionSpec& mods, std::vector<double>* lse) {
   const Dims d{B, Tq, Tk, H, Hkv, D};
   std::vector<double> out(static_cast<size_t>(B * Tq * H * D), 0.0), s, t;
   if (lse) lse->assign(static_cast<size_t>(B * H * Tq), kNegInf);
@@ -93,7 +96,7 @@ std::vector<double> attention_forward_ref(const std::vector<double>& q, const st
 AttentionGradsRef attention_backward_ref(const std::vector<double>& dout, const std::vector<double>& q,
                                          const std::vector<double>& k, const std::vector<double>& v, int64_t B,
                                          int64_t Tq, int64_t Tk, int64_t H, int64_t Hkv, int64_t D,
-                                         const AttentionMods& mods) {
+                                         const AttentionSpec& mods) {
   const Dims d{B, Tq, Tk, H, Hkv, D};
   AttentionGradsRef r;
   r.dq.assign(q.size(), 0.0);
@@ -120,7 +123,7 @@ AttentionGradsRef attention_backward_ref(const std::vector<double>& dout, const 
           if (p[j] == 0.0) continue;
           for (int64_t c = 0; c < D; ++c) r.dv[d.ki(b, j, g) + c] += p[j] * dout[d.qi(b, i, h) + c];
           double ds = p[j] * (dp[static_cast<size_t>(j)] - pdp);
-          if (mods.softcap > 0.0f) {
+          if (mods.softcap > 0) {
             const double th = t[static_cast<size_t>(i * Tk + j)];
             ds *= 1.0 - th * th;
           }

@@ -1,22 +1,33 @@
-// Dense fp64 reference for self-attention with the modifiers of ops/attention_kernels.h (softcap, ALiBi, causal,
-// sliding window, document mask, GQA / MQA, Tq < Tk decode): forms the full Tq x Tk score matrix per (b, h), applies
-// the modifiers in the documented order, softmax in double. For tests only.
-// Not here: anything fast or memory-frugal (O(Tq * Tk) per head, single-threaded); fp32 arithmetic.
+// Dense fp64 reference for self-attention with the modifiers of ops/attention_kernels.h, as an AttentionSpec (softcap,
+// ALiBi, causal, sliding window, document mask, GQA / MQA, Tq < Tk decode): forms the full Tq x Tk score matrix per (b,
+// h), applies the modifiers in the documented order, softmax in double. For tests only. Not here: anything fast or
+// memory-frugal (O(Tq * Tk) per head, single-threaded); fp32 arithmetic.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "ops/attention_kernels.h"
-
 namespace nanotrn::ref {
 
+// The modifiers, as ops/attention_kernels.h's AttentionMods (same meanings and order), held by value so that this
+// module depends on nothing above base. A raw score x = scale q.k becomes softcap tanh(x / softcap) (softcap > 0),
+// then x - slope_h |pos_q - pos_k| (ALiBi); masked out unless visible: causal (pos_k <= pos_q), inside the window
+// (pos_q - pos_k < window, window > 0) and in the same document (equal segment ids).
+struct AttentionSpec {
+  bool causal = true;
+  int64_t window = 0;                  // 0: unlimited
+  std::vector<double> alibi_slopes{};  // empty: no ALiBi; else [H]
+  std::vector<int32_t> segment_ids{};  // empty: no document mask; else [B, Tk]
+  double softcap = 0;                  // 0: off
+  double scale = 0;                    // 0: 1 / sqrt(D)
+};
+
 // out [B, Tq, H, D] from q [B, Tq, H, D], k, v [B, Tk, Hkv, D] (same layouts and conventions as attention_forward;
-// mods.alibi_slopes and mods.segment_ids are read as given). When lse is non-null it receives [B, H, Tq] natural-log
+// slopes [H], segment ids [B, Tk]). When lse is non-null it receives [B, H, Tq] natural-log
 // logsumexps (-inf for a row with no visible key, whose output is then 0).
 std::vector<double> attention_forward_ref(const std::vector<double>& q, const std::vector<double>& k,
                                           const std::vector<double>& v, int64_t B, int64_t Tq, int64_t Tk, int64_t H,
-                                          int64_t Hkv, int64_t D, const AttentionMods& mods,
+                                          int64_t Hkv, int64_t D, const AttentionSpec& mods,
                                           std::vector<double>* lse = nullptr);
 
 struct AttentionGradsRef {
@@ -29,6 +40,6 @@ struct AttentionGradsRef {
 AttentionGradsRef attention_backward_ref(const std::vector<double>& dout, const std::vector<double>& q,
                                          const std::vector<double>& k, const std::vector<double>& v, int64_t B,
                                          int64_t Tq, int64_t Tk, int64_t H, int64_t Hkv, int64_t D,
-                                         const AttentionMods& mods);
+                                         const AttentionSpec& mods);
 
 }  // namespace nanotrn::ref

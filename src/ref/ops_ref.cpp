@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "base/error.h"
-#include "tensor/strided.h"
 
 namespace nanotrn::ref {
 
@@ -26,28 +25,34 @@ int64_t ravel(const std::vector<int64_t>& idx, const Shape& shape) {
   return flat;
 }
 
+// Elements of a shape (1 for a scalar's []).
+int64_t numel_of(const Shape& shape) {
+  int64_t n = 1;
+  for (const int64_t d : shape) n *= d;
+  return n;
+}
+
+// numpy's broadcasting: shapes aligned at the right, each dimension equal or 1.
+Shape broadcast(const Shape& a, const Shape& b) {
+  const size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; i++) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    check(da == db || da == 1 || db == 1, "ref::binary: shapes that do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
 int64_t wrap(int64_t d, size_t n) { return d < 0 ? d + static_cast<int64_t>(n) : d; }
 
 }  // namespace
 
-RefTensor from_tensor(const Tensor& t) {
-  RefTensor r;
-  r.shape = t.shape();
-  if (t.dtype() == DType::i32) {
-    Tensor c = t.contiguous();
-    const int32_t* p = c.data<int32_t>();
-    r.v.assign(p, p + c.numel());
-  } else {
-    const std::vector<float> f = t.to_vector();
-    r.v.assign(f.begin(), f.end());
-  }
-  return r;
-}
-
 RefTensor binary(const RefTensor& a, const RefTensor& b, BinaryOp op) {
   RefTensor out;
-  out.shape = broadcast_shapes(a.shape, b.shape);
-  const int64_t n = shape_numel(out.shape);
+  out.shape = broadcast(a.shape, b.shape);
+  const int64_t n = numel_of(out.shape);
   out.v.resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; i++) {
     const std::vector<int64_t> idx = unravel(i, out.shape);
@@ -84,7 +89,7 @@ RefTensor sum(const RefTensor& x, const std::vector<int64_t>& dims, bool keepdim
   }
   RefTensor out;
   out.shape = keep;
-  out.v.assign(static_cast<size_t>(shape_numel(keep)), 0.0);
+  out.v.assign(static_cast<size_t>(numel_of(keep)), 0.0);
   for (int64_t i = 0; i < x.numel(); i++) {
     std::vector<int64_t> idx = unravel(i, x.shape);
     for (size_t d = 0; d < idx.size(); d++) {
@@ -141,7 +146,7 @@ RefTensor concat(const std::vector<RefTensor>& xs, int64_t dim) {
   out.shape = xs[0].shape;
   out.shape[dim] = 0;
   for (const auto& x : xs) out.shape[dim] += x.shape[dim];
-  out.v.resize(static_cast<size_t>(shape_numel(out.shape)));
+  out.v.resize(static_cast<size_t>(numel_of(out.shape)));
   int64_t at = 0;
   for (const auto& x : xs) {
     for (int64_t i = 0; i < x.numel(); i++) {

@@ -7,17 +7,15 @@
 #include <cstdint>
 #include <vector>
 
-#include "tensor/tensor.h"
-
 namespace nanotrn::ref {
+
+using Shape = std::vector<int64_t>;  // the same type as tensor/tensor.h's Shape; ref/ depends on base only
 
 struct RefTensor {
   Shape shape;
   std::vector<double> v;
   int64_t numel() const { return static_cast<int64_t>(v.size()); }
 };
-
-RefTensor from_tensor(const Tensor& t);  // any f32 (or i32) tensor, values in row-major order
 
 enum class BinaryOp { add, sub, mul, div };
 RefTensor binary(const RefTensor& a, const RefTensor& b, BinaryOp op);  // numpy broadcasting

@@ -8,8 +8,8 @@
 
 #include "base/error.h"
 #include "hw/bound.h"
-#include "neuron/kernel_run.h"
-#include "neuron/machine.h"
+#include "neuron/isa/machine.h"
+#include "neuron/registry/kernel_run.h"
 
 namespace nanotrn::hw {
 namespace {
@@ -41,7 +41,9 @@ TEST(Bound, LargeTransposeIsDmaBound) {
   EXPECT_NEAR(v.utilisation, r.dma_gbps / r.dma_peak_gbps, 1e-9);
   // ... while no single queue is half busy: the busiest queue would have called this stall-bound
   for (const neuron::TrackUse& t : r.tracks) {
-    if (engine_of_track(t.name) == Engine::dma) EXPECT_LT(t.busy_fraction, kBoundThreshold) << t.name;
+    if (t.engine == neuron::Engine::dma) {
+      EXPECT_LT(t.busy_fraction, kBoundThreshold) << t.name;
+    }
   }
 }
 
@@ -76,14 +78,12 @@ TEST(Bound, NoBytesIsInfiniteIntensityAndBadTimesAreErrors) {
   EXPECT_THROW(classify_bound(u, 1.0, 1, 1, 0, 1), Error);
 }
 
-TEST(Bound, TrackNamesMapToEngines) {
-  EXPECT_EQ(engine_of_track("Tensor"), Engine::tensor);
-  EXPECT_EQ(engine_of_track("NC1 Vector"), Engine::vector);
-  EXPECT_EQ(engine_of_track("Scalar"), Engine::scalar);
-  EXPECT_EQ(engine_of_track("GpSimd"), Engine::gpsimd);
-  EXPECT_EQ(engine_of_track("DMA q15"), Engine::dma);
-  EXPECT_EQ(engine_of_track("NC0 DMA q3"), Engine::dma);
-  EXPECT_THROW(engine_of_track("Sync"), Error);
+TEST(Bound, EachProgramEngineIsOneBoundEngineOfTheSameName) {
+  for (const neuron::Engine e : {neuron::Engine::tensor, neuron::Engine::vector, neuron::Engine::scalar,
+                                 neuron::Engine::gpsimd, neuron::Engine::dma}) {
+    const std::string_view bound = engine_name(neuron::bound_engine(e)), program = neuron::engine_name(e);
+    EXPECT_EQ(bound.substr(0, program.size()), program);  // TensorE for Tensor, DMA for DMA
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The repository's references resolve inside the repository: every source tag that the device catalog, the
-// NeuronCore machine data (src/neuron/machine.cpp), the docs, the recipes and the code comments cite is a key of
+// NeuronCore machine data (src/neuron/isa/machine.cpp), the docs, the recipes and the code comments cite is a key of
 // the catalog's sources table (src/hw/devices.json.inc), and every key is cited somewhere; docs/SOURCES.md lists
 // exactly that table (same tags, titles and URLs); every "recipe-spec §N.M" / "hardware-facts §N.M" citation names
 // a section heading of docs/RECIPE-SPEC.md / docs/SOURCES.md; nothing points at the unshipped shared/ originals.
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "hw/catalog.h"
-#include "neuron/machine.h"
+#include "neuron/isa/machine.h"
 
 namespace nanotrn::hw {
 namespace {

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "base/error.h"
-#include "neuron/builder.h"
-#include "neuron/executor.h"
 #include "neuron/hbm_traffic.h"
-#include "neuron/kernel_run.h"
+#include "neuron/isa/builder.h"
 #include "neuron/kernels/attention_backward.h"
+#include "neuron/registry/kernel_run.h"
+#include "neuron/sim/executor.h"
 
 namespace nanotrn::neuron {
 namespace {

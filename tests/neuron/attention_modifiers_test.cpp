@@ -10,9 +10,9 @@
 
 #include "base/error.h"
 #include "neuron/hbm_traffic.h"
-#include "neuron/kernel_run.h"
 #include "neuron/kernels/attention.h"
 #include "neuron/kernels/attention_backward.h"
+#include "neuron/registry/kernel_run.h"
 
 namespace nanotrn::neuron {
 namespace {

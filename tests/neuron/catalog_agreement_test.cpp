@@ -1,15 +1,15 @@
-// The per-core NeuronCore numbers (neuron/machine.h) and the per-chip catalog numbers (hw/devices.json.inc) describe
-// the same chips; where both give a figure they must agree. HBM capacity and bandwidth per core are derived from the
-// catalog (one source, checked exactly); the TensorE peak is computed per core from the array and its clock, and the
-// chip's peak is AWS's published figure, so those two are checked within the gap the public figures themselves show
-// (torchtitan's 79 TFLOP/s per NeuronCore-v3 against 667 / 8 = 83 per core of the Trn2 page: 6 %; hardware-facts
+// The per-core NeuronCore numbers (neuron/isa/machine.h) and the per-chip catalog numbers (hw/devices.json.inc)
+// describe the same chips; where both give a figure they must agree. HBM capacity and bandwidth per core are derived
+// from the catalog (one source, checked exactly); the TensorE peak is computed per core from the array and its clock,
+// and the chip's peak is AWS's published figure, so those two are checked within the gap the public figures themselves
+// show (torchtitan's 79 TFLOP/s per NeuronCore-v3 against 667 / 8 = 83 per core of the Trn2 page: 6 %; hardware-facts
 // addendum).
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "hw/catalog.h"
-#include "neuron/machine.h"
+#include "neuron/isa/machine.h"
 
 namespace nanotrn::neuron {
 namespace {

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "base/error.h"
-#include "neuron/builder.h"
-#include "neuron/executor.h"
+#include "neuron/isa/builder.h"
 #include "neuron/kernels/rmsnorm.h"
 #include "neuron/kernels/softmax.h"
 #include "neuron/kernels/transpose.h"
+#include "neuron/sim/executor.h"
 
 namespace nanotrn::neuron {
 namespace {

@@ -1,4 +1,4 @@
-// The fast executor path against the reference path (neuron/executor.h): every shipped tile kernel, in both
+// The fast executor path against the reference path (neuron/sim/executor.h): every shipped tile kernel, in both
 // schedules and in the dtypes it takes, gives the same bits in every HBM tensor on both paths; so do a stochastic-
 // rounding program, an fp8 double-row matmul, instructions whose destination overlaps a source (which must fall back
 // to the reference order) and the errors an uninitialised read raises.
@@ -10,8 +10,8 @@
 #include <string>
 
 #include "base/error.h"
-#include "neuron/builder.h"
-#include "neuron/executor.h"
+#include "neuron/isa/builder.h"
+#include "neuron/isa/machine.h"
 #include "neuron/kernels/attention.h"
 #include "neuron/kernels/attention_backward.h"
 #include "neuron/kernels/matmul.h"
@@ -19,7 +19,7 @@
 #include "neuron/kernels/softmax.h"
 #include "neuron/kernels/transpose.h"
 #include "neuron/kernels/vector_add.h"
-#include "neuron/machine.h"
+#include "neuron/sim/executor.h"
 
 namespace nanotrn::neuron {
 namespace {

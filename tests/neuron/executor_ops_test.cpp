@@ -1,4 +1,4 @@
-// Functional tests of the instructions the tile kernels added (neuron/executor.h), against independent references:
+// Functional tests of the instructions the tile kernels added (neuron/sim/executor.h), against independent references:
 // activation with a per-partition scale vector and the fused free-axis reduction (fp64 sums with the fp32
 // recursive-summation bound, stated ULP for the function), VectorE reciprocal (IEEE division: correctly rounded),
 // tensor_reduce with negate, DMA access patterns (broadcast, transposed read; exact), and the fp8 double-row matmul
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "dtype/convert.h"
-#include "neuron/builder.h"
-#include "neuron/executor.h"
+#include "neuron/isa/builder.h"
 #include "neuron/random_values.h"
+#include "neuron/sim/executor.h"
 
 namespace nanotrn::neuron {
 namespace {

@@ -1,7 +1,7 @@
-// Functional tests of neuron/executor.h against independent references: an fp64 product of the dtype-rounded
+// Functional tests of neuron/sim/executor.h against independent references: an fp64 product of the dtype-rounded
 // inputs (with the fp32-accumulation error bound), std:: math in double for activations (stated ULP bounds), the
 // dtype module's round_to for casts, and plain loops for the vector ops. Not here: timing, rule errors.
-#include "neuron/executor.h"
+#include "neuron/sim/executor.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 
 #include "base/rng.h"
 #include "dtype/convert.h"
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 #include "neuron/random_values.h"
 
 namespace nanotrn::neuron {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <set>
 
-#include "neuron/program.h"
+#include "neuron/isa/program.h"
 
 namespace nanotrn::neuron {
 

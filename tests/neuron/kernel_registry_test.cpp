@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/error.h"
-#include "neuron/kernel_run.h"
+#include "neuron/registry/kernel_run.h"
 
 namespace nanotrn::neuron {
 namespace {

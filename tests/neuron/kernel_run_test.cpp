@@ -1,8 +1,8 @@
-// Smoke tests of neuron/kernel_run.h, the library call behind `nanotrn kernel` (the CLI only parses flags): the
-// kernel list, time_kernel (the predictor's call), a functional --check per dtype and schedule, the --check size
+// Smoke tests of neuron/registry/kernel_run.h, the library call behind `nanotrn kernel` (the CLI only parses flags):
+// the kernel list, time_kernel (the predictor's call), a functional --check per dtype and schedule, the --check size
 // refusal, the v3 4096^3 bf16 summary, the trace file and the JSON form. Not here: the binary itself, the timing
 // model's numbers (timing_test.cpp).
-#include "neuron/kernel_run.h"
+#include "neuron/registry/kernel_run.h"
 
 #include <gtest/gtest.h>
 

@@ -10,9 +10,9 @@
 #include <cstdio>
 
 #include "base/error.h"
-#include "neuron/builder.h"
-#include "neuron/kernel_run.h"
+#include "neuron/isa/builder.h"
 #include "neuron/kernels/matmul.h"
+#include "neuron/registry/kernel_run.h"
 
 namespace nanotrn::neuron {
 namespace {

@@ -1,6 +1,6 @@
 // The two hardware tables agree wherever they describe the same hardware: every Trainium entry of the device catalog
 // (src/hw/devices.json.inc: chips, a server, an UltraServer) against the NeuronCore generation it is built from
-// (src/neuron/machine.cpp), field by field: HBM bandwidth and capacity (per chip = per core x physical cores), the
+// (src/neuron/isa/machine.cpp), field by field: HBM bandwidth and capacity (per chip = per core x physical cores), the
 // SPMD core-pair width against the catalog's LNC, and the chip's BF16 / FP8 peak against the cores' TensorE peak.
 // Not here: whether either table matches the documents (machine_test.cpp, tests/hw/catalog_test.cpp).
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hw/catalog.h"
-#include "neuron/machine.h"
+#include "neuron/isa/machine.h"
 
 namespace nanotrn::neuron {
 namespace {

@@ -1,8 +1,8 @@
-// Tests of neuron/machine.h: every number has a well-formed source whose tags resolve (tests/support/citation.h),
+// Tests of neuron/isa/machine.h: every number has a well-formed source whose tags resolve (tests/support/citation.h),
 // every parameter of every generation equals the cited documents (docs/SOURCES.md; copied here by hand from the
 // fact sheet, not read from the table under test), and unknown generations are refused. Not here: how numbers are
 // used, the agreement with the device catalog (machine_catalog_test.cpp), repository-wide tags (sources_test.cpp).
-#include "neuron/machine.h"
+#include "neuron/isa/machine.h"
 
 #include <gtest/gtest.h>
 

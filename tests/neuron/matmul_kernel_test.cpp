@@ -19,9 +19,9 @@
 
 #include "base/error.h"
 #include "dtype/convert.h"
-#include "neuron/executor.h"
-#include "neuron/report.h"
-#include "neuron/timing.h"
+#include "neuron/sim/executor.h"
+#include "neuron/sim/report.h"
+#include "neuron/sim/timing.h"
 
 namespace nanotrn::neuron {
 namespace {

@@ -1,13 +1,13 @@
-// Tests of neuron/report.h on a five-instruction program: every number against an independent computation from
+// Tests of neuron/sim/report.h on a five-instruction program: every number against an independent computation from
 // the program, the spec and the timing result, the stall ranking and its source lines, and the JSON form.
 // Not here: the timing model's own numbers (timing_test.cpp).
-#include "neuron/report.h"
+#include "neuron/sim/report.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -51,6 +51,16 @@ TEST(NeuronReport, NumbersMatchAnIndependentComputation) {
   EXPECT_EQ(rep.tracks[0].name, "Tensor");
   EXPECT_NEAR(rep.tracks[0].busy_fraction, (512 / s.tensor_clock_ghz.value) / t.total_ns, 1e-12);
   EXPECT_EQ(rep.tracks[4].name, "DMA q2");
+  // Each track carries its engine (and queue) as the program's instructions name them, not as text to parse back.
+  for (const TrackUse& u : rep.tracks) {
+    size_t ran = 0;
+    for (const Instruction& ins : p.instructions)
+      ran += ins.engine == u.engine && (u.engine != Engine::dma || ins.dma_queue == u.dma_queue);
+    EXPECT_EQ(u.instructions, ran) << u.name;
+    EXPECT_EQ(u.core, 0u);
+  }
+  EXPECT_EQ(rep.tracks[1].engine, Engine::vector);
+  EXPECT_EQ(rep.tracks[4].dma_queue, 2);
   EXPECT_NEAR(rep.tracks[4].busy_ns, t.instructions[4].end_ns - t.instructions[4].start_ns, 1e-9);
   // Stalls, longest first: each queue / engine was free from t = 0, so each stall is its start time. The store
   // waited longest (for the copy), then the copy (for the matmul), then the matmul (for the larger load, q1).

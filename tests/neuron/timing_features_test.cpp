@@ -8,9 +8,9 @@
 #include <array>
 
 #include "base/error.h"
-#include "neuron/builder.h"
-#include "neuron/report.h"
-#include "neuron/timing.h"
+#include "neuron/isa/builder.h"
+#include "neuron/sim/report.h"
+#include "neuron/sim/timing.h"
 
 namespace nanotrn::neuron {
 namespace {

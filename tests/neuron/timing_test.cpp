@@ -1,7 +1,7 @@
-// Tests of neuron/timing.h: single-instruction times equal the documented formulas of hardware-facts §6.3,
+// Tests of neuron/sim/timing.h: single-instruction times equal the documented formulas of hardware-facts §6.3,
 // written out here from the spec fields (never by calling the model's cost code), plus queueing, dependency and
 // DMA bandwidth-sharing behaviour. Not here: functional results.
-#include "neuron/timing.h"
+#include "neuron/sim/timing.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 #include "neuron/kernels/attention.h"
 #include "neuron/kernels/matmul.h"
 #include "neuron/kernels/rmsnorm.h"

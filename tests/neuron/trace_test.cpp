@@ -1,7 +1,7 @@
-// Tests of neuron/trace.h: the trace of a small kernel parses back as Chrome trace-event JSON with one named
+// Tests of neuron/sim/trace.h: the trace of a small kernel parses back as Chrome trace-event JSON with one named
 // track per used engine / DMA queue and one slice per instruction naming this file's kernel line.
 // Not here: timing values (timing_test.cpp).
-#include "neuron/trace.h"
+#include "neuron/sim/trace.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 
 namespace nanotrn::neuron {
 namespace {

@@ -18,6 +18,7 @@
 #include "base/error.h"
 #include "ops/attention_kernels.h"
 #include "ref/attention_ref.h"
+#include "support/attention_spec.h"
 
 namespace nanotrn {
 namespace {
@@ -103,7 +104,8 @@ struct Problem {
                        c.B, c.Tq, c.Tk, c.H, c.Hkv, c.D, mods);
   }
   double loss_ref(const std::vector<double>& qx, const std::vector<double>& kx, const std::vector<double>& vx) const {
-    const auto out = ref::attention_forward_ref(qx, kx, vx, c.B, c.Tq, c.Tk, c.H, c.Hkv, c.D, mods);
+    const auto out = ref::attention_forward_ref(qx, kx, vx, c.B, c.Tq, c.Tk, c.H, c.Hkv, c.D,
+                                                testing_support::ref_spec(mods, c.H, c.B, c.Tk));
     double l = 0.0;
     for (size_t i = 0; i < out.size(); ++i) l += rd[i] * out[i];
     return l;
@@ -186,7 +188,8 @@ TEST_P(AttentionForward, MatchesFp64Reference) {
   std::vector<float> out, lse;
   p.forward(out, lse);
   std::vector<double> lse_ref;
-  const auto out_ref = ref::attention_forward_ref(p.qd, p.kd, p.vd, c.B, c.Tq, c.Tk, c.H, c.Hkv, c.D, p.mods, &lse_ref);
+  const auto out_ref = ref::attention_forward_ref(p.qd, p.kd, p.vd, c.B, c.Tq, c.Tk, c.H, c.Hkv, c.D,
+                                                  testing_support::ref_spec(p.mods, c.H, c.B, c.Tk), &lse_ref);
   expect_close(out, out_ref, kFwdTol, "out");
   expect_close(lse, lse_ref, kFwdTol, "lse");
 }
@@ -210,7 +213,8 @@ TEST_P(AttentionForward, BackwardMatchesDenseFp64Backward) {
   EXPECT_EQ(0, std::memcmp(dq1.data(), dq3.data(), dq1.size() * sizeof(float))) << "dq 1 vs 3 threads";
   EXPECT_EQ(0, std::memcmp(dk1.data(), dk3.data(), dk1.size() * sizeof(float))) << "dk 1 vs 3 threads";
   EXPECT_EQ(0, std::memcmp(dv1.data(), dv3.data(), dv1.size() * sizeof(float))) << "dv 1 vs 3 threads";
-  const auto g = ref::attention_backward_ref(p.rd, p.qd, p.kd, p.vd, c.B, c.Tq, c.Tk, c.H, c.Hkv, c.D, p.mods);
+  const auto g = ref::attention_backward_ref(p.rd, p.qd, p.kd, p.vd, c.B, c.Tq, c.Tk, c.H, c.Hkv, c.D,
+                                             testing_support::ref_spec(p.mods, c.H, c.B, c.Tk));
   expect_close(dq1, g.dq, kBwdTol, "dq");
   expect_close(dk1, g.dk, kBwdTol, "dk");
   expect_close(dv1, g.dv, kBwdTol, "dv");
@@ -238,8 +242,8 @@ void check_fd(const Case& cs, size_t stride) {
   p.backward(dq, dk, dv);
   const std::vector<float>* got[3] = {&dq, &dk, &dv};
   const char* names[3] = {"dq", "dk", "dv"};
-  const auto dense =
-      ref::attention_backward_ref(p.rd, p.qd, p.kd, p.vd, cs.B, cs.Tq, cs.Tk, cs.H, cs.Hkv, cs.D, p.mods);
+  const auto dense = ref::attention_backward_ref(p.rd, p.qd, p.kd, p.vd, cs.B, cs.Tq, cs.Tk, cs.H, cs.Hkv, cs.D,
+                                                 testing_support::ref_spec(p.mods, cs.H, cs.B, cs.Tk));
   const std::vector<double>* dref[3] = {&dense.dq, &dense.dk, &dense.dv};
   for (int w = 0; w < 3; ++w) {
     const auto& g = *got[w];
@@ -359,7 +363,8 @@ TEST(AttentionMemory, T8192WorkspaceIsLinear) {
   AttentionMods m = p.mods;
   const std::vector<double> q_last(p.qd.end() - D, p.qd.end());
   std::vector<double> lse_ref;
-  const auto ref_out = ref::attention_forward_ref(q_last, p.kd, p.vd, 1, 1, T, 1, 1, D, m, &lse_ref);
+  const auto ref_out =
+      ref::attention_forward_ref(q_last, p.kd, p.vd, 1, 1, T, 1, 1, D, testing_support::ref_spec(m, 1, 1, T), &lse_ref);
   expect_close(std::vector<float>(out.end() - D, out.end()), ref_out, kFwdTol, "last row");
   expect_close(std::vector<float>(lse.end() - 1, lse.end()), lse_ref, kFwdTol, "last lse");
 }

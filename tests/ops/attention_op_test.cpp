@@ -7,6 +7,7 @@
 #include "ops/attention_kernels.h"
 #include "ops/ops.h"
 #include "ref/attention_ref.h"
+#include "support/attention_spec.h"
 #include "support/op_check.h"
 
 namespace nanotrn {
@@ -39,7 +40,8 @@ void run(const Case& cs) {
     m.segment_ids = cs.segments.empty() ? nullptr : cs.segments.data();
     RefTensor out;
     out.shape = {cs.B, cs.Tq, cs.H, cs.D};
-    out.v = ref::attention_forward_ref(in[0].v, in[1].v, in[2].v, cs.B, cs.Tq, cs.Tk, cs.H, cs.Hkv, cs.D, m);
+    out.v = ref::attention_forward_ref(in[0].v, in[1].v, in[2].v, cs.B, cs.Tq, cs.Tk, cs.H, cs.Hkv, cs.D,
+                                       testing_support::ref_spec(m, cs.H, cs.B, cs.Tk));
     return out;
   };
   c.fd_full_limit = 200;

@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "hw/catalog.h"
-#include "neuron/kernel_run.h"
+#include "neuron/registry/kernel_run.h"
 #include "predict/kernel_cost.h"
 #include "predict/predictor.h"
 #include "recipe/recipe.h"

@@ -9,7 +9,7 @@
 
 #include "base/error.h"
 #include "hw/catalog.h"
-#include "neuron/kernel_run.h"
+#include "neuron/registry/kernel_run.h"
 #include "qa/matmul_qa.h"
 #include "qa/matmul_shapes.h"
 

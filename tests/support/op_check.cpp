@@ -47,6 +47,20 @@ double dot(const ref::RefTensor& a, const std::vector<double>& r) {
 
 }  // namespace
 
+ref::RefTensor ref_tensor_of(const Tensor& t) {
+  ref::RefTensor r;
+  r.shape = t.shape();
+  if (t.dtype() == DType::i32) {
+    Tensor c = t.contiguous();
+    const int32_t* p = c.data<int32_t>();
+    r.v.assign(p, p + c.numel());
+  } else {
+    const std::vector<float> f = t.to_vector();
+    r.v.assign(f.begin(), f.end());
+  }
+  return r;
+}
+
 void check_op(const OpCase& c) {
   SCOPED_TRACE("op case: " + c.name);
   std::mt19937_64 rng(c.seed);
@@ -55,7 +69,7 @@ void check_op(const OpCase& c) {
   for (size_t i = 0; i < c.inputs.size(); i++) {
     const std::vector<float> given = i < c.values.size() ? c.values[i] : std::vector<float>{};
     inputs.push_back(make_input(c.inputs[i], rng, given));
-    refs.push_back(ref::from_tensor(inputs.back()));
+    refs.push_back(ref_tensor_of(inputs.back()));
   }
 
   Engine engine;

@@ -16,6 +16,9 @@
 
 namespace nanotrn::testing {
 
+// A host tensor as the fp64 reference's RefTensor: any f32 (or i32) tensor, values in row-major order.
+ref::RefTensor ref_tensor_of(const Tensor& t);
+
 struct InputSpec {
   Shape shape;
   enum class Kind { normal, positive, ints } kind = Kind::normal;

@@ -54,7 +54,7 @@
 
 #include <source_location>
 
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 #include "neuron/kernels/attention_mask.h"
 #include "neuron/kernels/schedule.h"
 

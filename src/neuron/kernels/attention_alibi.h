@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 #include "neuron/kernels/attention_mask.h"
 
 namespace nanotrn::neuron {

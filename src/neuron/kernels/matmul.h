@@ -49,7 +49,7 @@
 #include <cstdint>
 #include <source_location>
 
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 #include "neuron/kernels/schedule.h"
 
 namespace nanotrn::neuron {

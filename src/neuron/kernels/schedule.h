@@ -12,7 +12,7 @@
 #include <string>
 
 #include "base/error.h"
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 
 namespace nanotrn::neuron {
 

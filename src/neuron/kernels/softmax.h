@@ -22,7 +22,7 @@
 
 #include <source_location>
 
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 #include "neuron/kernels/schedule.h"
 
 namespace nanotrn::neuron {

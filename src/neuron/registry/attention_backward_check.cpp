@@ -15,12 +15,15 @@ constexpr double kSecondOrder = 1.25;
 
 // The reference's modifiers for kv head `kv` (its group's query heads are the reference's H = group heads, so
 // their ALiBi slopes are theirs).
-AttentionMods mods_of(const AttentionShape& o, int64_t kv) {
-  AttentionMods m;
+ref::AttentionSpec mods_of(const AttentionShape& o, int64_t kv) {
+  ref::AttentionSpec m;
   m.causal = o.variant.mask != AttentionMask::none;
   m.window = o.variant.mask == AttentionMask::sliding_window ? o.variant.window : 0;
   m.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(o.head_dim)));  // the kernel's fp32 scale
-  if (o.variant.alibi()) m.alibi_slopes = o.variant.alibi_slopes.data() + kv * o.variant.group;
+  if (o.variant.alibi()) {
+    const auto first = o.variant.alibi_slopes.begin() + kv * o.variant.group;
+    m.alibi_slopes.assign(first, first + o.variant.group);
+  }
   return m;
 }
 

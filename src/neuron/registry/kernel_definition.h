@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "dtype/dtype.h"
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 #include "neuron/kernels/schedule.h"
 
 namespace nanotrn::neuron {

@@ -27,7 +27,7 @@
 #include "neuron/kernels/schedule.h"
 #include "neuron/registry/kernel_registry.h"
 #include "neuron/registry/shapes.h"
-#include "neuron/report.h"
+#include "neuron/sim/report.h"
 
 namespace nanotrn::neuron {
 

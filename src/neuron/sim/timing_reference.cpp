@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "base/error.h"
-#include "neuron/encoding.h"
-#include "neuron/timing_detail.h"
+#include "neuron/isa/encoding.h"
+#include "neuron/sim/timing_detail.h"
 
 namespace nanotrn::neuron {
 
@@ -83,11 +83,7 @@ std::vector<TimingResult> simulate_timing_spmd_reference(const std::vector<const
     const Program& p = *programs[c];
     TimingResult& r = out[c];
     r.instructions.resize(p.instructions.size());
-    r.tracks.resize(per_core);
-    const char* names[kComputeTracks] = {"Tensor", "Vector", "Scalar", "GpSimd"};
-    for (int k = 0; k < kComputeTracks; ++k) r.tracks[static_cast<size_t>(k)].name = names[k];
-    for (int q = 0; q < queues; ++q)
-      r.tracks[static_cast<size_t>(kComputeTracks + q)].name = "DMA q" + std::to_string(q);
+    r.tracks = detail::engine_tracks(queues);
     find_dependencies(p, r);
     encode_program(p, encoded[c]);
     base[c] = all.size();

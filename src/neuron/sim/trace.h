@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "neuron/machine.h"
-#include "neuron/program.h"
-#include "neuron/timing.h"
+#include "neuron/isa/machine.h"
+#include "neuron/isa/program.h"
+#include "neuron/sim/timing.h"
 
 namespace nanotrn::neuron {
 

@@ -2,9 +2,17 @@
 // event loops (timing.cpp, timing_reference.cpp).
 #include <algorithm>
 
-#include "neuron/timing_detail.h"
+#include "neuron/sim/timing_detail.h"
 
 namespace nanotrn::neuron::detail {
+
+std::vector<Track> engine_tracks(int queues) {
+  std::vector<Track> t;
+  for (const Engine e : {Engine::tensor, Engine::vector, Engine::scalar, Engine::gpsimd})
+    t.push_back({engine_name(e), e});
+  for (int q = 0; q < queues; ++q) t.push_back({"DMA q" + std::to_string(q), Engine::dma, q});
+  return t;
+}
 
 Region region(const View& v, const Program& p) {
   if (!v.pattern) return {v.buffer, v.p0, v.p0 + v.np, v.f0, v.f0 + v.nf};

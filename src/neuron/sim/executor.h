@@ -34,7 +34,7 @@
 #include <span>
 #include <vector>
 
-#include "neuron/program.h"
+#include "neuron/isa/program.h"
 
 namespace nanotrn::neuron {
 

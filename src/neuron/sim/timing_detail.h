@@ -8,13 +8,15 @@
 #include <cmath>
 #include <vector>
 
-#include "neuron/machine.h"
-#include "neuron/program.h"
-#include "neuron/timing.h"
+#include "neuron/isa/machine.h"
+#include "neuron/isa/program.h"
+#include "neuron/sim/timing.h"
 
 namespace nanotrn::neuron::detail {
 
 inline constexpr int kComputeTracks = 4;
+// One core's tracks: Tensor, Vector, Scalar, GpSimd, then "DMA q<q>" for each of `queues` queues.
+std::vector<Track> engine_tracks(int queues);
 
 // The bounding rectangle [p0, p1) x [f0, f1) of a view in its buffer (a pattern view's bounding box of rows, and
 // of columns when it stays in one row, else all columns).

@@ -25,16 +25,19 @@
 #include <vector>
 
 #include "hw/bound.h"
-#include "neuron/machine.h"
-#include "neuron/program.h"
-#include "neuron/timing.h"
+#include "neuron/isa/machine.h"
+#include "neuron/isa/program.h"
+#include "neuron/sim/timing.h"
 
 namespace nanotrn::neuron {
 
 struct TrackUse {
-  std::string name;
+  std::string name;  // "Tensor", "DMA q3"; "NC1 Vector" in an SPMD launch
   double busy_ns = 0, busy_fraction = 0;
   size_t instructions = 0;
+  Engine engine = Engine::tensor;
+  int dma_queue = -1;  // DMA tracks: the queue, else -1
+  size_t core = 0;     // the physical core of an SPMD launch
 };
 
 struct Stall {
@@ -76,6 +79,8 @@ std::string report_text(const Report& r);
 // What binds the kernel (hw/bound.h): per engine its busiest track over the cores, DMA as dma_bytes at the core's
 // peak DMA bandwidth; the ridge from peak_tflops and dma_peak_gbps.
 hw::EngineUse engine_use(const Report& r);
+// A program's engine as bound.h's engine (the same five engines).
+hw::Engine bound_engine(Engine e);
 hw::BoundVerdict bound_verdict(const Report& r);
 nlohmann::json report_json(const Report& r);
 

@@ -1,5 +1,5 @@
 // Chrome trace-event writer (see trace.h). Not here: timing (timing.cpp computes it).
-#include "neuron/trace.h"
+#include "neuron/sim/trace.h"
 
 #include <algorithm>
 #include <set>

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "neuron/program.h"
+#include "neuron/isa/program.h"
 
 namespace nanotrn::neuron {
 

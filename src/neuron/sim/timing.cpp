@@ -2,7 +2,7 @@
 // timed by dataflow over the program's recorded dependencies, DMA transfers by an event loop over DMA events only.
 // It computes the same numbers with the same arithmetic as simulate_timing_spmd_reference (timing_reference.cpp).
 // Not here: functional results.
-#include "neuron/timing.h"
+#include "neuron/sim/timing.h"
 
 #include <algorithm>
 #include <bit>
@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "base/error.h"
-#include "neuron/dependencies.h"
-#include "neuron/encoding.h"
-#include "neuron/timing_detail.h"
+#include "neuron/isa/dependencies.h"
+#include "neuron/isa/encoding.h"
+#include "neuron/sim/timing_detail.h"
 
 namespace nanotrn::neuron {
 
@@ -118,11 +118,7 @@ std::vector<TimingResult> simulate(const std::vector<const Program*>& programs, 
       TimingResult& r = out[c];
       r.instructions.resize(count);
       tim[c] = r.instructions.data();
-      r.tracks.resize(per_core);
-      const char* names[kComputeTracks] = {"Tensor", "Vector", "Scalar", "GpSimd"};
-      for (int k = 0; k < kComputeTracks; ++k) r.tracks[static_cast<size_t>(k)].name = names[k];
-      for (int q = 0; q < queues; ++q)
-        r.tracks[static_cast<size_t>(kComputeTracks + q)].name = "DMA q" + std::to_string(q);
+      r.tracks = detail::engine_tracks(queues);
       if (!program.has_dependencies()) {  // else: recorded
         find_dependencies(program, local_deps, local_begin);
         gates.resize(gates.size() + local_deps.size());

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "base/error.h"
-#include "neuron/dependencies.h"
-#include "neuron/timing_detail.h"
+#include "neuron/isa/dependencies.h"
+#include "neuron/sim/timing_detail.h"
 
 namespace nanotrn::neuron {
 

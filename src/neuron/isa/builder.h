@@ -39,8 +39,8 @@
 #include <source_location>
 #include <string>
 
-#include "neuron/machine.h"
-#include "neuron/program.h"
+#include "neuron/isa/machine.h"
+#include "neuron/isa/program.h"
 
 namespace nanotrn::neuron {
 

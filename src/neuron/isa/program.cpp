@@ -1,5 +1,5 @@
 // Names of the program enums and the source-line formatter (see program.h). Not here: any checking.
-#include "neuron/program.h"
+#include "neuron/isa/program.h"
 
 namespace nanotrn::neuron {
 

@@ -1,5 +1,5 @@
 // The timing summary (see report.h). Not here: the timing model itself (timing.cpp).
-#include "neuron/report.h"
+#include "neuron/sim/report.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -31,7 +31,8 @@ Report make_report(const std::vector<const Program*>& programs, const std::vecto
     r.instructions += program.instructions.size();
     for (const Track& t : timing.tracks)
       if (t.instructions > 0)
-        r.tracks.push_back({prefix + t.name, t.busy_ns, r.total_ns > 0 ? t.busy_ns / r.total_ns : 0, t.instructions});
+        r.tracks.push_back({prefix + t.name, t.busy_ns, r.total_ns > 0 ? t.busy_ns / r.total_ns : 0, t.instructions,
+                            t.engine, t.dma_queue, c});
     for (const Instruction& ins : program.instructions) {
       if (ins.op == Opcode::matmul) {
         any_matmul = true;
@@ -165,6 +166,8 @@ nlohmann::json report_json(const Report& r) {
         {{"track", st.track}, {"cause_track", st.cause_track}, {"stall_ns", st.stall_ns}, {"count", st.count}});
   for (const TrackUse& t : r.tracks)
     tracks.push_back({{"name", t.name},
+                      {"engine", engine_name(t.engine)},
+                      {"core", t.core},
                       {"busy_ns", t.busy_ns},
                       {"busy_fraction", t.busy_fraction},
                       {"instructions", t.instructions}});
@@ -199,10 +202,26 @@ nlohmann::json report_json(const Report& r) {
           {"stall_sums", sums}};
 }
 
+hw::Engine bound_engine(Engine e) {
+  switch (e) {
+    case Engine::tensor:
+      return hw::Engine::tensor;
+    case Engine::vector:
+      return hw::Engine::vector;
+    case Engine::scalar:
+      return hw::Engine::scalar;
+    case Engine::gpsimd:
+      return hw::Engine::gpsimd;
+    case Engine::dma:
+      return hw::Engine::dma;
+  }
+  return hw::Engine::stalls;
+}
+
 hw::EngineUse engine_use(const Report& r) {
   hw::EngineUse u;
   for (const TrackUse& t : r.tracks) {
-    const hw::Engine e = hw::engine_of_track(t.name);
+    const hw::Engine e = bound_engine(t.engine);
     if (e != hw::Engine::dma) u[e] = std::max(u[e], t.busy_ns * 1e-9);
   }
   if (r.dma_peak_gbps > 0) u[hw::Engine::dma] = r.dma_bytes / (r.dma_peak_gbps * 1e9);

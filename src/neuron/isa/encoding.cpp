@@ -1,5 +1,5 @@
 // Packs each instruction's cost inputs (encoding.h); the rules for each flag are the timing.h table's.
-#include "neuron/encoding.h"
+#include "neuron/isa/encoding.h"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // A core's HBM bandwidth and capacity are not written here: they are the chip's figures from the device catalog
 // (src/hw/devices.json.inc, the one place a chip-level number lives) over the chip's physical cores.
 // Not here: any formula.
-#include "neuron/machine.h"
+#include "neuron/isa/machine.h"
 
 #include <algorithm>
 

@@ -1,14 +1,14 @@
 // Running a registered kernel (see kernel_run.h). Not here: flag parsing (src/cli/kernel.cpp), the definitions
 // (registry/).
-#include "neuron/kernel_run.h"
+#include "neuron/registry/kernel_run.h"
 
 #include <cstdio>
 
 #include "base/error.h"
-#include "neuron/builder.h"
-#include "neuron/executor.h"
-#include "neuron/timing.h"
-#include "neuron/trace.h"
+#include "neuron/isa/builder.h"
+#include "neuron/sim/executor.h"
+#include "neuron/sim/timing.h"
+#include "neuron/sim/trace.h"
 
 namespace nanotrn::neuron {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "neuron/program.h"
+#include "neuron/isa/program.h"
 
 namespace nanotrn::neuron {
 

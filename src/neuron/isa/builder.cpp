@@ -1,10 +1,10 @@
 // KernelBuilder: records instructions and enforces the hardware rules listed in builder.h at issue time.
 // Not here: execution or timing.
-#include "neuron/builder.h"
+#include "neuron/isa/builder.h"
 
 #include "base/error.h"
-#include "neuron/dependencies.h"
-#include "neuron/encoding.h"
+#include "neuron/isa/dependencies.h"
+#include "neuron/isa/encoding.h"
 
 namespace nanotrn::neuron {
 namespace {

@@ -52,8 +52,8 @@
 #include <string>
 #include <vector>
 
-#include "neuron/machine.h"
-#include "neuron/program.h"
+#include "neuron/isa/machine.h"
+#include "neuron/isa/program.h"
 
 namespace nanotrn::neuron {
 
@@ -81,6 +81,8 @@ struct InstructionTiming {
 
 struct Track {
   std::string name;  // "Tensor", "Vector", "Scalar", "GpSimd", "DMA q0", ...
+  Engine engine = Engine::tensor;
+  int dma_queue = -1;  // the DMA queue of a DMA track, else -1
   double busy_ns = 0;
   size_t instructions = 0;
 };

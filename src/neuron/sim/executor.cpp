@@ -1,6 +1,6 @@
 // The functional executor (see executor.h for the numerics contract). Not here: timing, rule checks the builder
 // already made.
-#include "neuron/executor.h"
+#include "neuron/sim/executor.h"
 
 #include <algorithm>
 #include <cmath>
