@@ -27,7 +27,8 @@ constexpr int64_t kScoresAhead = 3, kExpAhead = 1, kAccumulateBehind = 2;
 struct Geometry {
   int64_t heads = 1, seq = 0, d = 0, dkt = 1, qtiles = 0, kv_heads = 1;
   DType out = DType::bf16;
-  float scale = 1;
+  float scale = 1;      // of the raw q.k
+  float exp_scale = 1;  // what the exp multiplies the held score by: scale, or the softcap (attention_mask.h)
   AttentionVariant variant;
   int64_t dk(int64_t kt) const { return std::min(kP, d - kt * kP); }  // rows of contraction tile kt
   int64_t kv(int64_t head) const { return head / variant.group; }
@@ -90,6 +91,7 @@ class Attention {
     if (naive_) {
       for (int64_t n = 0; n < count; ++n) {
         scores(n);
+        cap_scores(n);
         statistics(n);
         exponentials(n);
         transpose_p(n);
@@ -101,15 +103,19 @@ class Attention {
     // Step s issues, in this order: scores(s + 3) (TensorE), accumulate(s - 2) (VectorE), statistics(s + 3)
     // (VectorE), exponentials(s + 1) (ScalarE), transpose_p(s) (TensorE, then the ScalarE copy), p_times_v(s - 1)
     // (TensorE). Every instruction's inputs were produced a step earlier (statistics: right after its scores), so
-    // the in-order engine queues do not wait on work queued behind them on another engine.
+    // the in-order engine queues do not wait on work queued behind them on another engine. Under softcap the tanh
+    // of block s + 3 goes on ScalarE after exponentials(s + 1) (ahead of them it would hold ScalarE until the
+    // scores are done), and the statistics follow it a step later: statistics(s + 2).
     for (int64_t j = 0; j < kv_sets_ && j < g_.kv_heads; ++j) load_head(j);
     for (int64_t q = 0; q < kQueryAhead && q < g_.heads * g_.qtiles; ++q) load_query(q);
     auto in = [&](int64_t n) { return n >= 0 && n < count; };
+    const int64_t stats_ahead = g_.variant.capped() ? kScoresAhead - 1 : kScoresAhead;
     for (int64_t s = -kScoresAhead; s < count + kAccumulateBehind; ++s) {
       if (in(s + kScoresAhead)) scores(s + kScoresAhead);
       if (in(s - kAccumulateBehind)) accumulate(s - kAccumulateBehind);
-      if (in(s + kScoresAhead)) statistics(s + kScoresAhead);
+      if (in(s + stats_ahead)) statistics(s + stats_ahead);
       if (in(s + kExpAhead)) exponentials(s + kExpAhead);
+      if (in(s + kScoresAhead)) cap_scores(s + kScoresAhead);
       if (in(s)) transpose_p(s);
       if (in(s - 1)) p_times_v(s - 1);
     }
@@ -241,9 +247,16 @@ class Attention {
                 /*accumulate=*/kt > 0);
   }
 
+  // Softcap (ScalarE, in place in PSUM): S = tanh(scale S / c); the exp then scales by c (g_.exp_scale).
+  void cap_scores(int64_t n) {
+    if (!g_.variant.capped()) return;
+    const View s = sl(scores_psum(n), kP, 0, item(n).w);
+    b_.activation(s, s, Act::tanh, g_.scale / g_.variant.softcap, 0.0f);
+  }
+
   void build_alibi(int64_t h) {
     build_alibi_tile(b_, alibi_bufs(h), alibi_diag_, g_.seq, g_.variant.mask,
-                     g_.variant.alibi_slopes[static_cast<size_t>(h)] / g_.scale);
+                     g_.variant.alibi_slopes[static_cast<size_t>(h)] / g_.exp_scale);
   }
 
   // VectorE: ALiBi's bias, the diagonal mask, the block's -max and the running -max.
@@ -274,7 +287,7 @@ class Attention {
     QueryState& qs = query_state(it.seq);
     const BlockBufs& bb = block_bufs(n);
     const View& bias = qs.bias[it.block % 2];
-    b_.activation(bias, qs.mr, Act::copy, g_.scale, 0.0f);
+    b_.activation(bias, qs.mr, Act::copy, g_.exp_scale, 0.0f);
     if (!it.first) {
       ActArgs a;  // alpha = exp(bias - previous bias) = exp(scale (max_previous - max))
       a.scale = -1.0f;
@@ -282,7 +295,7 @@ class Attention {
       b_.activation(bb.alpha, qs.bias[(it.block + 1) % 2], Act::exp, a);
     }
     ActArgs e;
-    e.scale = g_.scale;
+    e.scale = g_.exp_scale;
     e.bias_vector = bias;
     e.reduce_into = it.first ? qs.l : bb.rs;
     b_.activation(sl(bb.p, kP, 0, it.w), sl(scores_psum(n), kP, 0, it.w), Act::exp, e);
@@ -407,6 +420,7 @@ void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const 
   g.dkt = ceil_div(g.d, kP);
   g.qtiles = g.seq / kP;
   g.scale = scale > 0 ? scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(g.d)));
+  g.exp_scale = variant.exp_scale(g.scale);
   // K and V of a head stay resident (two heads in flight when pipelined), beside the block and query-tile sets.
   const int head_sets = schedule == Schedule::naive ? 1 : 2, sets = schedule == Schedule::naive ? 1 : 3;
   const int64_t need =

@@ -1,8 +1,9 @@
 // A fused (flash-style) attention tile kernel: for each of `heads` stacked (batch, head) pairs,
 //   o[t, :] = sum_{s visible from t} softmax_s(scale * q[t, :] . k[s, :]) v[s, :]
-// under a mask of attention_mask.h: causal (the default), none (dense) or a sliding window, optionally with ALiBi
-// (score - slope_h |t - s|) and grouped kv heads (GQA / MQA: query head h reads kv head h / group), with online softmax
-// over key blocks, so the T x T scores and probabilities live only in PSUM / SBUF (never HBM).
+// under a mask of attention_mask.h: causal (the default), none (dense) or a sliding window, optionally with a logit
+// softcap (score c tanh(score / c)), ALiBi (score - slope_h |t - s|) and grouped kv heads (GQA / MQA: query head h
+// reads kv head h / group), with online softmax over key blocks, so the T x T scores and probabilities live only in
+// PSUM / SBUF (never HBM).
 //
 // Layout contract (HBM, any float dtype; cast to bf16 on the way into SBUF):
 //   q_t       [d, heads * T]   q transposed: head h is columns [h T, (h + 1) T) (TensorE contracts over the
@@ -22,6 +23,9 @@
 // resident) the keys from the first 128-key chunk the mask leaves any of to the diagonal (dense: to T) are visited
 // in blocks of up to 512, so fully masked chunks are skipped. Per key block of w columns:
 //   TensorE  S[128, w] = Q_tile^T K_block            (PSUM fp32, one bank; d/128 accumulating matmuls)
+//   ScalarE  softcap c: S = tanh(scale / c S) in place; from here on the exp's scale is c instead of scale (and
+//            ALiBi's tile is in those units); pipelined, issued after the exponentials of an earlier block, with
+//            the statistics a step behind the scores
 //   VectorE  ALiBi: S += the head's bias tile, columns [T - q0 + k0, + w): one fp32 [128, 2T] tile (masked: T + 128
 //            columns) holding -slope / scale |T + p - c|, built per head by GpSimd iota and a VectorE multiply
 //   VectorE  each 128-key chunk the mask cuts: S chunk += a [128, 128] 0 / -1e30 tile built once by GpSimd
@@ -48,7 +52,7 @@
 //              ahead, the P^T copy on ScalarE; loads on queues 0-11, stores on 12-15.
 // Throws nanotrn::Error "[shape]" naming `loc` for non-HBM operands, mismatched shapes, T not a multiple of 128 or
 // an unsupported d; "[sbuf-capacity]" when K/V of a head do not fit SBUF.
-// Not here: the backward kernel (attention_backward.h), softcap, document bounds, dropout, and the log-sum-exp output
+// Not here: the backward kernel (attention_backward.h), document bounds, dropout, and the log-sum-exp output
 // the backward needs.
 #pragma once
 

@@ -22,7 +22,8 @@ constexpr int64_t kMinItemsPerHeadToOverlap = 4;
 
 struct Geometry {
   int64_t heads = 1, seq = 0, d = 0, dkt = 1, qtiles = 0;
-  float scale = 1;
+  float scale = 1;      // of the raw q.k (dQ, dK's factor)
+  float exp_scale = 1;  // what the exp multiplies the held score by: scale, or the softcap (attention_mask.h)
   AttentionVariant variant;
   int64_t dk(int64_t kt) const { return std::min(kP, d - kt * kP); }  // rows of contraction tile kt
   int64_t kv(int64_t head) const { return head / variant.group; }
@@ -45,8 +46,9 @@ struct HeadBufs {
 struct KeyBufs {
   View k, v, k_t, v_t, prev_dk, prev_dv;
 };
+// w (softcap only): 1 - tanh^2, the softcap's derivative factor.
 struct ItemBufs {
-  View p, ds, ds_t, diff;
+  View p, ds, ds_t, diff, w;
 };
 
 class AttentionBackward {
@@ -158,7 +160,8 @@ class AttentionBackward {
     for (int i = 0; i < sets(kItemSets); ++i) {
       const std::string s = std::to_string(i);
       items_bufs_[i] = {b_.sbuf("p" + s, kP, kP, DType::bf16), b_.sbuf("ds" + s, kP, kP, DType::bf16),
-                        b_.sbuf("ds_t" + s, kP, kP, DType::bf16), b_.sbuf("dp_minus_d" + s, kP, kP, DType::f32)};
+                        b_.sbuf("ds_t" + s, kP, kP, DType::bf16), b_.sbuf("dp_minus_d" + s, kP, kP, DType::f32),
+                        g_.variant.capped() ? b_.sbuf("softcap_w" + s, kP, kP, DType::f32) : View{}};
     }
     for (int i = 0; i < sets(kAccSets); ++i) {
       const std::string s = std::to_string(i);
@@ -234,7 +237,7 @@ class AttentionBackward {
     b_.memset(hb.dq, 0.0f);
     if (g_.variant.alibi())
       build_alibi_tile(b_, hb.alibi, alibi_diag_, g_.seq, g_.variant.mask,
-                       g_.variant.alibi_slopes[static_cast<size_t>(h)] / g_.scale);
+                       g_.variant.alibi_slopes[static_cast<size_t>(h)] / g_.exp_scale);
   }
 
   // K_j, V_j of the item's kv head; under GQA after the group's first query head also the group's dK / dV so far.
@@ -274,16 +277,22 @@ class AttentionBackward {
     }
   }
 
-  // B stage: P = exp(scale S - lse) (ScalarE), the mask's edges (GpSimd), dS = (dP - D) P (VectorE).
+  // B stage: P = exp(scale S - lse) (ScalarE), the mask's edges (GpSimd), dS = (dP - D) P (VectorE). Softcap: S =
+  // tanh(scale S / c) in place first (ScalarE), P = exp(c S - lse), and dS gains the factor 1 - S^2 (its square on
+  // ScalarE, 1 - that and the product on VectorE) before the final scale of dQ, dK.
   void probabilities(int64_t n) {
     const Item& it = item(n);
     const HeadBufs& hb = head_bufs(it.head);
     const ItemBufs& ib = item_bufs(n);
     const View& s = s_[n % sets(kPsumItemSets)];
+    if (g_.variant.capped()) {  // before ALiBi's bias joins S: w needs tanh alone
+      b_.activation(s, s, Act::tanh, g_.scale / g_.variant.softcap, 0.0f);
+      b_.activation(ib.w, s, Act::square, 1.0f, 0.0f);
+    }
     if (g_.variant.alibi())
       b_.tensor_tensor(s, s, sl(hb.alibi, kP, alibi_column(g_.seq, it.i * kP, it.j * kP), kP), AluOp::add);
     ActArgs e;
-    e.scale = g_.scale;
+    e.scale = g_.exp_scale;
     e.bias_vector = sl(hb.nlse, kP, it.i, 1);
     b_.activation(ib.p, s, Act::exp, e);
     if (it.cut) {
@@ -304,6 +313,10 @@ class AttentionBackward {
       ActArgs a;
       a.bias_vector = neg_d;
       b_.activation(ib.diff, dp, Act::copy, a);
+    }
+    if (g_.variant.capped()) {
+      b_.tensor_scalar(ib.w, ib.w, AluOp::multiply, -1.0f, AluOp::add, 1.0f);
+      b_.tensor_tensor(ib.diff, ib.diff, ib.w, AluOp::multiply);
     }
     b_.tensor_tensor(ib.ds, ib.diff, ib.p, AluOp::multiply);
   }
@@ -469,6 +482,7 @@ void attention_backward_kernel(KernelBuilder& b, const AttentionBackwardIo& io, 
   g.dkt = ceil_div(g.d, kP);
   g.qtiles = g.seq / kP;
   g.scale = scale > 0 ? scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(g.d)));
+  g.exp_scale = variant.exp_scale(g.scale);
   // Per partition: a head's state (q, dout, o bf16 and the fp32 dQ accumulator as query tiles; Q^T, dO^T [d, T];
   // -lse, D; the dO o product), and the key, item and output sets.
   const bool naive = schedule == Schedule::naive;
@@ -476,8 +490,8 @@ void attention_backward_kernel(KernelBuilder& b, const AttentionBackwardIo& io, 
   const int64_t head = 3 * qd * 2 + 2 * g.dkt * g.seq * 2 + 2 * g.qtiles * 4 + qd * 4 + g.d * 4 +
                        (variant.alibi() ? alibi_columns(g.seq, variant.mask) * 4 : 0);
   const int64_t rest = (naive ? 1 : kKeySets) * (2 * g.d * 2 + 2 * g.dkt * kP * 2) +
-                       (naive ? 1 : kItemSets) * (3 * kP * 2 + kP * 4) + (naive ? 1 : kAccSets) * 2 * g.d * out_bytes +
-                       (variant.alibi() ? kP * 4 : 0) +
+                       (naive ? 1 : kItemSets) * (3 * kP * 2 + kP * 4 * (variant.capped() ? 2 : 1)) +
+                       (naive ? 1 : kAccSets) * 2 * g.d * out_bytes + (variant.alibi() ? kP * 4 : 0) +
                        (variant.group > 1 ? ((naive ? 1 : kKeySets) + (naive ? 1 : kAccSets)) * 2 * g.d * 4 : 0);
   const auto cap = static_cast<int64_t>(b.spec().sbuf_bytes_per_partition.value);
   check(head + rest <= cap,

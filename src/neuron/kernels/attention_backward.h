@@ -46,8 +46,9 @@
 // internal partial tensors in HBM, each later one loads the sum so far with K_j (or, when the previous head's store
 // is not yet issued, right before it adds) and adds its own, the last stores the total in dk / dv's dtype: 2 (g - 1)
 // fp32 [T, d] round trips per kv head beside the operands.
-// Not here: the forward (attention.h; it does not write lse yet, so callers pass it), softcap, document bounds,
-// dropout.
+// Softcap c: S = tanh(scale / c S) in place (ScalarE) before ALiBi's bias, P = exp(c S - lse), and dS = (dP - D) P
+// (1 - S^2) (the square on ScalarE, 1 - x and the product on VectorE), dQ and dK still scaled by `scale`.
+// Not here: the forward (attention.h; it does not write lse yet, so callers pass it), document bounds, dropout.
 #pragma once
 
 #include <source_location>

@@ -2,6 +2,7 @@
 #include "neuron/kernels/attention_mask.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "base/error.h"
 
@@ -18,6 +19,11 @@ std::string AttentionVariant::describe() const {
   std::string s = mask == AttentionMask::sliding_window ? "sliding_window " + std::to_string(window)
                                                         : std::string(attention_mask_name(mask));
   if (alibi()) s += " + alibi";
+  if (capped()) {
+    char cap[32];
+    std::snprintf(cap, sizeof cap, " + softcap %g", static_cast<double>(softcap));
+    s += cap;
+  }
   if (group > 1) s += ", group " + std::to_string(group);
   return s;
 }
@@ -38,6 +44,8 @@ void check_attention_variant(const AttentionVariant& v, int64_t heads) {
     check(v.window == 0, std::string("a window is only for the sliding_window mask (mask ") +
                              attention_mask_name(v.mask) + ", window " + std::to_string(v.window) + ")");
   check(v.group >= 1, "the kv group (query heads per kv head) must be >= 1; got " + std::to_string(v.group));
+  check(std::isfinite(v.softcap) && v.softcap >= 0,
+        "the softcap must be 0 (off) or positive and finite; got " + std::to_string(v.softcap));
   for (float s : v.alibi_slopes)
     check(std::isfinite(s) && s > 0, "ALiBi slopes must be positive and finite; got " + std::to_string(s));
   if (heads == 0) return;

@@ -15,7 +15,9 @@
 //          softmax), as ops/attention_kernels.h's AttentionMods::alibi_slopes; standard_alibi_slopes gives
 //          ALiBi's 2^(-8 (h + 1) / H)
 //   group  query heads per kv head (GQA; group = heads: MQA): stacked query head h reads kv head h / group
-// Not here: softcap, document bounds (not in the tile kernels yet).
+//   softcap  c > 0: the scaled score x = scale q.k becomes c tanh(x / c) before ALiBi and the mask (Gemma 2's logit
+//          softcap), as ops/attention_kernels.h's AttentionMods::softcap
+// Not here: document bounds (not in the tile kernels yet).
 #pragma once
 
 #include <algorithm>
@@ -43,6 +45,7 @@ struct AttentionVariant {
   int64_t window = 0;                 // sliding_window only: W >= 1
   std::vector<float> alibi_slopes{};  // empty: no ALiBi; else one slope (> 0, finite) per stacked query head
   int64_t group = 1;                  // query heads per kv head: the kernel's heads must be a multiple
+  float softcap = 0;                  // 0: off; else c > 0, finite
 
   bool visible(int64_t query, int64_t key) const {
     if (mask == AttentionMask::none) return true;
@@ -65,6 +68,10 @@ struct AttentionVariant {
     return fw * t - fw * (fw - 1) / 2;  // sum over queries of min(query + 1, w)
   }
   bool alibi() const { return !alibi_slopes.empty(); }
+  bool capped() const { return softcap > 0; }
+  // The factor the kernels' exp applies to the score they hold: the raw q.k's `scale`, or under softcap c (they
+  // hold tanh(scale q.k / c) there); ALiBi's bias tile is in the same units (slope / exp_scale).
+  float exp_scale(float scale) const { return capped() ? softcap : scale; }
   // "causal", "sliding_window 256", "none + alibi", "causal, group 4", ...
   std::string describe() const;
 };
@@ -72,9 +79,9 @@ struct AttentionVariant {
 // ALiBi's slopes for `heads` heads: 2^(-8 (h + 1) / heads), h = 0 .. heads - 1 (Press et al., 2022).
 std::vector<float> standard_alibi_slopes(int64_t heads);
 
-// Throws nanotrn::Error for a sliding window < 1 (or a window given with another mask), a group < 1, or ALiBi
-// slopes that are not positive and finite. `heads` (the stacked query heads, 0 = not known yet) must then be a
-// multiple of the group and match the number of slopes.
+// Throws nanotrn::Error for a sliding window < 1 (or a window given with another mask), a group < 1, ALiBi
+// slopes that are not positive and finite, or a softcap that is negative or not finite. `heads` (the stacked query
+// heads, 0 = not known yet) must then be a multiple of the group and match the number of slopes.
 void check_attention_variant(const AttentionVariant& v, int64_t heads = 0);
 
 }  // namespace nanotrn::neuron

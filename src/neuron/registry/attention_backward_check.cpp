@@ -20,6 +20,7 @@ ref::AttentionSpec mods_of(const AttentionShape& o, int64_t kv) {
   m.causal = o.variant.mask != AttentionMask::none;
   m.window = o.variant.mask == AttentionMask::sliding_window ? o.variant.window : 0;
   m.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(o.head_dim)));  // the kernel's fp32 scale
+  m.softcap = o.variant.softcap;
   if (o.variant.alibi()) {
     const auto first = o.variant.alibi_slopes.begin() + kv * o.variant.group;
     m.alibi_slopes.assign(first, first + o.variant.group);
@@ -89,7 +90,7 @@ CheckOutcome check_attention_backward(const AttentionShape& o, DType dtype, cons
       "(attention_backward_check.h)";
   const int64_t T = o.seq, d = o.head_dim, group = o.variant.group;
   const double e = std::ldexp(1.0, -24), b = std::ldexp(1.0, -8), u = unit_roundoff(dtype);
-  const auto scale = static_cast<double>(mods_of(o, 0).scale);
+  const auto scale = static_cast<double>(mods_of(o, 0).scale), cap = static_cast<double>(o.variant.softcap);
   const std::vector<double> q = widen(in[0], DType::bf16), k = widen(in[1], DType::bf16), v = widen(in[2], DType::bf16);
   const std::vector<double> y = widen(in[3], DType::bf16), dy = widen(in[4], DType::bf16);
   const std::vector<double> lse(in[5].begin(), in[5].end());
@@ -137,14 +138,25 @@ CheckOutcome check_attention_backward(const AttentionShape& o, DType dtype, cons
             dp += dot[i] * vs[i];
             pmag += std::fabs(dot[i] * vs[i]);
           }
-          // ALiBi (attention_alibi.h): the kernel adds fl(-fl(slope / scale) |t - s|) to the fp32 score.
-          const double bias = slope * static_cast<double>(std::llabs(t - s)), arg = scale * sc - bias;
+          // ALiBi (attention_alibi.h): the kernel adds fl(-fl(slope / scale) |t - s|) to the fp32 score. Softcap c:
+          // the score is c th, th = tanh(scale q.k / c), held to |dth| <= (1 - th^2) scale sigma / c + 2 e; the
+          // exp argument gains 4 e c (th's rounding and its product by c), and dS the factor w = 1 - th^2, formed
+          // in fp32 (square, 1 - x, the product: 3 e) with the error 2 |th| |dth| from th's.
           const double sigma = static_cast<double>(d + 2) * e * smag, tau = static_cast<double>(d + 2) * e * pmag;
+          const double th = cap > 0 ? std::tanh(scale * sc / cap) : 0;
+          const double w = cap > 0 ? 1 - th * th : 1;
+          const double w_err = cap > 0 ? 2 * std::fabs(th) * (w * scale * sigma / cap + 2 * e) + 3 * e : 0;
+          const double bias = slope * static_cast<double>(std::llabs(t - s));
+          const double arg = (cap > 0 ? cap * th : scale * sc) - bias;
           const double p = std::exp(arg - l);
-          const double eps = b + 3 * e + scale * sigma + e * (2 * std::fabs(arg) + 2 * std::fabs(l) + 4 * bias);
-          const double diff = dp - dd, ds = p * diff;
-          const double err_ds = eps * std::fabs(ds) + p * (1 + eps) * (tau + delta + e * std::fabs(diff)) +
-                                (b + e) * (1 + eps) * (std::fabs(ds) + p * (tau + delta));
+          const double eps =
+              b + 3 * e + scale * sigma + e * (2 * std::fabs(arg) + 2 * std::fabs(l) + 4 * bias + 4 * cap);
+          const double diff = dp - dd, ds = p * diff * w;
+          const double err_ds =
+              eps * std::fabs(ds) +
+              p * (1 + eps) *
+                  ((tau + delta + e * std::fabs(diff)) * w + std::fabs(diff) * (w_err + (cap > 0 ? e : 0))) +
+              (b + e) * (1 + eps) * (std::fabs(ds) + p * (tau + delta) * w);
           double* bvs = bv.data() + s * d;
           double* bks = bk.data() + s * d;
           for (int64_t i = 0; i < d; ++i) {

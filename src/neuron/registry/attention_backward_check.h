@@ -11,7 +11,9 @@
 //   dV_s   <= sum_t eps P |dO_t| + n e sum_t P |dO_t|                   + u |dV|
 //   dK_s   <= scale (sum_t E |q_t| + n e sum_t |dS q_t|) (1 + e)        + u |dK|
 //   dQ_t   <= scale (sum_s E |k_s| + n e sum_s |dS k_s|) (1 + e)        + u |dQ|
-// each first-order bound times 1.25 for the second-order terms it drops. The reference values come from
+// each first-order bound times 1.25 for the second-order terms it drops. ALiBi adds 4 e bias to eps; softcap c adds
+// 4 e c to eps and scales dS by w = 1 - th^2 (th = tanh(scale S / c)), whose error 2 |th| ((1 - th^2) scale sigma / c
+// + 2 e) + 3 e (and e for the product) joins E. The reference values come from
 // ref::attention_backward_ref (the textbook chain rule in fp64) on the same rounded q, k, v, dO.
 // Inputs: q, k uniform [-2, 2), v, dO [-1, 1) from std::mt19937(seed), rounded to the dtype; o and lse the fp64
 // forward (ref::attention_forward_ref) on them, o rounded to the dtype, lse to fp32.

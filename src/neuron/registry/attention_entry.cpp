@@ -30,6 +30,7 @@ CheckOutcome check_attention_forward(const AttentionShape& o, DType dtype, const
   const int64_t t_len = o.seq, d = o.head_dim, group = o.variant.group, kv_heads = o.heads / group;
   const double e = std::ldexp(1.0, -24), u = unit_roundoff(dtype), ub = std::ldexp(1.0, -8);
   const auto scale = static_cast<double>(static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))));
+  const auto cap = static_cast<double>(o.variant.softcap);
   // The inputs as the kernel computes on them (bf16), rounded once, as rows [head T + t, d].
   auto rows_of = [&](const std::vector<float>& x, int64_t heads, bool transposed) {
     std::vector<double> r(static_cast<size_t>(heads * t_len * d));
@@ -57,11 +58,14 @@ CheckOutcome check_attention_forward(const AttentionShape& o, DType dtype, const
           m += std::fabs(qt[i] * kj[i]);
         }
         // ALiBi: the kernel adds fl(-fl(slope / scale) |t - j|) to the fp32 score (one rounding each), then scales.
+        // Softcap c: the score is c tanh(scale q.k / c) (the kernel's fp32 tanh and its product by c: 4 e c more;
+        // an error in q.k passes through with the factor 1 - tanh^2 <= 1).
         const double bias = slope * static_cast<double>(std::llabs(t - j));
-        const double sc = scale * dot - bias;
+        const double capped = cap > 0 ? cap * std::tanh(scale * dot / cap) : scale * dot;
+        const double sc = capped - bias;
         s[static_cast<size_t>(j)] = sc;
         mx = std::max(mx, sc);
-        delta = std::max(delta, static_cast<double>(d + 10) * e * scale * m + 4 * e * (bias + std::fabs(sc)));
+        delta = std::max(delta, static_cast<double>(d + 10) * e * scale * m + 4 * e * (bias + std::fabs(sc) + cap));
       }
       double l = 0;
       for (int64_t j = 0; j < t_len; ++j)

@@ -17,6 +17,8 @@ std::vector<ParamSpec> attention_params() {
           flag_param("alibi",
                      "attention, attention_bwd: ALiBi, the standard slopes 2^(-8 (h + 1) / heads) over the stacked "
                      "heads"),
+          real_param("softcap", 0,
+                     "attention, attention_bwd: logit softcap c (scores c tanh(scale q.k / c), as Gemma 2); 0 = off"),
           int_param("group", 1,
                     "attention, attention_bwd: query heads per kv head (GQA; --heads for MQA); k and v have heads / "
                     "group heads")};
@@ -37,6 +39,7 @@ AttentionShape attention_shape_of(const KernelParams& p) {
   s.heads = p.integer("heads");
   s.variant = {parse_attention_mask(p.text("mask")), p.integer("window")};
   s.variant.group = p.integer("group");
+  s.variant.softcap = static_cast<float>(p.real("softcap"));
   if (p.flag("alibi")) s.variant.alibi_slopes = standard_alibi_slopes(s.heads);
   check_attention_shape(s);
   return s;
@@ -49,7 +52,8 @@ KernelParams attention_params_of(const AttentionShape& s) {
           {"mask", std::string(attention_mask_name(s.variant.mask))},
           {"window", s.variant.window},
           {"alibi", s.variant.alibi()},
-          {"group", s.variant.group}};
+          {"group", s.variant.group},
+          {"softcap", static_cast<double>(s.variant.softcap)}};
 }
 
 std::string attention_text(const AttentionShape& s) {

@@ -6,6 +6,7 @@
 //   alibi           the standard slopes 2^(-8 (h + 1) / heads) over the stacked heads (to_params reports whether
 //                   slopes are set, not their values)
 //   group           query heads per kv head (GQA; = heads for MQA)
+//   softcap         the logit softcap c (0: off)
 // Not here: the definitions (attention_entry.cpp, attention_backward_entry.cpp).
 #pragma once
 
