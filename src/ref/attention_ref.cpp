@@ -22,7 +22,10 @@ double scale_of(const AttentionSpec& mods, int64_t D) {
   return mods.scale != 0 ? mods.scale : 1.0 / std::sqrt(static_cast<double>(D));
 }
 
-bool visible(const AttentionSpec& mods, int64_t b, int64_t Tk, int64_t pq, int64_t pk) {
+bool visible(const AttentionSpec& mods, int64_t b, int64_t Tk, int64_t i, int64_t pq, int64_t pk) {
+  if (!mods.bound_min.empty() &&
+      (pk < mods.bound_min[static_cast<size_t>(i)] || pk > mods.bound_max[static_cast<size_t>(i)]))
+    return false;
   if (mods.causal && pk > pq) return false;
   if (mods.window > 0 && pq - pk >= mods.window) return false;
   if (!mods.segment_ids.empty() &&
@@ -52,7 +55,7 @@ void scores(const Dims& d, const AttentionSpec& mods, const std::vector<double>&
       const int64_t pq = i + off;
       if (!mods.alibi_slopes.empty())
         x -= mods.alibi_slopes[static_cast<size_t>(h)] * static_cast<double>(std::llabs(pq - j));
-      s[ij] = visible(mods, b, d.Tk, pq, j) ? x : kNegInf;
+      s[ij] = visible(mods, b, d.Tk, i, pq, j) ? x : kNegInf;
     }
 }
 

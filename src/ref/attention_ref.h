@@ -12,14 +12,16 @@ namespace nanotrn::ref {
 // The modifiers, as ops/attention_kernels.h's AttentionMods (same meanings and order), held by value so that this
 // module depends on nothing above base. A raw score x = scale q.k becomes softcap tanh(x / softcap) (softcap > 0),
 // then x - slope_h |pos_q - pos_k| (ALiBi); masked out unless visible: causal (pos_k <= pos_q), inside the window
-// (pos_q - pos_k < window, window > 0) and in the same document (equal segment ids).
+// (pos_q - pos_k < window, window > 0), in the same document (equal segment ids) and inside the query's bounds
+// (bound_min[i] <= pos_k <= bound_max[i] for query row i: the tile kernels' document bounds, attention_mask.h).
 struct AttentionSpec {
   bool causal = true;
-  int64_t window = 0;                  // 0: unlimited
-  std::vector<double> alibi_slopes{};  // empty: no ALiBi; else [H]
-  std::vector<int32_t> segment_ids{};  // empty: no document mask; else [B, Tk]
-  double softcap = 0;                  // 0: off
-  double scale = 0;                    // 0: 1 / sqrt(D)
+  int64_t window = 0;                             // 0: unlimited
+  std::vector<double> alibi_slopes{};             // empty: no ALiBi; else [H]
+  std::vector<int32_t> segment_ids{};             // empty: no document mask; else [B, Tk]
+  std::vector<int32_t> bound_min{}, bound_max{};  // empty: none; else [Tq] each, for every batch row and head
+  double softcap = 0;                             // 0: off
+  double scale = 0;                               // 0: 1 / sqrt(D)
 };
 
 // out [B, Tq, H, D] from q [B, Tq, H, D], k, v [B, Tk, Hkv, D] (same layouts and conventions as attention_forward;

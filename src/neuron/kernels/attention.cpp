@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "neuron/kernels/attention_alibi.h"
+#include "neuron/kernels/attention_bounds.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -19,6 +20,7 @@ constexpr float kMasked = -1e30f;  // exp(scale * (S + kMasked) - max) underflow
 // ahead of their first scores. PSUM: 4 score banks + 2 P^T (one bank) + 3 P V (4 d bytes each): 8 banks at d = 512.
 constexpr int kHeadSets = 2, kQuerySets = 12, kBlockSets = 8, kScoreBanks = 4, kPvSets = 3, kPtPsumSets = 2;
 constexpr int64_t kQueryAhead = 2;
+constexpr int kBoundsCut = -2;  // Item::cuts: the chunk needs the document-bounds mask (attention_bounds.h)
 // Pipelined step s: scores and statistics of block s + kScoresAhead, exponentials of s + kExpAhead, P^T of s, P V of
 // s - 1, the accumulator of s - kAccumulateBehind (3 / 1 / 2: 95 us for 8 x 1024 x 128 on v3; 2 / 1 / 2: 116 us,
 // 4 / 1 / 2: 101 us).
@@ -43,7 +45,8 @@ struct Item {
   int64_t head, qtile, seq, k0, w;
   int block;
   bool first, last;
-  // 128-key chunks of the block the mask cuts: (chunk, mask tile: -1 the causal diagonal, else a window edge's index).
+  // 128-key chunks of the block the mask cuts: (chunk, mask tile: -1 the causal diagonal, kBoundsCut the document
+  // bounds, else a window edge's index).
   std::vector<std::pair<int64_t, int>> cuts;
 };
 
@@ -52,9 +55,9 @@ struct HeadBufs {
   View kt, v;
 };
 // Per query tile: Q^T tiles, the running -max (raw scores), the running exp bias (scale * that) of the last two
-// blocks, the running sum, the fp32 accumulator, 1 / sum and the output tile.
+// blocks, the running sum, the fp32 accumulator, 1 / sum, the output tile and (document bounds) its rows' bounds.
 struct QueryState {
-  View q, mr, bias[2], l, acc, rl, out;
+  View q, mr, bias[2], l, acc, rl, out, bounds;
 };
 // Per key block (SBUF): -max of the block, P, its row sum, alpha, P^T.
 struct BlockBufs {
@@ -63,9 +66,9 @@ struct BlockBufs {
 
 class Attention {
  public:
-  Attention(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, const Geometry& g,
-            Schedule schedule)
-      : b_(b), qt_(q_t), kt_(k_t), v_(v), o_(o), g_(g), naive_(schedule == Schedule::naive) {}
+  Attention(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, const View& bounds,
+            const Geometry& g, Schedule schedule)
+      : b_(b), qt_(q_t), kt_(k_t), v_(v), o_(o), bounds_(bounds), g_(g), naive_(schedule == Schedule::naive) {}
 
   void run() {
     items_ = plan();
@@ -132,9 +135,9 @@ class Attention {
     for (int64_t h = 0; h < g_.heads; ++h)
       for (int64_t i = 0; i < g_.qtiles; ++i, ++seq) {
         const int64_t q0 = i * kP;
-        const int64_t end = var.mask == AttentionMask::none ? g_.seq : q0 + kP;
-        int64_t begin = 0;
+        int64_t end = var.mask == AttentionMask::none ? g_.seq : q0 + kP, begin = 0;
         while (!var.tile(q0, begin, kP, kP).any) begin += kP;
+        while (!var.tile(q0, end - kP, kP, kP).any) end -= kP;  // document bounds end before the mask does
         int block = 0;
         for (int64_t k0 = begin; k0 < end; k0 += kBlock, ++block) {
           const int64_t w = std::min(kBlock, end - k0);
@@ -142,9 +145,10 @@ class Attention {
           for (int64_t c = 0; c < w / kP; ++c) {
             const int64_t kc = k0 + c * kP;
             if (var.tile(q0, kc, kP, kP).all) continue;
-            if (kc + kP - 1 > q0) it.cuts.push_back({c, -1});  // crosses the diagonal
+            if (var.mask != AttentionMask::none && kc + kP - 1 > q0) it.cuts.push_back({c, -1});  // the diagonal
             if (var.mask == AttentionMask::sliding_window && q0 + kP - 1 - kc >= var.window)
               it.cuts.push_back({c, edge_index(q0 - kc)});
+            if (!var.bounds_cover(q0, kc, kP, kP)) it.cuts.push_back({c, kBoundsCut});
           }
           items.push_back(std::move(it));
         }
@@ -167,6 +171,10 @@ class Attention {
                         b_.sbuf("v" + s, kP, g_.seq / kP * g_.d, DType::bf16)});
     }
     mask_ = b_.sbuf("mask", kP, kP, DType::f32);
+    if (g_.variant.bounded()) {
+      bound_keys_ = b_.sbuf("bound_keys", kP, kP, DType::f32);
+      bound_tmp_ = b_.sbuf("bound_tmp", kP, kP, DType::f32);
+    }
     for (size_t e = 0; e < edge_diffs_.size(); ++e)
       edges_.push_back(b_.sbuf("window_edge" + std::to_string(e), kP, kP, DType::f32));
     for (int i = 0; i < sets(kQuerySets); ++i) {
@@ -180,6 +188,7 @@ class Attention {
       q.rl = b_.sbuf("rsum" + s, kP, 1, DType::f32);
       q.acc = b_.sbuf("acc" + s, kP, g_.d, DType::f32);
       q.out = b_.sbuf("o" + s, kP, g_.d, g_.out);
+      if (g_.variant.bounded()) q.bounds = b_.sbuf("bounds" + s, kP, 2, DType::f32);
     }
     for (int i = 0; i < sets(kBlockSets); ++i) {
       const std::string s = std::to_string(i);
@@ -225,6 +234,7 @@ class Attention {
     for (int64_t kt = 0; kt < g_.dkt; ++kt)
       b_.dma_copy(sl(qs.q, g_.dk(kt), kt * kP, kP), b_.slice(qt_, kt * kP, g_.dk(kt), h * g_.seq + q0, kP),
                   queue(0, 4, q_queue_));
+    if (g_.variant.bounded()) b_.dma_copy(qs.bounds, b_.slice(bounds_, q0, kP, 0, 2), queue(0, 4, q_queue_));
   }
 
   // Loads (naive: on demand; pipelined: a later query tile; kv heads in p_times_v), then S = Q^T K on TensorE. A kv
@@ -270,7 +280,11 @@ class Attention {
     }
     for (const auto& [c, tile] : it.cuts) {
       const View chunk = sl(scores_psum(n), kP, c * kP, kP);
-      b_.tensor_tensor(chunk, chunk, tile < 0 ? mask_ : edges_[static_cast<size_t>(tile)], AluOp::add);
+      if (tile == kBoundsCut)
+        add_bounds_mask(b_, chunk, bound_keys_, bound_tmp_, sl(qs.bounds, kP, 0, 1), sl(qs.bounds, kP, 1, 1),
+                        it.k0 + c * kP);
+      else
+        b_.tensor_tensor(chunk, chunk, tile < 0 ? mask_ : edges_[static_cast<size_t>(tile)], AluOp::add);
     }
     if (it.first) {
       b_.reduce(qs.mr, s, AluOp::max, /*negate=*/true);
@@ -360,7 +374,7 @@ class Attention {
   }
 
   KernelBuilder& b_;
-  const View &qt_, &kt_, &v_, &o_;
+  const View &qt_, &kt_, &v_, &o_, &bounds_;
   Geometry g_;
   bool naive_;
   std::vector<Item> items_;
@@ -368,7 +382,7 @@ class Attention {
   std::vector<HeadBufs> heads_;
   QueryState query_[kQuerySets];
   BlockBufs block_[kBlockSets];
-  View s_[kScoreBanks], pt_psum_[kPtPsumSets], pv_[kPvSets], mask_, alibi_[2], alibi_diag_;
+  View s_[kScoreBanks], pt_psum_[kPtPsumSets], pv_[kPvSets], mask_, alibi_[2], alibi_diag_, bound_keys_, bound_tmp_;
   std::vector<int64_t> edge_diffs_;  // q0 - k0 of the chunks a window's lower edge cuts
   std::vector<View> edges_;
   int q_queue_ = 0, k_queue_ = 0, v_queue_ = 0, o_queue_ = 0;
@@ -383,12 +397,29 @@ void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const 
 
 void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, int64_t heads,
                       const AttentionVariant& variant, Schedule schedule, float scale, std::source_location loc) {
+  check(!variant.bounded(),
+        "[shape] attention_kernel: document bounds need the bounds tensor [T, 2] (the overload "
+        "that takes it)",
+        loc);
+  attention_kernel(b, q_t, k_t, v, o, View{}, heads, variant, schedule, scale, loc);
+}
+
+void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o,
+                      const View& bounds, int64_t heads, const AttentionVariant& variant, Schedule schedule,
+                      float scale, std::source_location loc) {
   check_hbm_operands(b, "attention_kernel", {q_t, k_t, v, o}, loc);
   check(heads >= 1, "[shape] attention_kernel needs heads >= 1", loc);
   try {
-    check_attention_variant(variant, heads);
+    check_attention_variant(variant, heads, q_t.nf / heads);
   } catch (const Error& e) {
     throw Error(std::string("[shape] attention_kernel: ") + e.what(), loc);
+  }
+  if (variant.bounded()) {
+    check_hbm_operands(b, "attention_kernel", {bounds}, loc);
+    check(bounds.np == q_t.nf / heads && bounds.nf == 2 && dtype_of(b, bounds) != DType::i32,
+          "[shape] attention_kernel: document bounds need a float HBM tensor [T, 2] (bound_min, bound_max); got [" +
+              std::to_string(bounds.np) + ", " + std::to_string(bounds.nf) + "]",
+          loc);
   }
   auto buffer = [&](const View& x) -> const Buffer& { return b.program().buffers.at(static_cast<size_t>(x.buffer)); };
   Geometry g;
@@ -426,7 +457,7 @@ void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const 
   const int64_t need =
       head_sets * (g.dkt * g.seq + g.seq / kP * g.d) * 2 + kP * 4 +
       sets * (g.dkt * kP * 2 + 6 * 4 + g.d * (4 + static_cast<int64_t>(dtype_size(g.out))) + 2 * kBlock * 2 + 3 * 4) +
-      64 * (4 * sets + 4);
+      64 * (4 * sets + 4) + (variant.bounded() ? 2 * kP * 4 + sets * 2 * 4 : 0);
   const auto cap = static_cast<int64_t>(b.spec().sbuf_bytes_per_partition.value);
   // ALiBi: one fp32 bias tile per head in flight (two when they fit, else the next head's waits for the last block
   // of the one before) and the diagonal tile.
@@ -438,7 +469,7 @@ void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const 
             ", d = " + std::to_string(g.d) + " needs about " + std::to_string(need + bias + diag) +
             " B per partition of " + std::to_string(cap),
         loc);
-  Attention(b, q_t, k_t, v, o, g, schedule).run();
+  Attention(b, q_t, k_t, v, o, bounds, g, schedule).run();
 }
 
 }  // namespace nanotrn::neuron

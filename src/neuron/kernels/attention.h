@@ -31,7 +31,9 @@
 //   VectorE  each 128-key chunk the mask cuts: S chunk += a [128, 128] 0 / -1e30 tile built once by GpSimd
 //            affine_select (the diagonal: kept where query >= key; a window's lower edge: one tile per distinct
 //            query - key offset of the chunks it cuts, at most two). A row whose first block is all masked has its
-//            garbage sum rescaled by exactly 0 at its first visible block (alpha = exp(-huge) = 0).
+//            garbage sum rescaled by exactly 0 at its first visible block (alpha = exp(-huge) = 0). Document bounds:
+//            a query tile's keys run from the first to the last chunk any of its rows may see, and each chunk the
+//            bounds cut gets the bounds mask of attention_bounds.h (the rows' bounds loaded with the query tile).
 //   VectorE  mx = -max_f S (raw), running mr = min(mr, mx)      (fp32 [128, 1])
 //   ScalarE  b = scale * mr; alpha = exp(b - b_previous)        (the rescale of the running sum and accumulator)
 //   ScalarE  P = exp(scale * S + b) (bf16 SBUF), rs = sum_f P (fp32, fused free-axis reduction)
@@ -52,7 +54,7 @@
 //              ahead, the P^T copy on ScalarE; loads on queues 0-11, stores on 12-15.
 // Throws nanotrn::Error "[shape]" naming `loc` for non-HBM operands, mismatched shapes, T not a multiple of 128 or
 // an unsupported d; "[sbuf-capacity]" when K/V of a head do not fit SBUF.
-// Not here: the backward kernel (attention_backward.h), document bounds, dropout, and the log-sum-exp output
+// Not here: the backward kernel (attention_backward.h), dropout, and the log-sum-exp output
 // the backward needs.
 #pragma once
 
@@ -71,5 +73,11 @@ void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const 
 void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o, int64_t heads,
                       const AttentionVariant& variant, Schedule schedule, float scale = 0.0f,
                       std::source_location loc = std::source_location::current());
+// With document bounds (variant.bound_min / bound_max): `bounds` an HBM tensor [T, 2] of any float dtype holding
+// them as exact integers (column 0 bound_min, column 1 bound_max), the same values as the variant's, from which the
+// kernel plans which blocks to skip; `bounds` is ignored without them.
+void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const View& v, const View& o,
+                      const View& bounds, int64_t heads, const AttentionVariant& variant, Schedule schedule,
+                      float scale = 0.0f, std::source_location loc = std::source_location::current());
 
 }  // namespace nanotrn::neuron

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "neuron/kernels/attention_alibi.h"
+#include "neuron/kernels/attention_bounds.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -33,14 +34,14 @@ struct Geometry {
 // Query tile i against key tile j of head h; key tiles are counted over all heads by `key` (rotation index).
 struct Item {
   int64_t head, j, i, key;
-  bool first_of_key, last_of_key, first_of_head, last_of_head, cut;
+  bool first_of_key, last_of_key, first_of_head, last_of_head, cut, bounds_cut;
 };
 
 // Resident per head: query tiles of Q, dO, o [128, qtiles d]; Q^T, dO^T as dkt contraction tiles [dk, T] side by
 // side; -lse and -D [128, qtiles]; the fp32 dQ accumulator [128, qtiles d]. Per key tile K, V [128, d] and K^T, V^T
 // as dkt tiles [dk, 128] side by side.
 struct HeadBufs {
-  View q, dout, o, q_t, dout_t, nlse, delta, dq, prod, alibi;
+  View q, dout, o, q_t, dout_t, nlse, delta, dq, prod, alibi, bounds;  // bounds: [128, 2 qtiles] (document bounds)
 };
 // prev_dk / prev_dv (GQA): the fp32 sums of the group's earlier query heads, read back from the partial tensors.
 struct KeyBufs {
@@ -107,7 +108,9 @@ class AttentionBackward {
         const size_t key_start = items.size();
         for (int64_t i = 0; i < g_.qtiles; ++i) {
           const TileCut c = g_.variant.tile(i * kP, j * kP, kP, kP);
-          if (c.any) items.push_back({h, j, i, key, false, false, false, false, !c.all});
+          if (c.any)
+            items.push_back(
+                {h, j, i, key, false, false, false, false, !c.all, !g_.variant.bounds_cover(i * kP, j * kP, kP, kP)});
         }
         check(items.size() > key_start, "attention_backward_kernel: a key tile no query sees");  // not for our masks
         items[key_start].first_of_key = true;
@@ -135,7 +138,12 @@ class AttentionBackward {
           b_.sbuf("delta" + s, kP, g_.qtiles, DType::f32),
           b_.sbuf("dq_acc" + s, kP, qd, DType::f32),
           b_.sbuf("do_o" + s, kP, g_.d, DType::f32),
-          g_.variant.alibi() ? b_.sbuf("alibi" + s, kP, alibi_columns(g_.seq, g_.variant.mask), DType::f32) : View{}};
+          g_.variant.alibi() ? b_.sbuf("alibi" + s, kP, alibi_columns(g_.seq, g_.variant.mask), DType::f32) : View{},
+          g_.variant.bounded() ? b_.sbuf("bounds" + s, kP, 2 * g_.qtiles, DType::f32) : View{}};
+    }
+    if (g_.variant.bounded()) {
+      bound_keys_ = b_.sbuf("bound_keys", kP, kP, DType::f32);
+      bound_tmp_ = b_.sbuf("bound_tmp", kP, kP, DType::f32);
     }
     if (g_.variant.alibi()) alibi_diag_ = b_.sbuf("alibi_diag", kP, kP, DType::f32);
     if (g_.group() > 1) {  // GQA: the group's running dK / dV sums between its query heads, fp32 in HBM
@@ -221,6 +229,8 @@ class AttentionBackward {
       b_.dma_copy(qcols(hb.dout, i), rows(io_.dout, r0 + i * kP, kP), queue(0, 8, head_queue_));
       b_.dma_copy(qcols(hb.o, i), rows(io_.o, r0 + i * kP, kP), queue(0, 8, head_queue_));
       b_.dma_copy(sl(hb.nlse, kP, i, 1), rows(io_.lse, r0 + i * kP, kP), queue(0, 8, head_queue_));
+      if (g_.variant.bounded())
+        b_.dma_copy(sl(hb.bounds, kP, 2 * i, 2), rows(io_.bounds, i * kP, kP), queue(0, 8, head_queue_));
     }
   }
 
@@ -291,6 +301,9 @@ class AttentionBackward {
     }
     if (g_.variant.alibi())
       b_.tensor_tensor(s, s, sl(hb.alibi, kP, alibi_column(g_.seq, it.i * kP, it.j * kP), kP), AluOp::add);
+    if (it.bounds_cut)
+      add_bounds_mask(b_, s, bound_keys_, bound_tmp_, sl(hb.bounds, kP, 2 * it.i, 1),
+                      sl(hb.bounds, kP, 2 * it.i + 1, 1), it.j * kP);
     ActArgs e;
     e.scale = g_.exp_scale;
     e.bias_vector = sl(hb.nlse, kP, it.i, 1);
@@ -427,6 +440,7 @@ class AttentionBackward {
   View dk_out_[kAccSets], dv_out_[kAccSets];
   View s_[kPsumItemSets], dp_[kPsumItemSets], dk_[kAccSets], dv_[kAccSets];
   View dq_part_[kSmallPsumSets], ds_t_psum_[kSmallPsumSets], layout_t_[kSmallPsumSets];
+  View bound_keys_, bound_tmp_;
   View alibi_diag_, dk_partial_, dv_partial_, dk_sum_[kAccSets], dv_sum_[kAccSets];
   std::vector<int64_t> partial_by_;   // per (kv head, key tile): the query head whose sum the partial tensors hold
   std::vector<bool> partial_loaded_;  // per key tile (Item::key): its prev_dk / prev_dv are loaded
@@ -445,9 +459,17 @@ void attention_backward_kernel(KernelBuilder& b, const AttentionBackwardIo& io, 
                      loc);
   check(heads >= 1, "[shape] attention_backward_kernel needs heads >= 1", loc);
   try {
-    check_attention_variant(variant, heads);
+    check_attention_variant(variant, heads, io.q.np / heads);
   } catch (const Error& e) {
     throw Error(std::string("[shape] attention_backward_kernel: ") + e.what(), loc);
+  }
+  if (variant.bounded()) {
+    check_hbm_operands(b, "attention_backward_kernel", {io.bounds}, loc);
+    check(io.bounds.np == io.q.np / heads && io.bounds.nf == 2 && dtype_of(b, io.bounds) != DType::i32,
+          "[shape] attention_backward_kernel: document bounds need a float HBM tensor [T, 2] (bound_min, bound_max); "
+          "got [" +
+              std::to_string(io.bounds.np) + ", " + std::to_string(io.bounds.nf) + "]",
+          loc);
   }
   for (const View* x : {&io.q, &io.k, &io.v, &io.o, &io.dout, &io.lse, &io.dq, &io.dk, &io.dv})
     check(dtype_of(b, *x) != DType::i32, "[shape] attention_backward_kernel operands must be float tensors", loc);
@@ -488,10 +510,12 @@ void attention_backward_kernel(KernelBuilder& b, const AttentionBackwardIo& io, 
   const bool naive = schedule == Schedule::naive;
   const int64_t qd = g.qtiles * g.d, out_bytes = 4;
   const int64_t head = 3 * qd * 2 + 2 * g.dkt * g.seq * 2 + 2 * g.qtiles * 4 + qd * 4 + g.d * 4 +
-                       (variant.alibi() ? alibi_columns(g.seq, variant.mask) * 4 : 0);
+                       (variant.alibi() ? alibi_columns(g.seq, variant.mask) * 4 : 0) +
+                       (variant.bounded() ? 2 * g.qtiles * 4 : 0);
   const int64_t rest = (naive ? 1 : kKeySets) * (2 * g.d * 2 + 2 * g.dkt * kP * 2) +
                        (naive ? 1 : kItemSets) * (3 * kP * 2 + kP * 4 * (variant.capped() ? 2 : 1)) +
                        (naive ? 1 : kAccSets) * 2 * g.d * out_bytes + (variant.alibi() ? kP * 4 : 0) +
+                       (variant.bounded() ? 2 * kP * 4 : 0) +
                        (variant.group > 1 ? ((naive ? 1 : kKeySets) + (naive ? 1 : kAccSets)) * 2 * g.d * 4 : 0);
   const auto cap = static_cast<int64_t>(b.spec().sbuf_bytes_per_partition.value);
   check(head + rest <= cap,

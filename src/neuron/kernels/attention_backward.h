@@ -46,9 +46,11 @@
 // internal partial tensors in HBM, each later one loads the sum so far with K_j (or, when the previous head's store
 // is not yet issued, right before it adds) and adds its own, the last stores the total in dk / dv's dtype: 2 (g - 1)
 // fp32 [T, d] round trips per kv head beside the operands.
+// Document bounds: items are the (query tile, key tile) pairs any row's bounds and the mask leave visible, and each
+// tile the bounds cut gets attention_bounds.h's mask added to S before the exp (the rows' bounds resident per head).
 // Softcap c: S = tanh(scale / c S) in place (ScalarE) before ALiBi's bias, P = exp(c S - lse), and dS = (dP - D) P
 // (1 - S^2) (the square on ScalarE, 1 - x and the product on VectorE), dQ and dK still scaled by `scale`.
-// Not here: the forward (attention.h; it does not write lse yet, so callers pass it), document bounds, dropout.
+// Not here: the forward (attention.h; it does not write lse yet, so callers pass it), dropout.
 #pragma once
 
 #include <source_location>
@@ -59,8 +61,10 @@
 
 namespace nanotrn::neuron {
 
+// bounds: document bounds only (variant.bound_min / bound_max), an HBM tensor [T, 2] holding them as exact
+// integers (column 0 bound_min, column 1 bound_max), as the forward's (attention.h); ignored without them.
 struct AttentionBackwardIo {
-  View q, k, v, o, dout, lse, dq, dk, dv;
+  View q, k, v, o, dout, lse, dq, dk, dv, bounds{};
 };
 
 // scale <= 0 means 1 / sqrt(d).

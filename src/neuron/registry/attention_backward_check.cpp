@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "dtype/convert.h"
+#include "neuron/registry/attention_params.h"
 #include "neuron/registry/check_support.h"
 #include "ref/attention_ref.h"
 
@@ -21,6 +22,8 @@ ref::AttentionSpec mods_of(const AttentionShape& o, int64_t kv) {
   m.window = o.variant.mask == AttentionMask::sliding_window ? o.variant.window : 0;
   m.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(o.head_dim)));  // the kernel's fp32 scale
   m.softcap = o.variant.softcap;
+  m.bound_min.assign(o.variant.bound_min.begin(), o.variant.bound_min.end());
+  m.bound_max.assign(o.variant.bound_max.begin(), o.variant.bound_max.end());
   if (o.variant.alibi()) {
     const auto first = o.variant.alibi_slopes.begin() + kv * o.variant.group;
     m.alibi_slopes.assign(first, first + o.variant.group);
@@ -79,7 +82,9 @@ HostTensors make_attention_backward_inputs(const AttentionShape& o, DType dtype,
       lf[static_cast<size_t>(kv * group * o.seq) + i] = static_cast<float>(lse[i]);
   }
   for (float& x : of) x = round_to(dtype, x);
-  return {q, k, v, of, dout, lf};
+  HostTensors all{q, k, v, of, dout, lf};
+  if (o.variant.bounded()) all.push_back(bounds_tensor(o.variant));
+  return all;
 }
 
 CheckOutcome check_attention_backward(const AttentionShape& o, DType dtype, const HostTensors& in,

@@ -27,6 +27,7 @@ KernelDefinition<AttentionShape> attention_backward_definition() {
     const View y = io.add_input(tensor("o", rows));
     const View dy = io.add_input(tensor("dout", rows));
     const View lse = io.add_input(b.hbm("lse", rows, 1, DType::f32));
+    const View bounds = s.variant.bounded() ? io.add_input(b.hbm("bounds", t, 2, DType::f32)) : View{};
     const View dq = tensor("dq", rows);
     const View dk = tensor("dk", kv_rows);
     const View dv = tensor("dv", kv_rows);
@@ -47,7 +48,8 @@ KernelDefinition<AttentionShape> attention_backward_definition() {
                                .lse = mine(lse),
                                .dq = wq,
                                .dk = wk,
-                               .dv = wv},
+                               .dv = wv,
+                               .bounds = bounds},
                               (hi - lo) * g, heads_variant(s.variant, lo * g, hi * g), c.schedule);
   };
   d.inputs = make_attention_backward_inputs;

@@ -105,11 +105,12 @@ KernelDefinition<AttentionShape> attention_definition() {
     const View qt = io.add_input(b.hbm("q_t", hd, rows, c.dtype));
     const View kt = io.add_input(b.hbm("k_t", hd, kv_rows, c.dtype));
     const View v = io.add_input(b.hbm("v", kv_rows, hd, c.dtype));
+    const View bounds = s.variant.bounded() ? io.add_input(b.hbm("bounds", t, 2, DType::f32)) : View{};
     const View y = b.hbm("o", rows, hd, c.dtype);
     const auto [lo, hi] = core_share(s.heads / g, c.core, c.cores);  // whole kv groups per core
     const View w = io.add_output(y, b.slice(y, lo * g * t, (hi - lo) * g * t, 0, hd));
     attention_kernel(b, b.slice(qt, 0, hd, lo * g * t, (hi - lo) * g * t), b.slice(kt, 0, hd, lo * t, (hi - lo) * t),
-                     b.slice(v, lo * t, (hi - lo) * t, 0, hd), w, (hi - lo) * g,
+                     b.slice(v, lo * t, (hi - lo) * t, 0, hd), w, bounds, (hi - lo) * g,
                      heads_variant(s.variant, lo * g, hi * g), c.schedule);
   };
   d.inputs = [](const AttentionShape& s, DType t, uint64_t seed) {
@@ -117,7 +118,9 @@ KernelDefinition<AttentionShape> attention_definition() {
     const auto n = static_cast<size_t>(s.heads * s.seq * s.head_dim), nkv = n / static_cast<size_t>(s.variant.group);
     std::vector<float> q = in.uniform(n, -2, 2);
     std::vector<float> k = in.uniform(nkv, -2, 2);
-    return HostTensors{q, k, in.uniform(nkv, -1, 1)};
+    HostTensors all{q, k, in.uniform(nkv, -1, 1)};
+    if (s.variant.bounded()) all.push_back(bounds_tensor(s.variant));
+    return all;
   };
   d.check = check_attention_forward;
   // attention-gym's convention: 4 d + 2 FLOPs per visible (query, key) pair (two matmuls and the softmax).

@@ -19,6 +19,8 @@ std::vector<ParamSpec> attention_params() {
                      "heads"),
           real_param("softcap", 0,
                      "attention, attention_bwd: logit softcap c (scores c tanh(scale q.k / c), as Gemma 2); 0 = off"),
+          int_param("documents", 0,
+                    "attention, attention_bwd: document bounds of this many documents packed into T (0: none)"),
           int_param("group", 1,
                     "attention, attention_bwd: query heads per kv head (GQA; --heads for MQA); k and v have heads / "
                     "group heads")};
@@ -40,6 +42,10 @@ AttentionShape attention_shape_of(const KernelParams& p) {
   s.variant = {parse_attention_mask(p.text("mask")), p.integer("window")};
   s.variant.group = p.integer("group");
   s.variant.softcap = static_cast<float>(p.real("softcap"));
+  if (const int64_t n = p.integer("documents"); n != 0) {
+    check(s.seq > 0, "kernel sizes must be positive");
+    set_document_bounds(s.variant, s.seq, spread_document_starts(s.seq, n));
+  }
   if (p.flag("alibi")) s.variant.alibi_slopes = standard_alibi_slopes(s.heads);
   check_attention_shape(s);
   return s;
@@ -53,7 +59,8 @@ KernelParams attention_params_of(const AttentionShape& s) {
           {"window", s.variant.window},
           {"alibi", s.variant.alibi()},
           {"group", s.variant.group},
-          {"softcap", static_cast<double>(s.variant.softcap)}};
+          {"softcap", static_cast<double>(s.variant.softcap)},
+          {"documents", s.variant.documents()}};
 }
 
 std::string attention_text(const AttentionShape& s) {
@@ -63,7 +70,7 @@ std::string attention_text(const AttentionShape& s) {
 
 void check_attention_shape(const AttentionShape& s, int cores) {
   check(s.seq > 0 && s.head_dim > 0 && s.heads > 0, "kernel sizes must be positive");
-  check_attention_variant(s.variant, s.heads);
+  check_attention_variant(s.variant, s.heads, s.seq);
   check(s.heads / s.variant.group >= cores,
         "attention --lnc " + std::to_string(cores) +
             " splits whole kv heads (with their query heads) over the cores: needs --heads / --group >= " +
@@ -74,6 +81,15 @@ AttentionVariant heads_variant(const AttentionVariant& v, int64_t lo, int64_t hi
   AttentionVariant w = v;
   if (v.alibi()) w.alibi_slopes.assign(v.alibi_slopes.begin() + lo, v.alibi_slopes.begin() + hi);
   return w;
+}
+
+std::vector<float> bounds_tensor(const AttentionVariant& v) {
+  std::vector<float> b;
+  for (size_t t = 0; t < v.bound_min.size(); ++t) {
+    b.push_back(static_cast<float>(v.bound_min[t]));
+    b.push_back(static_cast<float>(v.bound_max[t]));
+  }
+  return b;
 }
 
 CheckSize attention_check_size(const AttentionShape& s) {

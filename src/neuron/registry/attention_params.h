@@ -7,6 +7,8 @@
 //                   slopes are set, not their values)
 //   group           query heads per kv head (GQA; = heads for MQA)
 //   softcap         the logit softcap c (0: off)
+//   documents       n >= 1: document bounds of n documents packed into T (spread_document_starts: edges inside
+//                   128-key tiles); 0: none
 // Not here: the definitions (attention_entry.cpp, attention_backward_entry.cpp).
 #pragma once
 
@@ -28,6 +30,8 @@ std::string attention_text(const AttentionShape& s);  // "8 head(s), T 1024, d 1
 void check_attention_shape(const AttentionShape& s, int cores = 1);
 // The variant of the stacked query heads [lo, hi) one SPMD core runs: their ALiBi slopes.
 AttentionVariant heads_variant(const AttentionVariant& v, int64_t lo, int64_t hi);
+// The kernels' HBM bounds tensor [T, 2] (bound_min, bound_max per row, as floats) of a bounded variant.
+std::vector<float> bounds_tensor(const AttentionVariant& v);
 // heads T^2 d multiply-adds against kMaxCheckMacs.
 CheckSize attention_check_size(const AttentionShape& s);
 
