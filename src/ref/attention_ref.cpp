@@ -1,5 +1,8 @@
 // Dense fp64 attention reference: see attention_ref.h.
-// Not here: tiling, threads, or any shortcut; each step is the definition, written out.
+// Each step is the definition, written out; rows run on OpenMP threads and the dot products as OpenMP simd
+// reductions (fp64 summed in another order: well below any bound it is compared against), and every output element
+// is written by one thread in a fixed order, so results do not depend on the thread count.
+// Not here: tiling or any shortcut.
 #include "ref/attention_ref.h"
 
 #include <algorithm>
@@ -42,10 +45,13 @@ void scores(const Dims& d, const AttentionSpec& mods, const std::vector<double>&
   const double scale = scale_of(mods, d.D), cap = mods.softcap;
   s.assign(static_cast<size_t>(d.Tq * d.Tk), 0.0);
   t.assign(static_cast<size_t>(d.Tq * d.Tk), 0.0);
+#pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < d.Tq; ++i)
     for (int64_t j = 0; j < d.Tk; ++j) {
+      const double *qi = q.data() + d.qi(b, i, h), *kj = k.data() + d.ki(b, j, g);
       double dot = 0.0;
-      for (int64_t c = 0; c < d.D; ++c) dot += q[d.qi(b, i, h) + c] * k[d.ki(b, j, g) + c];
+#pragma omp simd reduction(+ : dot)
+      for (int64_t c = 0; c < d.D; ++c) dot += qi[c] * kj[c];
       double x = scale * dot;
       const size_t ij = static_cast<size_t>(i * d.Tk + j);
       if (cap > 0.0) {
@@ -85,6 +91,7 @@ std::vector<double> attention_forward_ref(const std::vector<double>& q, const st
     for (int64_t h = 0; h < H; ++h) {
       const int64_t g = h / (H / Hkv);
       scores(d, mods, q, k, b, h, s, t);
+#pragma omp parallel for schedule(static)
       for (int64_t i = 0; i < Tq; ++i) {
         double* p = s.data() + i * Tk;
         const double l = softmax_row(p, Tk);
@@ -106,37 +113,57 @@ AttentionGradsRef attention_backward_ref(const std::vector<double>& dout, const 
   r.dk.assign(k.size(), 0.0);
   r.dv.assign(v.size(), 0.0);
   const double scale = scale_of(mods, D);
-  std::vector<double> s, t, dp(static_cast<size_t>(Tk));
+  std::vector<double> s, t, ds(static_cast<size_t>(Tq * Tk));
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H; ++h) {
       const int64_t g = h / (H / Hkv);
       scores(d, mods, q, k, b, h, s, t);
+      // Per query row: P, dP_ij = <dout_i, v_j>, dS_ij = scale P_ij (dP_ij - sum_l P_il dP_il) (times 1 - tanh^2
+      // under softcap), and dQ_i = sum_j dS_ij k_j.
+#pragma omp parallel for schedule(static)
       for (int64_t i = 0; i < Tq; ++i) {
         double* p = s.data() + i * Tk;
+        double* dsi = ds.data() + i * Tk;
+        const double* di = dout.data() + d.qi(b, i, h);
         softmax_row(p, Tk);
-        // dP_ij = <dout_i, v_j>; dS_ij = P_ij (dP_ij - sum_l P_il dP_il).
         double pdp = 0.0;
         for (int64_t j = 0; j < Tk; ++j) {
+          const double* vj = v.data() + d.ki(b, j, g);
           double x = 0.0;
-          for (int64_t c = 0; c < D; ++c) x += dout[d.qi(b, i, h) + c] * v[d.ki(b, j, g) + c];
-          dp[static_cast<size_t>(j)] = x;
+#pragma omp simd reduction(+ : x)
+          for (int64_t c = 0; c < D; ++c) x += di[c] * vj[c];
+          dsi[j] = x;
           pdp += p[j] * x;
         }
+        double* dqi = r.dq.data() + d.qi(b, i, h);
         for (int64_t j = 0; j < Tk; ++j) {
-          if (p[j] == 0.0) continue;
-          for (int64_t c = 0; c < D; ++c) r.dv[d.ki(b, j, g) + c] += p[j] * dout[d.qi(b, i, h) + c];
-          double ds = p[j] * (dp[static_cast<size_t>(j)] - pdp);
+          double x = p[j] * (dsi[j] - pdp);
           if (mods.softcap > 0) {
             const double th = t[static_cast<size_t>(i * Tk + j)];
-            ds *= 1.0 - th * th;
+            x *= 1.0 - th * th;
           }
-          ds *= scale;
-          for (int64_t c = 0; c < D; ++c) {
-            r.dq[d.qi(b, i, h) + c] += ds * k[d.ki(b, j, g) + c];
-            r.dk[d.ki(b, j, g) + c] += ds * q[d.qi(b, i, h) + c];
-          }
+          dsi[j] = x * scale;
+          const double* kj = k.data() + d.ki(b, j, g);
+          for (int64_t c = 0; c < D; ++c) dqi[c] += dsi[j] * kj[c];
         }
       }
+      // Per key row: dV_j = sum_i P_ij dout_i, dK_j = sum_i dS_ij q_i (key rows in blocks of 32, i ascending for
+      // each, so P and dS are read along their rows).
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int64_t j0 = 0; j0 < Tk; j0 += 32)
+        for (int64_t i = 0; i < Tq; ++i) {
+          const double *di = dout.data() + d.qi(b, i, h), *qi = q.data() + d.qi(b, i, h);
+          for (int64_t j = j0; j < std::min(Tk, j0 + 32); ++j) {
+            const double pij = s[static_cast<size_t>(i * Tk + j)], dsij = ds[static_cast<size_t>(i * Tk + j)];
+            if (pij == 0.0) continue;
+            double* dvj = r.dv.data() + d.ki(b, j, g);
+            double* dkj = r.dk.data() + d.ki(b, j, g);
+            for (int64_t c = 0; c < D; ++c) {
+              dvj[c] += pij * di[c];
+              dkj[c] += dsij * qi[c];
+            }
+          }
+        }
     }
   return r;
 }

@@ -103,6 +103,7 @@ CheckOutcome check_attention_backward(const AttentionShape& o, DType dtype, cons
   const auto nsum_q = static_cast<double>(T + 2) * e, nsum_kv = static_cast<double>(group * (T + 1) + 2) * e;
   const auto sz = static_cast<size_t>(T * d);
   std::vector<double> bk(sz), bv(sz), bq(static_cast<size_t>(group) * sz), dq_ref(static_cast<size_t>(group) * sz);
+  std::vector<double> cv(static_cast<size_t>(T * T)), ck(cv.size());  // per (t, s): dV's and dK's bound coefficients
   auto compare = [&](double got, double ref, double first_order) {
     const double bound = kSecondOrder * first_order * (1 + e) + u * std::fabs(ref);
     const double err = std::fabs(got - ref);
@@ -123,9 +124,13 @@ CheckOutcome check_attention_backward(const AttentionShape& o, DType dtype, cons
       const int64_t h = kv * group + r, base = h * T;
       const double slope = o.variant.alibi() ? static_cast<double>(o.variant.alibi_slopes[static_cast<size_t>(h)]) : 0;
       auto row = [&](const std::vector<double>& x, int64_t t) { return x.data() + (base + t) * d; };
+      // Per query row t (OpenMP threads): dQ_t's bound, and the coefficients of dV_s's and dK_s's bounds, summed
+      // per key row s afterwards (each bound element summed by one thread in t order, whatever the thread count).
+#pragma omp parallel for schedule(dynamic, 16)
       for (int64_t t = 0; t < T; ++t) {
         const double *qt = row(q, t), *dot = row(dy, t), *ot = row(y, t);
         double dd = 0, dmag = 0;
+#pragma omp simd reduction(+ : dd, dmag)
         for (int64_t i = 0; i < d; ++i) {
           dd += dot[i] * ot[i];
           dmag += std::fabs(dot[i] * ot[i]);
@@ -133,10 +138,14 @@ CheckOutcome check_attention_backward(const AttentionShape& o, DType dtype, cons
         const double delta = (b + static_cast<double>(d + 3) * e) * dmag;
         const double l = lse[static_cast<size_t>(base + t)];
         double* bqt = bq.data() + (r * T + t) * d;
+        double* cvt = cv.data() + t * T;
+        double* ckt = ck.data() + t * T;
         for (int64_t s = 0; s < T; ++s) {
+          cvt[s] = ckt[s] = 0;
           if (!o.variant.visible(t, s)) continue;
           const double *ks = kb + s * d, *vs = vb + s * d;
           double sc = 0, smag = 0, dp = 0, pmag = 0;
+#pragma omp simd reduction(+ : sc, smag, dp, pmag)
           for (int64_t i = 0; i < d; ++i) {
             sc += qt[i] * ks[i];
             smag += std::fabs(qt[i] * ks[i]);
@@ -162,12 +171,26 @@ CheckOutcome check_attention_backward(const AttentionShape& o, DType dtype, cons
               p * (1 + eps) *
                   ((tau + delta + e * std::fabs(diff)) * w + std::fabs(diff) * (w_err + (cap > 0 ? e : 0))) +
               (b + e) * (1 + eps) * (std::fabs(ds) + p * (tau + delta) * w);
-          double* bvs = bv.data() + s * d;
-          double* bks = bk.data() + s * d;
-          for (int64_t i = 0; i < d; ++i) {
-            bvs[i] += (eps + nsum_kv) * p * std::fabs(dot[i]);
-            bks[i] += scale * (err_ds + nsum_kv * std::fabs(ds)) * std::fabs(qt[i]);
-            bqt[i] += scale * (err_ds + nsum_q * std::fabs(ds)) * std::fabs(ks[i]);
+          cvt[s] = (eps + nsum_kv) * p;
+          ckt[s] = scale * (err_ds + nsum_kv * std::fabs(ds));
+          const double cq = scale * (err_ds + nsum_q * std::fabs(ds));
+          for (int64_t i = 0; i < d; ++i) bqt[i] += cq * std::fabs(ks[i]);
+        }
+      }
+      // Key rows in blocks of 32, so the coefficients are read along their rows (cv[t T + s0 ..]).
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int64_t s0 = 0; s0 < T; s0 += 32) {
+        for (int64_t t = 0; t < T; ++t) {
+          const double *qt = row(q, t), *dot = row(dy, t);
+          for (int64_t s = s0; s < std::min(T, s0 + 32); ++s) {
+            const double cvs = cv[static_cast<size_t>(t * T + s)], cks = ck[static_cast<size_t>(t * T + s)];
+            if (cvs == 0 && cks == 0) continue;
+            double* bvs = bv.data() + s * d;
+            double* bks = bk.data() + s * d;
+            for (int64_t i = 0; i < d; ++i) {
+              bvs[i] += cvs * std::fabs(dot[i]);
+              bks[i] += cks * std::fabs(qt[i]);
+            }
           }
         }
       }

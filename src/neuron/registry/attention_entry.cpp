@@ -42,17 +42,23 @@ CheckOutcome check_attention_forward(const AttentionShape& o, DType dtype, const
   };
   const std::vector<double> q = rows_of(in[0], o.heads, true), k = rows_of(in[1], kv_heads, true),
                             v = rows_of(in[2], kv_heads, false);
-  std::vector<double> s(static_cast<size_t>(t_len)), mag(static_cast<size_t>(t_len));
-  for (int64_t h = 0; h < o.heads; ++h) {
-    const int64_t kvh = h / group;
-    const double slope = o.variant.alibi() ? static_cast<double>(o.variant.alibi_slopes[static_cast<size_t>(h)]) : 0;
-    for (int64_t t = 0; t < t_len; ++t) {
-      const double* qt = q.data() + (h * t_len + t) * d;
+  // Each query row's reference and per-element bound on OpenMP threads (row-private scratch), then compared in order.
+  const int64_t rows = o.heads * t_len;
+  std::vector<double> ref(static_cast<size_t>(rows * d)), bound(ref.size());
+#pragma omp parallel
+  {
+    std::vector<double> s(static_cast<size_t>(t_len)), acc(static_cast<size_t>(d)), abs_acc(static_cast<size_t>(d));
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t row = 0; row < rows; ++row) {
+      const int64_t h = row / t_len, t = row % t_len, kvh = h / group;
+      const double slope = o.variant.alibi() ? static_cast<double>(o.variant.alibi_slopes[static_cast<size_t>(h)]) : 0;
+      const double* qt = q.data() + row * d;
       double mx = -INFINITY, delta = 0;
       for (int64_t j = 0; j < t_len; ++j) {
         if (!o.variant.visible(t, j)) continue;
         const double* kj = k.data() + (kvh * t_len + j) * d;
         double dot = 0, m = 0;
+#pragma omp simd reduction(+ : dot, m)
         for (int64_t i = 0; i < d; ++i) {
           dot += qt[i] * kj[i];
           m += std::fabs(qt[i] * kj[i]);
@@ -68,23 +74,27 @@ CheckOutcome check_attention_forward(const AttentionShape& o, DType dtype, const
         delta = std::max(delta, static_cast<double>(d + 10) * e * scale * m + 4 * e * (bias + std::fabs(sc) + cap));
       }
       double l = 0;
-      for (int64_t j = 0; j < t_len; ++j)
-        l += (mag[static_cast<size_t>(j)] = o.variant.visible(t, j) ? std::exp(s[static_cast<size_t>(j)] - mx) : 0.0);
+      std::fill(acc.begin(), acc.end(), 0.0);
+      std::fill(abs_acc.begin(), abs_acc.end(), 0.0);
+      for (int64_t j = 0; j < t_len; ++j) {
+        const double p = o.variant.visible(t, j) ? std::exp(s[static_cast<size_t>(j)] - mx) : 0.0;
+        if (p == 0) continue;
+        l += p;
+        const double* vj = v.data() + (kvh * t_len + j) * d;
+        for (int64_t i = 0; i < d; ++i) {
+          acc[static_cast<size_t>(i)] += p * vj[i];
+          abs_acc[static_cast<size_t>(i)] += p * std::fabs(vj[i]);
+        }
+      }
       const double rel = ub + static_cast<double>(2 * t_len + d + 32) * e + 2 * delta;
       for (int64_t i = 0; i < d; ++i) {
-        double ref = 0, a = 0;
-        for (int64_t j = 0; j < t_len; ++j) {
-          const double vv = v[static_cast<size_t>((kvh * t_len + j) * d + i)], p = mag[static_cast<size_t>(j)];
-          ref += p * vv;
-          a += p * std::fabs(vv);
-        }
-        ref /= l;
-        a /= l;
-        c.compare(static_cast<double>(out[static_cast<size_t>((h * t_len + t) * d + i)]), ref,
-                  u * std::fabs(ref) + rel * a);
+        const double r = acc[static_cast<size_t>(i)] / l, a = abs_acc[static_cast<size_t>(i)] / l;
+        ref[static_cast<size_t>(row * d + i)] = r;
+        bound[static_cast<size_t>(row * d + i)] = u * std::fabs(r) + rel * a;
       }
     }
   }
+  for (size_t i = 0; i < ref.size(); ++i) c.compare(static_cast<double>(out[i]), ref[i], bound[i]);
   return c;
 }
 
