@@ -7,16 +7,26 @@
 # (nanotrn_portable_tests). .ci/run runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's start, with the seconds since this script began (CI's log shows where the time goes).
+phase() { echo "== test.sh: $1 (at ${SECONDS} s)"; }
 
+phase setup
 bash scripts/setup.sh
+phase format
 bash scripts/check_format.sh
 bash scripts/loc.sh
+phase fuzz
 bash scripts/fuzz.sh 10  # libFuzzer targets of the file parsers (fuzz/), 10 s each
 
+phase "release build"
 cmake --preset release
 cmake --build --preset release
+phase "release tests"
 ctest --preset release
 
+phase "sanitize build"
 cmake --preset sanitize
 cmake --build --preset sanitize
+phase "sanitize tests"
 ctest --preset sanitize
+phase done
