@@ -281,6 +281,8 @@ HfModel read_hf_config(const std::string& path) {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(path + ": not JSON at byte " + std::to_string(e.byte) + " (" + e.what() + ")");
+  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number beyond a double, such as 1E400
+    throw Error(path + ": not JSON (" + e.what() + ")");
   }
   return hf_config_from_json(j, path);
 }

@@ -30,6 +30,8 @@ std::vector<QaModel> parse_matmul_shapes(const std::string& text, const std::str
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(origin + ": not JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {  // out_of_range: a number beyond a double, such as 1E400 (found by fuzzing)
+    throw Error(origin + ": not JSON (" + e.what() + ")");
   }
   only_keys(j, {"about", "models"}, origin);
   const json& models = field(j, "models", origin);

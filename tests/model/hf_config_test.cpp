@@ -3,6 +3,8 @@
 // predictor prices.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "base/error.h"
@@ -176,6 +178,19 @@ TEST(HfConfig, WhatIsNotLoweredIsAnErrorNamingTheField) {
   missing.erase("intermediate_size");
   EXPECT_NE(hf_error(missing).find("missing field 'intermediate_size'"), std::string::npos);
   EXPECT_EQ(hf_error(llama_like()), "");
+}
+
+// A file that is not JSON, or holds a number beyond a double (nlohmann-json's out_of_range, which a fuzz run found
+// uncaught in the qa matmul shapes parser that reads the same way), is an error naming the file.
+TEST(HfConfig, AFileThatIsNotJsonIsAnErrorNamingIt) {
+  const std::string dir = ::testing::TempDir() + "/nanotrn_hf_bad";
+  std::filesystem::create_directories(dir);
+  for (const char* text : {"{\"hidden_size\": ", "{\"hidden_size\": 55555555555555E555555555555}"}) {
+    const std::string path = dir + "/config.json";
+    std::ofstream(path) << text;
+    const std::string e = testing_support::error_message_of([&] { read_hf_config(path); });
+    EXPECT_NE(e.find(path + ": not JSON"), std::string::npos) << e;
+  }
 }
 
 TEST(HfConfig, TheHostGptRefusesWhatOnlyThePredictorPrices) {
