@@ -8,28 +8,13 @@
 #include "swiglu_definition.h"
 
 #include <cmath>
-#include <random>
 
+#include "neuron/registry/check_support.h"
 #include "swiglu_kernel.h"
 
 namespace example {
 
 using namespace nanotrn::neuron;
-
-namespace {
-
-double unit_roundoff_of(nanotrn::DType t) {
-  switch (t) {
-    case nanotrn::DType::bf16:
-      return std::ldexp(1.0, -8);
-    case nanotrn::DType::f16:
-      return std::ldexp(1.0, -11);
-    default:
-      return std::ldexp(1.0, -24);
-  }
-}
-
-}  // namespace
 
 KernelDefinition<SwigluShape> swiglu_definition() {
   KernelDefinition<SwigluShape> d;
@@ -56,17 +41,15 @@ KernelDefinition<SwigluShape> swiglu_definition() {
     swiglu_kernel(b, b.slice(g, lo, hi - lo, 0, s.cols), b.slice(u, lo, hi - lo, 0, s.cols), mine, c.schedule, s.chunk);
   };
   d.inputs = [](const SwigluShape& s, nanotrn::DType t, uint64_t seed) {
-    std::mt19937 gen(static_cast<std::mt19937::result_type>(seed));
-    std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-    HostTensors in(2, std::vector<float>(static_cast<size_t>(s.rows * s.cols)));
-    for (std::vector<float>& x : in)
-      for (float& v : x) v = nanotrn::round_to(t, dist(gen));
-    return in;
+    SeededInputs in(seed, t);  // nanotrn's: uniform values rounded to the dtype
+    const auto n = static_cast<size_t>(s.rows * s.cols);
+    std::vector<float> g = in.uniform(n, -4, 4);
+    return HostTensors{g, in.uniform(n, -4, 4)};
   };
   d.check = [](const SwigluShape& s, nanotrn::DType t, const HostTensors& in, const HostTensors& out) {
     CheckOutcome c;
     c.rule = "|out - silu(g) u| <= (u_out + 8 * 2^-24) |ref| + 2^-126";
-    const double rel = unit_roundoff_of(t) + 8 * std::ldexp(1.0, -24), tiny = std::ldexp(1.0, -126);
+    const double rel = unit_roundoff(t) + 8 * std::ldexp(1.0, -24), tiny = std::ldexp(1.0, -126);
     for (size_t i = 0; i < static_cast<size_t>(s.rows * s.cols); ++i) {
       const double g = in[0][i], u = in[1][i], ref = g / (1 + std::exp(-g)) * u;
       c.compare(out[0][i], ref, rel * std::fabs(ref) + tiny);

@@ -12,13 +12,10 @@ using namespace nanotrn::neuron;
 
 void swiglu_kernel(KernelBuilder& b, const View& g, const View& u, const View& out, Schedule schedule, int64_t chunk,
                    std::source_location loc) {
-  const Program& p = b.program();
-  auto buffer = [&](const View& v) -> const Buffer& { return p.buffers.at(static_cast<size_t>(v.buffer)); };
-  for (const View* v : {&g, &u, &out})
-    nanotrn::check(v->buffer >= 0 && buffer(*v).memory == Memory::hbm, "[shape] swiglu_kernel: operands in HBM", loc);
-  const nanotrn::DType t = buffer(g).dtype;
-  nanotrn::check(u.np == g.np && u.nf == g.nf && out.np == g.np && out.nf == g.nf && buffer(u).dtype == t &&
-                     buffer(out).dtype == t && t != nanotrn::DType::i32,
+  check_hbm_operands(b, "swiglu_kernel", {g, u, out}, loc);  // nanotrn's operand rule (kernels/schedule.h)
+  const nanotrn::DType t = dtype_of(b, g);
+  nanotrn::check(u.np == g.np && u.nf == g.nf && out.np == g.np && out.nf == g.nf && dtype_of(b, u) == t &&
+                     dtype_of(b, out) == t && t != nanotrn::DType::i32,
                  "[shape] swiglu_kernel: g, u and out of one shape and one float dtype", loc);
   nanotrn::check(chunk >= 1, "[shape] swiglu_kernel: chunk >= 1", loc);
   const int64_t cols = std::min(chunk, g.nf);

@@ -10,8 +10,10 @@
 #include <string>
 
 #include "base/error.h"
+#include "neuron/kernels/attention.h"
 #include "neuron/registry/kernel_run.h"
 #include "ref/attention_ref.h"
+#include "support/error_of.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -148,6 +150,26 @@ TEST(AttentionDocuments, BlocksOutsideEveryDocumentAreSkipped) {
     EXPECT_LT(2 * tensor_instructions(docs.report), tensor_instructions(plain.report)) << kernel;
     EXPECT_LT(docs.report.total_ns, plain.report.total_ns) << kernel;
   }
+}
+
+// The bounds operand: the overload without it refuses a bounded variant, and a bounds tensor of the wrong shape is
+// refused naming the calling line (both kernels share check_bounds_tensor).
+TEST(AttentionDocuments, TheBoundsTensorIsCheckedAtTheCallersLine) {
+  AttentionVariant v{AttentionMask::causal, 0};
+  set_document_bounds(v, 256, {0, 100});
+  KernelBuilder b(spec_for("v3"));
+  const View qt = b.hbm("q_t", 64, 256, DType::bf16), kt = b.hbm("k_t", 64, 256, DType::bf16);
+  const View x = b.hbm("v", 256, 64, DType::bf16), o = b.hbm("o", 256, 64, DType::bf16);
+  const View wrong = b.hbm("bounds", 256, 1, DType::f32);
+  const int line = __LINE__ + 1;
+  auto without_bounds = [&] { attention_kernel(b, qt, kt, x, o, 1, v, Schedule::naive); };
+  const std::string e1 = testing_support::error_text_of(without_bounds);
+  EXPECT_NE(e1.find("need the bounds tensor"), std::string::npos) << e1;
+  EXPECT_NE(e1.find(":" + std::to_string(line) + ":"), std::string::npos) << e1;
+  const std::string e2 =
+      testing_support::error_text_of([&] { attention_kernel(b, qt, kt, x, o, wrong, 1, v, Schedule::naive); });
+  EXPECT_NE(e2.find("[T, 2] = [256, 2]"), std::string::npos) << e2;
+  EXPECT_NE(e2.find("attention_documents_test.cpp"), std::string::npos) << e2;
 }
 
 TEST(AttentionDocuments, BadBoundsAreRefusedByName) {

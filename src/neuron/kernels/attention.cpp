@@ -414,13 +414,7 @@ void attention_kernel(KernelBuilder& b, const View& q_t, const View& k_t, const 
   } catch (const Error& e) {
     throw Error(std::string("[shape] attention_kernel: ") + e.what(), loc);
   }
-  if (variant.bounded()) {
-    check_hbm_operands(b, "attention_kernel", {bounds}, loc);
-    check(bounds.np == q_t.nf / heads && bounds.nf == 2 && dtype_of(b, bounds) != DType::i32,
-          "[shape] attention_kernel: document bounds need a float HBM tensor [T, 2] (bound_min, bound_max); got [" +
-              std::to_string(bounds.np) + ", " + std::to_string(bounds.nf) + "]",
-          loc);
-  }
+  if (variant.bounded()) check_bounds_tensor(b, "attention_kernel", bounds, q_t.nf / heads, loc);
   auto buffer = [&](const View& x) -> const Buffer& { return b.program().buffers.at(static_cast<size_t>(x.buffer)); };
   Geometry g;
   g.heads = heads;

@@ -463,14 +463,7 @@ void attention_backward_kernel(KernelBuilder& b, const AttentionBackwardIo& io, 
   } catch (const Error& e) {
     throw Error(std::string("[shape] attention_backward_kernel: ") + e.what(), loc);
   }
-  if (variant.bounded()) {
-    check_hbm_operands(b, "attention_backward_kernel", {io.bounds}, loc);
-    check(io.bounds.np == io.q.np / heads && io.bounds.nf == 2 && dtype_of(b, io.bounds) != DType::i32,
-          "[shape] attention_backward_kernel: document bounds need a float HBM tensor [T, 2] (bound_min, bound_max); "
-          "got [" +
-              std::to_string(io.bounds.np) + ", " + std::to_string(io.bounds.nf) + "]",
-          loc);
-  }
+  if (variant.bounded()) check_bounds_tensor(b, "attention_backward_kernel", io.bounds, io.q.np / heads, loc);
   for (const View* x : {&io.q, &io.k, &io.v, &io.o, &io.dout, &io.lse, &io.dq, &io.dk, &io.dv})
     check(dtype_of(b, *x) != DType::i32, "[shape] attention_backward_kernel operands must be float tensors", loc);
   Geometry g;

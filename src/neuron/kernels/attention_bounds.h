@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <source_location>
 
 #include "neuron/isa/builder.h"
 
@@ -21,5 +22,10 @@ namespace nanotrn::neuron {
 // scores [P, w] fp32 (PSUM or SBUF); keys, tmp [P, w] fp32 SBUF scratch; bmin, bmax [P, 1] fp32 SBUF.
 void add_bounds_mask(KernelBuilder& b, const View& scores, const View& keys, const View& tmp, const View& bmin,
                      const View& bmax, int64_t k0);
+
+// Both kernels' rule for their bounds operand: a float HBM tensor [T, 2]; nanotrn::Error "[shape] <kernel>: ..."
+// naming `loc` otherwise.
+void check_bounds_tensor(const KernelBuilder& b, const char* kernel, const View& bounds, int64_t T,
+                         std::source_location loc);
 
 }  // namespace nanotrn::neuron

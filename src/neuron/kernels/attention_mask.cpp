@@ -35,16 +35,11 @@ int64_t AttentionVariant::documents() const {
   return n;
 }
 
-std::pair<int64_t, int64_t> AttentionVariant::mask_keys(int64_t query, int64_t T) const {
-  if (mask == AttentionMask::none) return {0, T - 1};
-  return {mask == AttentionMask::causal ? 0 : std::max<int64_t>(0, query - window + 1), query};
-}
-
 TileCut AttentionVariant::bounded_tile(int64_t q0, int64_t k0, int64_t rows, int64_t cols) const {
   const auto T = static_cast<int64_t>(bound_min.size());
   TileCut c{false, true};
   for (int64_t q = q0; q < q0 + rows && q < T; ++q) {
-    const auto [mlo, mhi] = mask_keys(q, T);
+    const auto [mlo, mhi] = mask_keys(q);
     const int64_t lo = std::max<int64_t>(mlo, bound_min[static_cast<size_t>(q)]);
     const int64_t hi = std::min<int64_t>(mhi, bound_max[static_cast<size_t>(q)]);
     c.any = c.any || (lo <= hi && lo <= k0 + cols - 1 && hi >= k0);
@@ -62,7 +57,7 @@ bool AttentionVariant::bounds_cover(int64_t q0, int64_t k0, int64_t rows, int64_
 double AttentionVariant::bounded_pairs(int64_t T) const {
   double n = 0;
   for (int64_t q = 0; q < T; ++q) {
-    const auto [mlo, mhi] = mask_keys(q, T);
+    const auto [mlo, mhi] = mask_keys(q);
     n += static_cast<double>(std::max<int64_t>(0, std::min<int64_t>(mhi, bound_max[static_cast<size_t>(q)]) -
                                                       std::max<int64_t>(mlo, bound_min[static_cast<size_t>(q)]) + 1));
   }

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,12 +54,17 @@ struct AttentionVariant {
   float softcap = 0;                  // 0: off; else c > 0, finite
   std::vector<int32_t> bound_min{}, bound_max{};  // empty: no bounds; else [T] each (see above)
 
+  // The keys the mask alone leaves query `query`: [lo, hi] (dense: [0, INT64_MAX]). The one statement of the mask
+  // per query; visible(), and tile() and pairs() with bounds, read it (without bounds those two use its closed forms).
+  std::pair<int64_t, int64_t> mask_keys(int64_t query) const {
+    if (mask == AttentionMask::none) return {0, std::numeric_limits<int64_t>::max()};
+    return {mask == AttentionMask::causal ? 0 : std::max<int64_t>(0, query - window + 1), query};
+  }
   bool visible(int64_t query, int64_t key) const {
     if (bounded() && (key < bound_min[static_cast<size_t>(query)] || key > bound_max[static_cast<size_t>(query)]))
       return false;
-    if (mask == AttentionMask::none) return true;
-    if (key > query) return false;
-    return mask == AttentionMask::causal || query - key < window;
+    const auto [lo, hi] = mask_keys(query);
+    return lo <= key && key <= hi;
   }
   // Queries [q0, q0 + rows), keys [k0, k0 + cols). The mask alone: the corners decide, since visibility is a band in
   // (query - key); with bounds, row by row.
@@ -94,7 +100,6 @@ struct AttentionVariant {
 
  private:
   // The mask's key range of one query: [lo, hi].
-  std::pair<int64_t, int64_t> mask_keys(int64_t query, int64_t T) const;
   TileCut bounded_tile(int64_t q0, int64_t k0, int64_t rows, int64_t cols) const;
   double bounded_pairs(int64_t T) const;
 };

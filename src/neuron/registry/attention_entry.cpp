@@ -55,6 +55,7 @@ CheckOutcome check_attention_forward(const AttentionShape& o, DType dtype, const
       const double* qt = q.data() + row * d;
       double mx = -INFINITY, delta = 0;
       for (int64_t j = 0; j < t_len; ++j) {
+        s[static_cast<size_t>(j)] = -INFINITY;  // masked: its exp below is 0
         if (!o.variant.visible(t, j)) continue;
         const double* kj = k.data() + (kvh * t_len + j) * d;
         double dot = 0, m = 0;
@@ -77,7 +78,7 @@ CheckOutcome check_attention_forward(const AttentionShape& o, DType dtype, const
       std::fill(acc.begin(), acc.end(), 0.0);
       std::fill(abs_acc.begin(), abs_acc.end(), 0.0);
       for (int64_t j = 0; j < t_len; ++j) {
-        const double p = o.variant.visible(t, j) ? std::exp(s[static_cast<size_t>(j)] - mx) : 0.0;
+        const double p = std::exp(s[static_cast<size_t>(j)] - mx);
         if (p == 0) continue;
         l += p;
         const double* vj = v.data() + (kvh * t_len + j) * d;
