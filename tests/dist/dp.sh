@@ -23,6 +23,9 @@ mkdir -p "$work"
 # Open MPI refuses root without these; the single-copy mechanism needs ptrace rights a container may not grant.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# Marks this test's processes (mpirun hands its environment to the ranks it starts), so rank_pid finds this job's
+# ranks and never another test's leftovers, and the exit trap stops whatever of this job is still running.
+export NANOTRN_DP_TEST="$work"
 mpi=(mpirun --bind-to none)
 base=(--recipe "$src/recipes/cpu-tiny.json" --set data.train=synthetic:pattern --set model.vocab_size=256
       --set train.budget=0 --set eval.tokens=2048 --set eval.rows=4 --set batch.rows=4 --set batch.seq_len=64
@@ -35,13 +38,22 @@ fail() {
   echo "FAIL: $*"
   exit 1
 }
+ours() {  # the pids of this test's nanotrn processes (NANOTRN_DP_TEST in their environment)
+  for p in $(pgrep -f "$nanotrn train" || true); do
+    tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "NANOTRN_DP_TEST=$work" && echo "$p"
+  done
+}
+cleanup() {
+  for p in $(ours); do kill -9 "$p" 2>/dev/null; done
+}
+trap cleanup EXIT
 run1() { "$nanotrn" train "${base[@]}" "${clock[@]}" "$@"; }
 run2() { "${mpi[@]}" -np 2 "$nanotrn" train "${base[@]}" "${clock[@]}" "$@"; }
 compare() { python3 "$src/tests/dist/compare_checkpoints.py" "$@" || fail "checkpoints differ: $*"; }
 bpb() { python3 -c "import json,sys; print(repr(json.load(open(sys.argv[1]))['val_bpb']))" "$1"; }
 loss() { python3 -c "import json,sys; print(repr(json.load(open(sys.argv[1]))['last_loss']))" "$1"; }
-rank_pid() {  # the pid of rank $1 of the job whose mpirun is $2
-  for p in $(pgrep -f "$nanotrn train" || true); do
+rank_pid() {  # the pid of rank $1 of this test's job
+  for p in $(ours); do
     if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
       echo "$p"
       return
@@ -95,9 +107,11 @@ case "$mode" in
     job=$!
     wait_for "$work/run/metrics.jsonl" '"step":6' 120 || fail "the run did not reach step 6"
     if [ "$mode" = kill_in_write ]; then
-      # Wait until rank 0 is inside a checkpoint write (its temporary exists), then kill it there.
-      for _ in $(seq 1 20000); do
-        ls "$work/run/"*.tmp.* > /dev/null 2>&1 && break
+      # Wait until rank 0 is inside a checkpoint write (its temporary exists), then kill it there: polled without a
+      # pause for up to 60 s (a write every step; on a fast machine each lasts well under a millisecond).
+      deadline=$((SECONDS + 60))
+      while [ $SECONDS -lt $deadline ]; do
+        compgen -G "$work/run/*.tmp.*" > /dev/null && break
       done
       ls "$work/run/"*.tmp.* > /dev/null 2>&1 || fail "never saw a checkpoint being written"
     fi
