@@ -8,24 +8,6 @@
 
 namespace nanotrn::hw {
 
-std::string_view engine_name(Engine e) {
-  switch (e) {
-    case Engine::tensor:
-      return "TensorE";
-    case Engine::vector:
-      return "VectorE";
-    case Engine::scalar:
-      return "ScalarE";
-    case Engine::gpsimd:
-      return "GpSimd";
-    case Engine::dma:
-      return "DMA";
-    case Engine::stalls:
-      return "stalls";
-  }
-  return "?";
-}
-
 BoundVerdict classify_bound(const EngineUse& use, double seconds, double flops, double bytes, double peak_flops,
                             double bytes_per_s) {
   check(seconds > 0 && std::isfinite(seconds), "classify_bound: the kernel's time must be positive");
@@ -38,7 +20,7 @@ BoundVerdict classify_bound(const EngineUse& use, double seconds, double flops, 
       v.busiest = static_cast<Engine>(i);
     }
   }
-  v.bound = v.utilisation >= kBoundThreshold ? v.busiest : Engine::stalls;
+  if (v.utilisation >= kBoundThreshold) v.bound = v.busiest;
   v.intensity = bytes > 0 ? flops / bytes : INFINITY;
   v.ridge = peak_flops / bytes_per_s;
   const std::string side = std::string(v.intensity >= v.ridge ? "compute" : "memory") + " side of the roofline";
@@ -47,7 +29,12 @@ BoundVerdict classify_bound(const EngineUse& use, double seconds, double flops, 
       "intensity " + ai + " FLOP/B vs ridge " + format_number("%.3g", v.ridge) + " (" + side + ")";
   const std::string pct = format_number("%.0f%%", 100.0 * v.utilisation);
   const std::string busiest(engine_name(v.busiest));
-  switch (v.bound) {
+  if (!v.bound) {
+    v.verdict = "stall-bound: the busiest engine (" + busiest + ") is at " + pct +
+                "; waits between engines and fixed latencies set the time; " + against;
+    return v;
+  }
+  switch (*v.bound) {
     case Engine::tensor:
       v.verdict = "TensorE-bound: TensorE busy " + pct + "; " + against;
       break;
@@ -59,16 +46,14 @@ BoundVerdict classify_bound(const EngineUse& use, double seconds, double flops, 
     case Engine::gpsimd:
       v.verdict = busiest + "-bound: " + busiest + " busy " + pct + ", element-wise work sets the time; " + against;
       break;
-    case Engine::stalls:
-      v.verdict = "stall-bound: the busiest engine (" + busiest + ") is at " + pct +
-                  "; waits between engines and fixed latencies set the time; " + against;
-      break;
   }
   return v;
 }
 
+std::string_view bound_name(const BoundVerdict& v) { return v.bound ? engine_name(*v.bound) : "stalls"; }
+
 nlohmann::json bound_json(const BoundVerdict& v) {
-  return {{"bound", engine_name(v.bound)},
+  return {{"bound", bound_name(v)},
           {"busiest", engine_name(v.busiest)},
           {"utilisation", v.utilisation},
           {"intensity", std::isfinite(v.intensity) ? nlohmann::json(v.intensity) : nlohmann::json(nullptr)},

@@ -113,6 +113,22 @@ double collective_seconds(const Device& d, Collective kind, double bytes, const 
   return kind == Collective::all_reduce ? local + cross + local : local + cross;
 }
 
+std::string_view collective_name(Collective c) {
+  switch (c) {
+    case Collective::all_reduce:
+      return "all-reduce";
+    case Collective::reduce_scatter:
+      return "reduce-scatter";
+    case Collective::all_gather:
+      return "all-gather";
+    case Collective::all_to_all:
+      return "all-to-all";
+    case Collective::point_to_point:
+      return "point-to-point";
+  }
+  return "?";
+}
+
 std::string collective_algorithm(const Device& d, const Group& g) {
   if (g.size() <= 1) return "none (one rank)";
   std::string text;

@@ -39,12 +39,15 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "hw/catalog.h"
 
 namespace nanotrn::hw {
 
 enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all, point_to_point };
+// "all-reduce", "reduce-scatter", "all-gather", "all-to-all", "point-to-point".
+std::string_view collective_name(Collective c);
 
 struct Group {
   int64_t per_chip = 1;    // ranks of the group on each chip it spans

@@ -1,13 +1,12 @@
-// The device clock: `nanotrn train --clock trn2` charges each step the predicted device time of that step (its
-// batch phase's micro-batch count and the MTP heads active at its progress, step_model.h) instead of the host's
-// wall time, so the run stops where a run on the device would stop; the host wall time is reported beside it.
+// The device clock: `nanotrn train --clock trn2` charges each step the predicted device time of that step (the
+// trainer's own step: its micro-batch count and active MTP heads, recipe::StepInfo; step_model.h) instead of the
+// host's wall time, so the run stops where a run on the device would stop; the host wall time is reported beside it.
 //
 //   std::unique_ptr<recipe::Clock> c = make_device_clock("trn2", recipe);   // any catalog device but "host"
 //   train::Trainer t(recipe, data, *c, opts);                             // c->name() == "trn2"
 //
-// Progress (which decides the MTP heads) is the clock's own charged total / budget, which equals the trainer's
-// as long as the clock charges every step of the run (not across --resume: a resumed run starts the clock at 0
-// and prices the MTP heads as if at the start; the phase itself comes from the trainer and stays exact).
+// The clock prices the step the trainer took (phase and MTP heads from recipe/budget.h, after --resume too); it
+// walks no budget of its own.
 // The charge includes the modelled host dispatch (host_graph_launch_s per graph, catalog, assumed).
 // Not here: the prediction itself (predictor.h), the trainer loop (train/trainer.h).
 #pragma once
@@ -35,7 +34,6 @@ class DeviceClock final : public recipe::Clock {
 
  private:
   mutable StepModel model_;  // caches predictions; charging and printing the rule fill it
-  double charged_ = 0, wall_ = 0;
 };
 
 // `device` names a catalog entry (trn1, trn2, trn3, trn2-server, h100, ...); throws naming the known ones.

@@ -12,39 +12,10 @@
 namespace nanotrn::predict {
 namespace {
 
-// The lowering's shape vector (lowering.h: matmul {m, k, n}; softmax, rmsnorm {rows, cols}; attention,
-// attention_bwd {heads, T, hd} causal or {heads, T, hd, window}) as the kernel's typed shape (neuron/registry/
-// shapes.h).
-std::any typed_shape(const std::string& kernel, const std::vector<int64_t>& s) {
-  auto need = [&](bool ok, const char* form) {
-    check(ok, "KernelCoster: " + kernel + " is lowered with the shape " + form + "; got " + std::to_string(s.size()) +
-                  " values");
-  };
-  if (kernel == "matmul") {
-    need(s.size() == 3, "{m, k, n}");
-    return neuron::MatmulShape{s[0], s[1], s[2]};
-  }
-  if (kernel == "softmax") {
-    need(s.size() == 2, "{rows, cols}");
-    return neuron::RowsShape{s[0], s[1]};
-  }
-  if (kernel == "rmsnorm") {
-    need(s.size() == 2, "{rows, cols}");
-    return neuron::RmsnormShape{s[0], s[1]};
-  }
-  if (kernel == "attention" || kernel == "attention_bwd") {
-    need(s.size() == 3 || s.size() == 4, "{heads, T, hd} or {heads, T, hd, window}");
-    neuron::AttentionShape a{.seq = s[1], .head_dim = s[2], .heads = s[0]};
-    if (s.size() == 4) a.variant = {neuron::AttentionMask::sliding_window, s[3]};
-    return a;
-  }
-  throw Error("KernelCoster: no tile kernel is lowered as '" + kernel + "'");
-}
-
 OpCost scaled(OpCost c, double f) {
   c.seconds *= f;
   c.instructions *= f;
-  for (auto& [k, v] : c.engines) v *= f;
+  for (double& v : c.busiest.busy_s) v *= f;
   for (double& v : c.use.busy_s) v *= f;
   return c;
 }
@@ -78,37 +49,33 @@ OpCost KernelCoster::roofline(double flops, double bytes) const {
   const double peak = rank_peak_flops(DType::bf16), bw = rank_bytes_per_s();
   c.seconds = hw::roofline_seconds(flops, bytes, peak, bw);
   const bool compute_bound = flops / peak >= bytes / bw;
-  c.engines[compute_bound ? "Tensor" : "DMA"] = c.seconds;
+  c.busiest[compute_bound ? hw::Engine::tensor : hw::Engine::dma] = c.seconds;
   c.use[hw::Engine::tensor] = flops / peak;
   c.use[hw::Engine::dma] = bytes / bw;
   return c;
 }
 
-OpCost KernelCoster::time_on_core(const std::string& kernel, std::vector<int64_t> shape, DType dtype) {
-  const neuron::Report r = neuron::time_kernel(kernel, typed_shape(kernel, shape), dtype, device_.neuron_core,
-                                               neuron::Schedule::pipelined, static_cast<int>(lnc_));
+OpCost KernelCoster::time_on_core(const neuron::KernelEntry& kernel, const std::any& shape, DType dtype) {
+  const neuron::Report r = neuron::time_kernel(kernel, shape, dtype, device_.neuron_core, neuron::Schedule::pipelined,
+                                               static_cast<int>(lnc_));
   timed_++;
   OpCost c;
   c.seconds = r.total_ns * 1e-9;
   c.instructions = static_cast<double>(r.instructions);
   c.method = "neuron " + device_.neuron_core + (lnc_ > 1 ? "x" + std::to_string(lnc_) : "");
-  for (const neuron::TrackUse& t : r.tracks) {
-    double& e = c.engines[neuron::engine_name(t.engine)];  // "Tensor", ..., "DMA"
-    e = std::max(e, t.busy_ns * 1e-9);
-  }
+  for (const neuron::TrackUse& t : r.tracks) c.busiest[t.engine] = std::max(c.busiest[t.engine], t.busy_ns * 1e-9);
   c.use = neuron::engine_use(r);
   return c;
 }
 
-OpCost KernelCoster::time_cached(const std::string& kernel, const std::vector<int64_t>& shape, DType dtype) {
-  const auto key = std::make_tuple(kernel, shape, dtype);
+OpCost KernelCoster::time_cached(const neuron::KernelEntry& kernel, const std::any& shape, DType dtype) {
+  const auto key = std::make_tuple(kernel.name, kernel.to_params(shape).values(), dtype);
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
   OpCost c;
-  if (kernel != "matmul") {
-    c = time_on_core(kernel, shape, dtype);
-  } else {
-    const int64_t m = shape[0], k = shape[1], n = shape[2];
+  const auto* mm = std::any_cast<neuron::MatmulShape>(&shape);
+  if (mm) {
+    const int64_t m = mm->m, k = mm->k, n = mm->n;
     const double tiles = std::ceil(m / 128.0) * std::ceil(n / 512.0) * std::ceil(k / 128.0);
     if (tiles > kMaxTimedTiles) {
       // Time a block of M rows (a multiple of 128 x lnc) and scale by M.
@@ -117,27 +84,29 @@ OpCost KernelCoster::time_cached(const std::string& kernel, const std::vector<in
       const int64_t unit = 128 * lnc_;
       mb = std::max(unit, mb / unit * unit);
       if (mb < m) {
-        c = scaled(time_cached("matmul", {mb, k, n}, dtype), static_cast<double>(m) / static_cast<double>(mb));
+        c = scaled(time_cached(kernel, neuron::MatmulShape{mb, k, n}, dtype),
+                   static_cast<double>(m) / static_cast<double>(mb));
         c.method += " (M-block scaled)";
         cache_[key] = c;
         return c;
       }
     }
-    c = time_on_core("matmul", shape, dtype);  // deep K: the kernel plans a K-blocked schedule itself
   }
+  c = time_on_core(kernel, shape, dtype);  // deep K: the matmul plans a K-blocked schedule itself
   cache_[key] = c;
   return c;
 }
 
 OpCost KernelCoster::cost(const KernelOp& op, DType dtype) {
   check(op.count >= 1, "KernelCoster: op '" + op.name + "' has count < 1");
+  check(!op.collective(), "KernelCoster: op '" + op.name + "' is a collective (priced on the topology)");
   const double count = static_cast<double>(op.count);
-  if (!uses_neuron() || op.kernel.empty()) return scaled(roofline(op.flops, op.bytes), count);
-  const int64_t g = std::min<int64_t>(op.count, kGroup);
-  std::vector<int64_t> shape = op.shape;
-  shape[0] *= g;  // a group of g invocations stacked along the first dimension
+  const TileCall* tile = op.tile();
+  if (!uses_neuron() || !tile) return scaled(roofline(op.flops, op.bytes), count);
+  const int64_t g = tile->kernel->batched ? std::min<int64_t>(op.count, kGroup) : 1;
+  const std::any shape = g > 1 ? tile->kernel->batched(tile->shape, g) : tile->shape;
   try {
-    return scaled(time_cached(op.kernel, shape, dtype), count / static_cast<double>(g));
+    return scaled(time_cached(*tile->kernel, shape, dtype), count / static_cast<double>(g));
   } catch (const Error& e) {
     // A shape the tile kernel refuses (e.g. fewer rows than the SPMD cores): priced by roofline, marked.
     OpCost c = scaled(roofline(op.flops, op.bytes), count);

@@ -4,26 +4,28 @@
 //   KernelCoster coster(device, lnc);                      // keeps a per-shape cache; one per predictor
 //   OpCost c = coster.cost(op, DType::bf16);               // c.seconds for op.count invocations, c.method
 //
-// NeuronCore timing: neuron::time_kernel(kernel, shape, dtype, device.neuron_core, pipelined, lnc) on one logical
-// core (lnc physical cores as an SPMD pair). Cached per (kernel, shape, dtype). To keep a whole-step prediction fast:
-//  * batched invocations (count > 1) are timed as a group of up to kGroup stacked along the first dimension and
-//    scaled (one fused kernel over several heads, amortising pipeline fill; attention {heads, T, hd}: kGroup heads,
-//    split over the SPMD pair's cores);
+// NeuronCore timing: neuron::time_kernel(entry, typed shape, dtype, device.neuron_core, pipelined, lnc) on one logical
+// core (lnc physical cores as an SPMD pair), with the registry entry and typed shape the lowering hands over
+// (lowering.h: TileCall). Cached per (kernel, shape parameters, dtype). To keep a whole-step prediction fast:
+//  * batched invocations (count > 1) are timed as a group of up to kGroup stacked along the first dimension (the
+//    definition's `batched`) and scaled (one fused kernel over several heads, amortising pipeline fill; attention:
+//    kGroup heads, split over the SPMD pair's cores);
 //  * a matmul whose pipelined schedule does not fit SBUF (deep K) is split along K, the partial sums' fp32
 //    accumulation priced by roofline;
 //  * a matmul with more than kMaxTimedTiles 128x512x128 tiles is timed on a block of M rows and scaled by M.
 // Roofline: max(flops / peak, bytes / bandwidth) with the logical core's TensorE peak (machine.h) and its share of
 // chip HBM bandwidth (Trainium), or the device's peak and HBM bandwidth (others).
-// Engine busy times (engines): from the timed report's tracks (max over the tracks of one engine class, physical cores
-// and DMA queues folded); roofline ops count as "Tensor" when compute-bound and "DMA" when memory-bound.
+// Engine busy times (busiest): from the timed report's tracks (max over the tracks of one engine, physical cores and
+// DMA queues folded); roofline ops count as TensorE when compute-bound and DMA when memory-bound.
+// Collectives are not priced here (step_model.h prices them on the topology).
 // Not here: launch overheads and overlap (step_model.h).
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
-#include <vector>
 
 #include "dtype/dtype.h"
 #include "hw/bound.h"
@@ -33,10 +35,12 @@
 namespace nanotrn::predict {
 
 struct OpCost {
-  double seconds = 0;                     // all `count` invocations
-  std::string method;                     // "neuron v3x2" or "roofline"
-  double instructions = 0;                // tile-program instructions, all invocations (0 for roofline ops)
-  std::map<std::string, double> engines;  // engine class -> busy seconds (all invocations)
+  double seconds = 0;       // all `count` invocations
+  std::string method;       // "neuron v3x2" or "roofline"
+  double instructions = 0;  // tile-program instructions, all invocations (0 for roofline ops)
+  // Busy seconds per engine, all invocations: the busiest track of each engine (DMA: the busiest queue); what a
+  // stage of independent kernels sums to find its busiest engine (step_model.h).
+  hw::EngineUse busiest;
   // What binds the op (hw/bound.h), all invocations: timed kernels from their report (neuron::engine_use); roofline
   // ops Tensor = flops / peak and DMA = bytes / bandwidth.
   hw::EngineUse use;
@@ -59,12 +63,13 @@ class KernelCoster {
   size_t kernels_timed() const { return timed_; }
 
  private:
-  OpCost time_on_core(const std::string& kernel, std::vector<int64_t> shape, DType dtype);
-  OpCost time_cached(const std::string& kernel, const std::vector<int64_t>& shape, DType dtype);
+  OpCost time_on_core(const neuron::KernelEntry& kernel, const std::any& shape, DType dtype);
+  OpCost time_cached(const neuron::KernelEntry& kernel, const std::any& shape, DType dtype);
 
   hw::Device device_;
   int64_t lnc_;
-  std::map<std::tuple<std::string, std::vector<int64_t>, DType>, OpCost> cache_;
+  // (kernel, its parameters, dtype): the parameters (KernelEntry::to_params) identify a typed shape.
+  std::map<std::tuple<std::string, std::map<std::string, neuron::ParamValue>, DType>, OpCost> cache_;
   size_t timed_ = 0;
 };
 

@@ -6,9 +6,19 @@
 
 #include "base/error.h"
 #include "neuron/kernels/attention_mask.h"
+#include "neuron/registry/builtin_kernels.h"
+#include "neuron/registry/shapes.h"
 
 namespace nanotrn::predict {
 namespace {
+
+// The shipped tile kernels the lowering hands to the timing side (neuron/registry/builtin_kernels.h).
+const neuron::KernelEntry& tile_kernel(const char* name) { return neuron::builtin_kernels().at(name); }
+
+neuron::AttentionVariant mask_of(int64_t T, int64_t window) {
+  return window < T ? neuron::AttentionVariant{neuron::AttentionMask::sliding_window, window}
+                    : neuron::AttentionVariant{};
+}
 
 class Lower {
  public:
@@ -20,7 +30,8 @@ class Lower {
   void matmul(const std::string& name, const std::string& group, int64_t m, int64_t k, int64_t n, int64_t count = 1) {
     const double fm = static_cast<double>(m), fk = static_cast<double>(k), fn = static_cast<double>(n);
     // Inputs in the activation dtype, the output written once in fp32 (the tile kernel's PSUM -> HBM store).
-    add({name, group, pass_, "matmul", {m, k, n}, count, 2.0 * fm * fk * fn, (fm * fk + fk * fn) * e_ + fm * fn * 4});
+    add(name, group, TileCall{&tile_kernel("matmul"), neuron::MatmulShape{m, k, n}}, count, 2.0 * fm * fk * fn,
+        (fm * fk + fk * fn) * e_ + fm * fn * 4);
   }
   // Forward matmul y[m,n] = x[m,k] w[k,n] and, in the backward pass, its two gradient matmuls.
   void matmul_backward(const std::string& name, const std::string& group, int64_t m, int64_t k, int64_t n,
@@ -30,61 +41,72 @@ class Lower {
   }
   void softmax(const std::string& name, const std::string& group, int64_t rows, int64_t cols) {
     const double el = static_cast<double>(rows) * static_cast<double>(cols);
-    add({name, group, pass_, "softmax", {rows, cols}, 1, 5 * el, 2 * el * e_});
+    add(name, group, TileCall{&tile_kernel("softmax"), neuron::RowsShape{rows, cols}}, 1, 5 * el, 2 * el * e_);
   }
   void rmsnorm(const std::string& name, const std::string& group, int64_t rows, int64_t cols) {
     const double el = static_cast<double>(rows) * static_cast<double>(cols);
-    add({name, group, pass_, "rmsnorm", {rows, cols}, 1, 4 * el, 2 * el * e_});
+    add(name, group, TileCall{&tile_kernel("rmsnorm"), neuron::RmsnormShape{rows, cols}}, 1, 4 * el, 2 * el * e_);
   }
-  // Fused attention of `count` (row, head) pairs {1, T, hd} (causal) or {1, T, hd, window} (a sliding window
-  // shorter than T): q, k, v read, o written (activation dtype), the fp32 log-sum-exp written; FLOPs of the visible
-  // query-key pairs, QK^T and PV.
+  // Fused attention of `count` (row, head) pairs, each one head of length T with the layer's mask (causal, or a
+  // sliding window shorter than T): q, k, v read, o written (activation dtype), the fp32 log-sum-exp written;
+  // FLOPs of the visible query-key pairs, QK^T and PV.
   void attention(const std::string& name, const std::string& group, int64_t count, int64_t T, int64_t hd,
                  int64_t window) {
     const double th = static_cast<double>(T * hd);
-    add({name, group, pass_, "attention", attention_shape(T, hd, window), count, pair_flops(T, hd, window),
-         4 * th * e_ + 4.0 * static_cast<double>(T)});
+    add(name, group, TileCall{&tile_kernel("attention"), attention_shape(T, hd, window)}, count,
+        pair_flops(T, hd, window), 4 * th * e_ + 4.0 * static_cast<double>(T));
   }
-  // Its flash backward {1, T, hd} (neuron/kernels/attention_backward.h on Trainium; FlashAttention-2 by roofline
-  // elsewhere): reads q, k, v, o, dO and the log-sum-exp, writes dq, dk, dv; recomputes the scores and runs dV, dP,
-  // dQ, dK (2.5x the forward FLOPs).
+  // Its flash backward (neuron/kernels/attention_backward.h on Trainium; FlashAttention-2 by roofline elsewhere):
+  // reads q, k, v, o, dO and the log-sum-exp, writes dq, dk, dv; recomputes the scores and runs dV, dP, dQ, dK
+  // (2.5x the forward FLOPs).
   void attention_backward(const std::string& name, const std::string& group, int64_t count, int64_t T, int64_t hd,
                           int64_t window) {
     const double th = static_cast<double>(T * hd);
-    add({name, group, pass_, "attention_bwd", attention_shape(T, hd, window), count, 2.5 * pair_flops(T, hd, window),
-         8 * th * e_ + 4.0 * static_cast<double>(T)});
+    add(name, group, TileCall{&tile_kernel("attention_bwd"), attention_shape(T, hd, window)}, count,
+        2.5 * pair_flops(T, hd, window), 8 * th * e_ + 4.0 * static_cast<double>(T));
   }
-  static std::vector<int64_t> attention_shape(int64_t T, int64_t hd, int64_t window) {
-    return window < T ? std::vector<int64_t>{1, T, hd, window} : std::vector<int64_t>{1, T, hd};
+  static neuron::AttentionShape attention_shape(int64_t T, int64_t hd, int64_t window) {
+    return {.seq = T, .head_dim = hd, .heads = 1, .variant = mask_of(T, window)};
   }
   // QK^T and PV of the pairs the mask leaves (neuron/kernels/attention_mask.h: the same rule the kernels use).
   static double pair_flops(int64_t T, int64_t hd, int64_t window) {
-    const neuron::AttentionVariant v = window < T
-                                           ? neuron::AttentionVariant{neuron::AttentionMask::sliding_window, window}
-                                           : neuron::AttentionVariant{};
-    return 4.0 * static_cast<double>(hd) * v.pairs(T);
+    return 4.0 * static_cast<double>(hd) * mask_of(T, window).pairs(T);
   }
   // No tile kernel: roofline from element count, tensors read and written, FLOPs per element.
   void elementwise(const std::string& name, const std::string& group, double elements, double reads, double writes,
                    double flops_per_element, double elem_bytes = 0) {
     const double eb = elem_bytes > 0 ? elem_bytes : e_;
-    add({name, group, pass_, "", {}, 1, flops_per_element * elements, (reads + writes) * elements * eb});
+    add(name, group, RooflineWork{}, 1, flops_per_element * elements, (reads + writes) * elements * eb);
   }
 
   // A collective of `bytes` per rank (tensor parallel, or the experts' all-to-all), in its own stage (on the
   // critical path: assumed).
-  void collective(const std::string& name, const std::string& kind, double bytes,
-                  const std::string& group = "tp collective") {
-    add({name, group, pass_, kind, {}, 1, 0, bytes});
+  void collective(const std::string& name, hw::Collective kind, double bytes,
+                  CollectiveGroup on = CollectiveGroup::tensor_parallel) {
+    add(name, on == CollectiveGroup::tensor_parallel ? "tp collective" : "ep collective", CollectiveCall{kind, on}, 1,
+        0, bytes);
     stage();
   }
 
   std::vector<KernelOp> take() { return std::move(ops_); }
 
  private:
-  void add(KernelOp op) {
+  void add(const std::string& name, const std::string& group, OpWork work, int64_t count, double flops, double bytes) {
+    KernelOp op{.name = name, .group = group, .pass = pass_, .work = std::move(work)};
+    op.op_class = class_of(op);
+    op.count = count;
+    op.flops = flops;
+    op.bytes = bytes;
     op.stage = stage_;
     ops_.push_back(std::move(op));
+  }
+  // The attention core's ops (the fused kernels, or the unfused chain that stands for them) are attention; other
+  // tile matmuls are matmuls; collectives are collectives; the rest is vector work.
+  static OpClass class_of(const KernelOp& op) {
+    if (op.collective()) return OpClass::collective;
+    if (op.group == "attention core") return OpClass::attention;
+    if (op.tile() && op.tile()->kernel->name == "matmul") return OpClass::matmul;
+    return OpClass::vector;
   }
   Pass pass_;
   double e_;
@@ -161,6 +183,31 @@ int64_t rank_parameters(const model::GptConfig& c, int64_t tp, int64_t ep) {
   return blocks + embeddings + p.scalars;
 }
 
+std::string_view to_string(OpClass c) {
+  switch (c) {
+    case OpClass::matmul:
+      return "matmul";
+    case OpClass::attention:
+      return "attention";
+    case OpClass::vector:
+      return "vector";
+    case OpClass::collective:
+      return "collective";
+  }
+  return "?";
+}
+
+std::string KernelOp::kernel_name() const {
+  if (const TileCall* t = tile()) return t->kernel->name;
+  if (const CollectiveCall* c = collective()) return std::string(hw::collective_name(c->kind));
+  return "";
+}
+
+std::string KernelOp::shape_text() const {
+  const TileCall* t = tile();
+  return t ? t->kernel->describe(t->shape) : std::string();
+}
+
 std::string to_string(Pass p) {
   switch (p) {
     case Pass::forward:
@@ -171,6 +218,12 @@ std::string to_string(Pass p) {
       return "optimizer";
   }
   return "?";
+}
+
+KernelOp matmul_op(const std::string& name, int64_t m, int64_t k, int64_t n, DType dtype) {
+  Lower L(Pass::forward, static_cast<double>(dtype_size(dtype)));
+  L.matmul(name, "matmul", m, k, n);
+  return L.take().front();
 }
 
 std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, const LoweringOptions& o) {
@@ -195,10 +248,11 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   // SP); with SP the region's replicated input arrives by all-gather.
   auto reduce = [&](const std::string& name) {
     if (tp)
-      L.collective(name + (sp ? " reduce-scatter" : " all-reduce"), sp ? "reduce-scatter" : "all-reduce", tdfull * act);
+      L.collective(name + (sp ? " reduce-scatter" : " all-reduce"),
+                   sp ? hw::Collective::reduce_scatter : hw::Collective::all_reduce, tdfull * act);
   };
   auto gather = [&](const std::string& name) {
-    if (sp) L.collective(name + " all-gather", "all-gather", tdfull * act);
+    if (sp) L.collective(name + " all-gather", hw::Collective::all_gather, tdfull * act);
   };
   // A mixture of experts (c.experts > 0): the router scores every token against every expert and keeps the top k;
   // with expert parallelism (o.ep > 1) an all-to-all sends each token's k copies to the ranks holding those experts
@@ -211,7 +265,8 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
   const double routed = static_cast<double>(t * k * d) * act;  // the token copies one rank sends
   const double tfk = static_cast<double>(per_expert * local * f);
   auto all_to_all = [&](const std::string& name) {
-    if (o.ep > 1) L.collective(name + " all-to-all", "all-to-all", routed, "ep collective");
+    if (o.ep > 1)
+      L.collective(name + " all-to-all", hw::Collective::all_to_all, routed, CollectiveGroup::expert_parallel);
   };
   auto moe_forward = [&](const std::string& p) {
     L.matmul(p + "moe router", "moe router", t, d, E);
@@ -336,7 +391,7 @@ std::vector<KernelOp> lower_micro_batch(const model::GptConfig& c, int64_t T, co
     L.softmax(p + "softcap + CE", "lm_head + CE", t, V);
     L.stage();
     // Vocab-parallel cross-entropy: the row max and the sum of exponentials, fp32, all-reduced.
-    if (tp) L.collective(p + "CE max + sum all-reduce", "all-reduce", 2.0 * static_cast<double>(t) * 4);
+    if (tp) L.collective(p + "CE max + sum all-reduce", hw::Collective::all_reduce, 2.0 * static_cast<double>(t) * 4);
   }
 
   // Backward, in reverse.

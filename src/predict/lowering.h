@@ -36,18 +36,25 @@
 //   MLPs as batched matmuls over experts / ep local experts of t k ep / experts tokens each (balanced: assumed),
 //   and with ep > 1 an all-to-all ("ep collective") dispatching the token copies and one combining the outputs, each
 //   mirrored in the backward.
-// Kernels: "matmul" {m,k,n}, "softmax"/"rmsnorm" {rows, cols}, "attention" and "attention_bwd" {heads, T, hd} or
-// {heads, T, hd, window} have library tile kernels on the software NeuronCore;
-// "" means no tile kernel (element-wise, norm backward, gather/scatter): priced by roofline from flops/bytes.
+// Kernels: each op carries what it runs (KernelOp::work): a tile kernel of the registry with its typed shape
+// ("matmul" MatmulShape, "softmax" RowsShape, "rmsnorm" RmsnormShape, "attention" / "attention_bwd" AttentionShape of
+// one (row, head) with the layer's causal or sliding-window mask), a collective (its kind and group), or roofline
+// work (element-wise, norm backward, gather/scatter) priced from flops and bytes. Each op also has its OpClass, which
+// the software stack's efficiencies act on (stack_profile.h).
 // Layout transposes between kernels are not lowered (assumed folded into DMA access patterns).
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "dtype/dtype.h"
+#include "hw/topology.h"
 #include "model/config.h"
+#include "neuron/registry/kernel_registry.h"
 #include "recipe/recipe.h"
 
 namespace nanotrn::predict {
@@ -55,15 +62,45 @@ namespace nanotrn::predict {
 enum class Pass { forward, backward, optimizer };
 std::string to_string(Pass p);
 
+// Which of a software stack's efficiencies applies to an op (stack_profile.h): the tile-kernel matmuls, the attention
+// core (the fused kernels, or the unfused chain that stands for them), the collectives, and everything else
+// (element-wise, norms, softmax over V, gathers: the vector engines' and DMA's work).
+enum class OpClass { matmul, attention, vector, collective };
+inline constexpr int kOpClassCount = 4;
+std::string_view to_string(OpClass c);
+
+// A library tile kernel of the registry (neuron/registry/) with its typed shape (neuron/registry/shapes.h): what the
+// timing side runs on the software NeuronCore.
+struct TileCall {
+  const neuron::KernelEntry* kernel = nullptr;
+  std::any shape;
+};
+// The group a collective inside a micro-batch runs over.
+enum class CollectiveGroup { tensor_parallel, expert_parallel };
+struct CollectiveCall {
+  hw::Collective kind = hw::Collective::all_reduce;
+  CollectiveGroup group = CollectiveGroup::tensor_parallel;
+};
+// No tile kernel (element-wise, norm backward, gather/scatter): priced by roofline from flops and bytes.
+struct RooflineWork {};
+using OpWork = std::variant<RooflineWork, TileCall, CollectiveCall>;
+
 struct KernelOp {
   std::string name;   // "L3 attn q", "head 0 lm_head"
   std::string group;  // breakdown bucket: "attention matmul", "mlp matmul", "lm_head + CE", "norms", ...
   Pass pass = Pass::forward;
-  std::string kernel;           // "matmul", "softmax", "rmsnorm", "attention", "attention_bwd", or "" (roofline only)
-  std::vector<int64_t> shape;   // matmul {m, k, n}; softmax / rmsnorm {rows, cols}; attention {heads, T, hd}
+  OpClass op_class = OpClass::vector;
+  OpWork work;
   int64_t count = 1;            // identical invocations (batched over rows x heads)
-  double flops = 0, bytes = 0;  // per invocation; bytes = HBM traffic
+  double flops = 0, bytes = 0;  // per invocation; bytes = HBM traffic (a collective's: the tensor per rank)
   int stage = 0;                // ops sharing a stage are independent and may overlap
+
+  const TileCall* tile() const { return std::get_if<TileCall>(&work); }
+  const CollectiveCall* collective() const { return std::get_if<CollectiveCall>(&work); }
+  // The tile kernel's registry name, the collective's name ("all-reduce"), or "" (roofline).
+  std::string kernel_name() const;
+  // The tile kernel's shape in words (its definition's describe()), or "".
+  std::string shape_text() const;
 };
 
 struct LoweringOptions {
@@ -104,6 +141,10 @@ int64_t expert_shard(const model::GptConfig& resolved, int64_t ep);
 int64_t rank_parameters(const model::GptConfig& resolved, int64_t tp, int64_t ep = 1);
 int64_t rank_block_parameters(const model::GptConfig& resolved, int64_t tp, int64_t ep = 1);
 int64_t rank_expert_parameters(const model::GptConfig& resolved, int64_t tp, int64_t ep = 1);
+
+// One matmul C[m, n] = A[m, k] B[k, n] as the lowering writes it: the library tile kernel, 2mkn FLOPs, inputs read in
+// `dtype` and the fp32 output written once (what the QA sweep and the validation tests price on their own).
+KernelOp matmul_op(const std::string& name, int64_t m, int64_t k, int64_t n, DType dtype);
 
 std::vector<KernelOp> lower_micro_batch(const model::GptConfig& resolved, int64_t seq_len, const LoweringOptions& o);
 std::vector<KernelOp> lower_optimizer(const recipe::Recipe& recipe, const model::GptConfig& resolved,

@@ -40,7 +40,10 @@ StepBreakdown step_breakdown(const StepTime& s) {
     for (const TimedOp& op : ops) {
       g[op.op.group] += op.cost.seconds * times;
       m[op.cost.method.rfind("neuron", 0) == 0 ? "software NeuronCore" : "roofline"] += op.cost.seconds * times;
-      for (const auto& [k, v] : op.cost.engines) e[k] += v * times;
+      for (int i = 0; i < hw::kEngineCount; i++) {
+        const double v = op.cost.busiest.busy_s[static_cast<size_t>(i)];
+        if (v > 0) e[std::string(hw::engine_track_name(static_cast<hw::Engine>(i)))] += v * times;
+      }
       for (size_t i = 0; i < b.use.busy_s.size(); i++) b.use.busy_s[i] += op.cost.use.busy_s[i] * times;
     }
   };
@@ -124,8 +127,9 @@ nlohmann::json prediction_json(const Prediction& p, size_t top) {
       ops.push_back({{"name", op.op.name},
                      {"group", op.op.group},
                      {"pass", to_string(op.op.pass)},
-                     {"kernel", op.op.kernel},
-                     {"shape", op.op.shape},
+                     {"kernel", op.op.kernel_name()},
+                     {"shape", op.op.shape_text()},
+                     {"class", to_string(op.op.op_class)},
                      {"count", op.op.count},
                      {"seconds", op.cost.seconds},
                      {"method", op.cost.method}});
@@ -224,7 +228,7 @@ nlohmann::json prediction_trace(const Prediction& p, size_t phase) {
       for (; lanes <= lane; lanes++) meta(10 + lanes, "kernels, lane " + std::to_string(lanes));
       slice(10 + lane, op.op.name, op.op.group, clock + op.start_s, op.cost.seconds,
             {{"method", op.cost.method},
-             {"shape", op.op.shape},
+             {"shape", op.op.shape_text()},
              {"count", op.op.count},
              {"flops", op.op.flops},
              {"bytes", op.op.bytes}});
@@ -274,7 +278,7 @@ std::string comparison_text(const std::vector<Prediction>& ps) {
                   k.empty()
                       ? "-"
                       : (k[0].label + " " + to_string(k[0].pass) + " " + format_number("%.1f%%", 100.0 * k[0].share) +
-                         " (" + std::string(hw::engine_name(k[0].bound.bound)) + ")")
+                         " (" + std::string(hw::bound_name(k[0].bound)) + ")")
                             .c_str());
     s += buf;
   }

@@ -79,15 +79,12 @@ double StepModel::dp_collective(hw::Collective kind) const {
 }
 
 OpCost StepModel::collective_cost(const KernelOp& op) const {
-  const hw::Collective kind = op.kernel == "all-reduce"       ? hw::Collective::all_reduce
-                              : op.kernel == "reduce-scatter" ? hw::Collective::reduce_scatter
-                              : op.kernel == "all-to-all"     ? hw::Collective::all_to_all
-                                                              : hw::Collective::all_gather;
-  const hw::Group group = kind == hw::Collective::all_to_all ? ep_group() : tp_group();
+  const CollectiveCall& call = *op.collective();
+  const hw::Group group = call.group == CollectiveGroup::expert_parallel ? ep_group() : tp_group();
   OpCost c;
-  c.seconds = hw::collective_seconds(device_, kind, op.bytes, group, rank_bytes_per_s());
-  c.method = (kind == hw::Collective::all_to_all ? "all-to-all: " : "") + hw::collective_algorithm(device_, group);
-  c.engines["DMA"] = c.seconds;
+  c.seconds = hw::collective_seconds(device_, call.kind, op.bytes, group, rank_bytes_per_s());
+  c.method = (call.kind == hw::Collective::all_to_all ? "all-to-all: " : "") + hw::collective_algorithm(device_, group);
+  c.busiest[hw::Engine::dma] = c.seconds;
   c.use[hw::Engine::dma] = c.seconds;
   return c;
 }
@@ -99,15 +96,15 @@ double StepModel::run_sequence(std::vector<TimedOp>& ops, double* launch_s) {
   while (i < ops.size()) {
     size_t j = i;
     double longest = 0.0;
-    std::map<std::string, double> engines;
+    hw::EngineUse engines;
     while (j < ops.size() && ops[j].op.stage == ops[i].op.stage) {
       ops[j].start_s = t;
       longest = std::max(longest, ops[j].cost.seconds);
-      for (const auto& [k, v] : ops[j].cost.engines) engines[k] += v;
+      for (size_t e = 0; e < engines.busy_s.size(); e++) engines.busy_s[e] += ops[j].cost.busiest.busy_s[e];
       j++;
     }
     double stage = longest;
-    for (const auto& [k, v] : engines) stage = std::max(stage, v);
+    for (const double v : engines.busy_s) stage = std::max(stage, v);
     const double gaps = launch * static_cast<double>(j - i);
     *launch_s += gaps;
     t += stage + gaps;
@@ -200,11 +197,11 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
     std::vector<KernelOp> micro = lower_micro_batch(config_, recipe_.batch.seq_len, so);
     if (recipe_.launch.recompute) micro = with_recompute(std::move(micro));
     for (KernelOp& op : micro) {
-      const bool collective = op.group == "tp collective" || op.group == "ep collective";
+      const CollectiveCall* collective = op.collective();
       OpCost c = collective ? collective_cost(op) : coster_.cost(op, dtype_);
       into.graph_instructions += c.instructions;
       into.untimed_ops += c.instructions > 0 || collective ? 0 : 1;
-      if (op.group == "tp collective") into.tp_collective_s += c.seconds;
+      if (collective && collective->group == CollectiveGroup::tensor_parallel) into.tp_collective_s += c.seconds;
       into.micro_ops.push_back({std::move(op), std::move(c), 0.0});
     }
   };

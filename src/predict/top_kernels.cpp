@@ -23,27 +23,22 @@ std::string drop_layer(const std::string& name) {
 
 }  // namespace
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s;
-  for (size_t i = 0; i < shape.size(); i++) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s.empty() ? "-" : s;
-}
-
 std::vector<KernelLine> step_kernels(const StepTime& step, double peak, double bw) {
-  using Key = std::tuple<Pass, std::string, std::string, std::vector<int64_t>>;
+  using Key = std::tuple<Pass, std::string, std::string, std::string>;
   std::map<Key, KernelLine> lines;
   // Busy time per engine, summed per line; the verdict is computed once the line is complete.
   std::map<Key, hw::EngineUse> use;
   auto add_all = [&](const std::vector<TimedOp>& ops, int64_t times) {
     for (const TimedOp& t : ops) {
       const std::string label = drop_layer(t.op.name);
-      const Key key{t.op.pass, label, t.op.kernel, t.op.shape};
+      const std::string shape = t.op.shape_text();
+      const Key key{t.op.pass, label, t.op.kernel_name(), shape.empty() ? "-" : shape};
       KernelLine& l = lines[key];
       if (l.instances == 0) {
         l.label = label;
         l.pass = t.op.pass;
-        l.kernel = t.op.kernel;
-        l.shape = t.op.shape;
+        l.kernel = std::get<2>(key);
+        l.shape = std::get<3>(key);
         l.method = t.cost.method;
       }
       const double f = static_cast<double>(times);
@@ -80,8 +75,8 @@ std::string kernels_text(const std::vector<KernelLine>& lines, size_t n) {
     const std::string name = l.label + (l.kernel.empty() ? " (roofline)" : "");
     char buf[512];
     std::snprintf(buf, sizeof buf, "  %-29s %-10s %-18s %-5lld %10.6f %6.1f%%  %-8s %7s  %s\n", name.c_str(),
-                  to_string(l.pass).c_str(), shape_text(l.shape).c_str(), static_cast<long long>(l.invocations),
-                  l.seconds, 100.0 * l.share, std::string(hw::engine_name(l.bound.bound)).c_str(),
+                  to_string(l.pass).c_str(), l.shape.c_str(), static_cast<long long>(l.invocations), l.seconds,
+                  100.0 * l.share, std::string(hw::bound_name(l.bound)).c_str(),
                   std::isfinite(l.bound.intensity) ? format_number("%.3g", l.bound.intensity).c_str() : "inf",
                   l.bound.verdict.c_str());
     s += buf;

@@ -2,7 +2,7 @@
 // `--top N` table of `nanotrn predict`, the speedrun's report and the HTML report.
 //
 //   std::vector<KernelLine> k = step_kernels(p.phases.back().time, p.rank_peak_flops, p.rank_bytes_per_s);
-//   k[0].label, k[0].seconds, k[0].share, k[0].bound.bound (hw::Engine), k[0].bound.verdict
+//   k[0].label, k[0].seconds, k[0].share, k[0].bound.bound (hw::Engine, empty when stall-bound), k[0].bound.verdict
 //
 // A line is one kernel signature of the step: ops with the same pass, kernel, shape and name once the layer prefix
 // ("L3 ") is dropped are one line (the same projection in every layer), its time summed over the layers and, for
@@ -24,10 +24,10 @@ namespace nanotrn::predict {
 struct KernelLine {
   std::string label;  // "attn q" (layer prefix dropped)
   Pass pass = Pass::forward;
-  std::string kernel;          // "" = no tile kernel (roofline)
-  std::vector<int64_t> shape;  // as KernelOp::shape
-  int64_t instances = 0;       // ops merged into this line (layers)
-  int64_t invocations = 0;     // kernel invocations in the step
+  std::string kernel;       // the tile kernel or collective (KernelOp::kernel_name); "" = roofline
+  std::string shape;        // the tile kernel's shape in words (KernelOp::shape_text); "-" for none
+  int64_t instances = 0;    // ops merged into this line (layers)
+  int64_t invocations = 0;  // kernel invocations in the step
   double seconds = 0, share = 0;
   double flops = 0, bytes = 0;  // the whole line
   std::string method;
@@ -36,8 +36,6 @@ struct KernelLine {
 
 std::vector<KernelLine> step_kernels(const StepTime& step, double rank_peak_flops, double rank_bytes_per_s);
 
-// "16384x1024x4096"; "-" for no shape (roofline ops).
-std::string shape_text(const std::vector<int64_t>& shape);
 // The first n lines as a text table (n = 0: every line).
 std::string kernels_text(const std::vector<KernelLine>& lines, size_t n);
 nlohmann::json kernels_json(const std::vector<KernelLine>& lines, size_t n);

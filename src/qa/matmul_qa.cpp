@@ -28,16 +28,6 @@ std::vector<std::string> default_devices(const hw::Catalog& c) {
   return d;
 }
 
-predict::KernelOp matmul_op(int64_t m, int64_t k, int64_t n) {
-  predict::KernelOp op;
-  op.name = "matmul";
-  op.kernel = "matmul";
-  op.shape = {m, k, n};
-  op.flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
-  op.bytes = (static_cast<double>(m * k) + static_cast<double>(k * n)) * 2 + static_cast<double>(m * n) * 4;
-  return op;
-}
-
 // Best of repeated bf16 calls over about 0.05 s, after one warm-up call.
 double host_seconds(Gemm& gemm, int64_t m, int64_t k, int64_t n) {
   std::mt19937 g(1);
@@ -92,7 +82,7 @@ std::vector<MatmulQaRow> run_matmul_qa(const std::vector<QaModel>& models, const
   for (const QaModel& model : models)
     for (const Projection& p : model.projections)
       for (int64_t m : o.ms) {
-        const predict::KernelOp op = matmul_op(m, p.k, p.n);
+        const predict::KernelOp op = predict::matmul_op("matmul", m, p.k, p.n, DType::bf16);
         for (Unit& u : units) {
           const predict::OpCost c = u.coster.cost(op, DType::bf16);
           const double peak = u.coster.rank_peak_flops(DType::bf16);

@@ -23,6 +23,7 @@ struct StepInfo {
   int64_t rows = 0;   // rows per micro-batch
   int64_t seq_len = 0;
   int64_t tokens = 0;  // accum * rows * seq_len
+  int mtp_heads = 1;   // cross-entropy heads with a non-zero weight in this step (budget.h: NextStep::mtp_heads)
 };
 
 class Clock {

@@ -186,10 +186,10 @@ std::string device_section(const predict::Prediction& p, double host_tps) {
   for (size_t i = 0; i < std::min<size_t>(10, lines.size()); i++) {
     const predict::KernelLine& l = lines[i];
     s += "<tr><td>" + xml_escape(l.label + (l.kernel.empty() ? " (roofline)" : "")) + "</td><td>" +
-         predict::to_string(l.pass) + "</td><td>" + predict::shape_text(l.shape) + "</td><td>" +
-         std::to_string(l.invocations) + "</td><td>" + format_number("%.6f", l.seconds) + "</td><td>" +
-         format_number("%.1f %%", 100.0 * l.share) + "</td><td>" + std::string(hw::engine_name(l.bound.bound)) +
-         "</td><td>" + xml_escape(l.bound.verdict) + "</td></tr>\n";
+         predict::to_string(l.pass) + "</td><td>" + xml_escape(l.shape) + "</td><td>" + std::to_string(l.invocations) +
+         "</td><td>" + format_number("%.6f", l.seconds) + "</td><td>" + format_number("%.1f %%", 100.0 * l.share) +
+         "</td><td>" + std::string(hw::bound_name(l.bound)) + "</td><td>" + xml_escape(l.bound.verdict) +
+         "</td></tr>\n";
   }
   s += "</table>\n";
   return s;

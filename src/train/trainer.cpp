@@ -547,7 +547,8 @@ TrainResult Trainer::run() {
                                 .accum = ph.accum,
                                 .rows = B,
                                 .seq_len = T,
-                                .tokens = ph.accum * per_micro};
+                                .tokens = ph.accum * per_micro,
+                                .mtp_heads = next.mtp_heads};
     double charged = s.lead() ? s.clock.charge(info, wall) : 0.0;
     s.comm.broadcast(&charged, sizeof charged, 0);
     s.charged += charged;

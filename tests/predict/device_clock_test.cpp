@@ -64,9 +64,14 @@ TEST(DeviceClock, ChargesThePhaseAndMtpHeadsOfTheStep) {
   r.train.mtp_weights = {1.0f, 0.5f};
   r.train.mtp_until = 0.25;
   DeviceClock clock(r, hw::builtin_catalog().find("trn2"));
-  const recipe::StepInfo first{.step = 0, .phase = 0, .accum = 1, .rows = 4, .seq_len = 16, .tokens = 64};
-  // At progress 0 both CE heads are active.
+  const recipe::StepInfo first{
+      .step = 0, .phase = 0, .accum = 1, .rows = 4, .seq_len = 16, .tokens = 64, .mtp_heads = 2};
+  // The trainer's step: both CE heads active at progress 0; later, one (whatever the clock has charged so far, as
+  // after --resume).
   EXPECT_DOUBLE_EQ(clock.charge(first, 123.0), clock.step_seconds(1, 2));
+  const recipe::StepInfo later{
+      .step = 7, .phase = 1, .accum = 2, .rows = 4, .seq_len = 16, .tokens = 128, .mtp_heads = 1};
+  EXPECT_DOUBLE_EQ(clock.charge(later, 1.0), clock.step_seconds(2, 1));
   EXPECT_GT(clock.step_seconds(1, 2), clock.step_seconds(1, 1));
   EXPECT_GT(clock.step_seconds(2, 1), clock.step_seconds(1, 1));
   EXPECT_THROW(make_device_clock("host", r), Error);

@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "hw/catalog.h"
 #include "hw/roofline.h"
+#include "neuron/registry/shapes.h"
 #include "predict/calibration.h"
 #include "predict/device_memory.h"
 #include "predict/launch.h"
@@ -246,7 +247,9 @@ TEST(CompilerLimit, GraphInstructionsSumTheTileProgramsAndWarnPastTheLimit) {
   for (const TimedOp& op : s.micro_ops) {
     sum += op.cost.instructions;
     untimed += op.cost.instructions > 0 ? 0 : 1;
-    if (op.op.kernel.empty()) EXPECT_EQ(op.cost.instructions, 0) << op.op.name;  // roofline: no program
+    if (!op.op.tile()) {
+      EXPECT_EQ(op.cost.instructions, 0) << op.op.name;  // roofline: no program
+    }                                                    // roofline: no program
   }
   EXPECT_DOUBLE_EQ(s.graph_instructions, sum);
   EXPECT_EQ(s.untimed_ops, untimed);
@@ -270,13 +273,13 @@ TEST(CompilerLimit, GraphInstructionsSumTheTileProgramsAndWarnPastTheLimit) {
 
 size_t count_ops(const std::vector<KernelOp>& ops, const std::string& kernel, Pass pass) {
   size_t n = 0;
-  for (const KernelOp& op : ops) n += op.kernel == kernel && op.pass == pass ? 1 : 0;
+  for (const KernelOp& op : ops) n += op.kernel_name() == kernel && op.pass == pass ? 1 : 0;
   return n;
 }
 
 double matmul_flops(const std::vector<KernelOp>& ops) {
   double f = 0;
-  for (const KernelOp& op : ops) f += op.kernel == "matmul" ? op.flops * static_cast<double>(op.count) : 0.0;
+  for (const KernelOp& op : ops) f += op.op_class == OpClass::matmul ? op.flops * static_cast<double>(op.count) : 0.0;
   return f;
 }
 
@@ -338,7 +341,8 @@ TEST(TensorParallel, CollectivesArePricedAsRingsOverTheGroup) {
     // On one chip: a ring over the 4 ranks at each rank's DMA bandwidth.
     const double ring =
         hw::ring_allreduce_seconds(op.op.bytes, 4, on_chip.rank_bytes_per_s(), server.value("link_hop_latency_s"));
-    EXPECT_DOUBLE_EQ(op.cost.seconds, op.op.kernel == "all-reduce" ? ring : ring / 2) << op.op.name;
+    EXPECT_DOUBLE_EQ(op.cost.seconds, op.op.collective()->kind == hw::Collective::all_reduce ? ring : ring / 2)
+        << op.op.name;
     sum += op.cost.seconds;
   }
   EXPECT_DOUBLE_EQ(t.tp_collective_s, sum);
@@ -488,7 +492,7 @@ TEST(Experts, ExpertParallelismSplitsTheExpertsAndRoutesTokensByAllToAll) {
   for (const TimedOp& op : s.micro_ops) {
     if (op.op.group == "ep collective") {
       ++all_to_alls;
-      EXPECT_EQ(op.op.kernel, "all-to-all");
+      EXPECT_EQ(op.op.collective()->kind, hw::Collective::all_to_all);
       // Each rank's t x k token copies of width d, in bf16.
       EXPECT_DOUBLE_EQ(op.op.bytes, 1.0 * 1024 * 2 * static_cast<double>(c.model_dim) * 2);
       EXPECT_DOUBLE_EQ(op.cost.seconds, hw::collective_seconds(server, hw::Collective::all_to_all, op.op.bytes,
@@ -497,7 +501,11 @@ TEST(Experts, ExpertParallelismSplitsTheExpertsAndRoutesTokensByAllToAll) {
     if (op.op.name.find("expert gate") != std::string::npos && op.op.pass == Pass::forward) {
       ++expert_ops;
       // t k ep / experts = 1024 x 2 x 8 / 8 tokens per local expert, one local expert.
-      EXPECT_EQ(op.op.shape, (std::vector<int64_t>{2048, c.model_dim, 1536 / 4}));
+      const auto* mm = std::any_cast<neuron::MatmulShape>(&op.op.tile()->shape);
+      ASSERT_NE(mm, nullptr);
+      EXPECT_EQ(mm->m, 2048);
+      EXPECT_EQ(mm->k, c.model_dim);
+      EXPECT_EQ(mm->n, 1536 / 4);
       EXPECT_EQ(op.op.count, 1);
     }
   }

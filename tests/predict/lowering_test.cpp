@@ -9,12 +9,27 @@
 #include "hw/catalog.h"
 #include "model/config.h"
 #include "model/hf_config.h"
+#include "neuron/registry/shapes.h"
 #include "predict/kernel_cost.h"
 #include "predict/lowering.h"
 #include "recipe/recipe.h"
 
 namespace nanotrn::predict {
 namespace {
+
+// The typed shapes the lowering hands over (lowering.h: TileCall), or null for another kernel or no kernel.
+template <class Shape>
+const Shape* shape_as(const KernelOp& op) {
+  return op.tile() ? std::any_cast<Shape>(&op.tile()->shape) : nullptr;
+}
+// T (and the window, when shorter than T) of an attention op's one-head shape.
+std::vector<int64_t> attention_dims(const KernelOp& op) {
+  const auto* a = shape_as<neuron::AttentionShape>(op);
+  if (!a) return {};
+  std::vector<int64_t> d{a->heads, a->seq, a->head_dim};
+  if (a->variant.mask == neuron::AttentionMask::sliding_window) d.push_back(a->variant.window);
+  return d;
+}
 
 recipe::Recipe shipped(const std::string& name) {
   return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name + ".json");
@@ -28,22 +43,24 @@ void expect_flops_match_the_count(const recipe::Recipe& r, const std::string& la
     // The fused kernel runs the full causal layers: QK^T and PV of the full square, as the FLOP count has them
     // (windowed layers lower to matmuls, counted below).
     // A windowed layer's kernel {1, T, hd, window}: T x window as the count has it.
-    const int64_t S = op.shape.size() == 4 ? std::min(op.shape[3], T) : T;
-    if (op.kernel == "attention") {
+    const std::vector<int64_t> a = attention_dims(op);
+    const int64_t S = a.size() == 4 ? std::min(a[3], T) : T;
+    if (op.kernel_name() == "attention") {
       ASSERT_EQ(op.pass, Pass::forward);
       EXPECT_EQ(op.count, rows * c.n_head);
       fwd += 2 * 2.0 * static_cast<double>(T * S * c.head_dim) * static_cast<double>(op.count);
       continue;
     }
     // Its backward: dV, dP, dQ and dK, each the full square (or T x window) as the count has them.
-    if (op.kernel == "attention_bwd") {
+    if (op.kernel_name() == "attention_bwd") {
       ASSERT_EQ(op.pass, Pass::backward);
       bwd += 4 * 2.0 * static_cast<double>(T * S * c.head_dim) * static_cast<double>(op.count);
       continue;
     }
-    if (op.kernel != "matmul") continue;
+    const auto* mm = shape_as<neuron::MatmulShape>(op);
+    if (!mm) continue;
     const double f = op.flops * static_cast<double>(op.count);
-    EXPECT_DOUBLE_EQ(op.flops, 2.0 * static_cast<double>(op.shape[0] * op.shape[1] * op.shape[2]));
+    EXPECT_DOUBLE_EQ(op.flops, 2.0 * static_cast<double>(mm->m * mm->k * mm->n));
     if (op.pass == Pass::forward) fwd += f;
     if (op.pass == Pass::backward && op.name.find("recompute") == std::string::npos) bwd += f;
   }
@@ -93,8 +110,8 @@ TEST(Lowering, FusedAttentionKeepsScoresOutOfHbm) {
   size_t backward = 0;
   for (const KernelOp& op : lower_micro_batch(c, T, {.rows = rows}))
     if (op.group == "attention core" && op.pass == Pass::backward) {
-      EXPECT_EQ(op.kernel, "attention_bwd") << op.name;  // the flash backward tile kernel, nothing through HBM
-      EXPECT_EQ(op.shape, (std::vector<int64_t>{1, T, c.head_dim}));
+      EXPECT_EQ(op.kernel_name(), "attention_bwd") << op.name;  // the flash backward tile kernel, nothing in HBM
+      EXPECT_EQ(attention_dims(op), (std::vector<int64_t>{1, T, c.head_dim}));
       // q, k, v, o, dO read and dq, dk, dv written in bf16, and the fp32 log-sum-exp; 2.5x the forward's FLOPs.
       EXPECT_DOUBLE_EQ(op.bytes, 8.0 * static_cast<double>(T * c.head_dim) * 2 + 4.0 * static_cast<double>(T));
       EXPECT_DOUBLE_EQ(op.flops, 2.5 * 4.0 * static_cast<double>(c.head_dim) * static_cast<double>(T * (T + 1) / 2));
@@ -104,9 +121,9 @@ TEST(Lowering, FusedAttentionKeepsScoresOutOfHbm) {
   size_t kernels = 0;
   for (const KernelOp& op : lower_micro_batch(c, T, {.rows = rows})) {
     if (op.group != "attention core" || op.pass != Pass::forward) continue;
-    EXPECT_EQ(op.kernel, "attention") << op.name;  // no softmax or matmul through HBM
+    EXPECT_EQ(op.kernel_name(), "attention") << op.name;  // no softmax or matmul through HBM
     kernels++;
-    EXPECT_EQ(op.shape, (std::vector<int64_t>{1, T, c.head_dim}));
+    EXPECT_EQ(attention_dims(op), (std::vector<int64_t>{1, T, c.head_dim}));
     EXPECT_EQ(op.count, rows * c.n_head);
     // q, k, v, o in bf16 and the fp32 log-sum-exp; the causal pairs' QK^T and PV.
     EXPECT_DOUBLE_EQ(op.bytes, 4.0 * static_cast<double>(T * c.head_dim) * 2 + 4.0 * static_cast<double>(T));
@@ -120,15 +137,15 @@ TEST(Lowering, FusedAttentionKeepsScoresOutOfHbm) {
   size_t softmaxes = 0, windowed_kernels = 0;
   for (const KernelOp& op : lower_micro_batch(windowed, T, {.rows = rows})) {
     if (op.group != "attention core") continue;
-    EXPECT_NE(op.kernel, "softmax") << op.name;
-    EXPECT_EQ(op.shape, (std::vector<int64_t>{1, T, c.head_dim, 256}));
+    EXPECT_NE(op.kernel_name(), "softmax") << op.name;
+    EXPECT_EQ(attention_dims(op), (std::vector<int64_t>{1, T, c.head_dim, 256}));
     const double pairs = 256.0 * static_cast<double>(T) - 256.0 * 255 / 2;
     EXPECT_DOUBLE_EQ(op.flops, (op.pass == Pass::forward ? 1.0 : 2.5) * 4 * static_cast<double>(c.head_dim) * pairs);
     windowed_kernels++;
   }
   EXPECT_EQ(windowed_kernels, 2u * static_cast<size_t>(c.depth));
   for (const KernelOp& op : lower_micro_batch(windowed, T, {.rows = rows, .fused_attention_backward = false}))
-    if (op.group == "attention core" && op.kernel == "softmax") softmaxes++;
+    if (op.group == "attention core" && op.kernel_name() == "softmax") softmaxes++;
   EXPECT_EQ(softmaxes, static_cast<size_t>(c.depth));  // the backward's recompute only
 }
 
@@ -136,10 +153,11 @@ TEST(Lowering, FusedAttentionIsTimedOnTheNeuronCore) {
   const model::GptConfig c = model::resolve(shipped("frontierforge-k60").model);
   KernelCoster coster(hw::builtin_catalog().find("trn2"), 2);
   for (const KernelOp& op : lower_micro_batch(c, 1024, {.rows = 16})) {
-    if (op.kernel != "attention") continue;
+    if (op.kernel_name() != "attention") continue;
+    EXPECT_EQ(op.op_class, OpClass::attention);
     const OpCost cost = coster.cost(op, DType::bf16);
     EXPECT_EQ(cost.method, "neuron v3x2");
-    EXPECT_GT(cost.engines.at("Tensor"), 0.0);
+    EXPECT_GT(cost.busiest[hw::Engine::tensor], 0.0);
     // Never faster than its causal FLOPs at the logical core's TensorE peak.
     EXPECT_GE(cost.seconds, op.flops * static_cast<double>(op.count) / coster.rank_peak_flops(DType::bf16));
     break;
@@ -159,7 +177,7 @@ TEST(Lowering, MtpHeadsAddLmHeadWork) {
   auto lm_flops = [&](int heads) {
     double f = 0;
     for (const KernelOp& op : lower_micro_batch(c, 1024, {.rows = 1, .mtp_heads = heads})) {
-      if (op.group == "lm_head + CE" && op.kernel == "matmul") f += op.flops * static_cast<double>(op.count);
+      if (op.group == "lm_head + CE" && op.op_class == OpClass::matmul) f += op.flops * static_cast<double>(op.count);
     }
     return f;
   };

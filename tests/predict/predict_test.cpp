@@ -17,20 +17,12 @@
 namespace nanotrn::predict {
 namespace {
 
-KernelOp matmul_op(int64_t m, int64_t k, int64_t n) {
-  KernelOp op;
-  op.name = "mm";
-  op.kernel = "matmul";
-  op.shape = {m, k, n};
-  op.flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
-  op.bytes = static_cast<double>(m * k + k * n) * 2 + static_cast<double>(m * n) * 4;
-  return op;
-}
+KernelOp bf16_matmul(int64_t m, int64_t k, int64_t n) { return matmul_op("mm", m, k, n, DType::bf16); }
 
 TEST(Predict, NkiMatmulOnOneTrn1Core) {
   const hw::Catalog c = hw::builtin_catalog();
   KernelCoster coster(c.find("trn1"), 1);
-  const KernelOp op = matmul_op(4096, 8192, 8192);
+  const KernelOp op = bf16_matmul(4096, 8192, 8192);
   const OpCost cost = coster.cost(op, DType::bf16);
   const double measured = 6.97e-3;                            // [MM-OLD] fully optimised NKI kernel, 85 % of peak
   const double bound = op.flops / (2.0 * 128 * 128 * 2.8e9);  // TensorE peak 91.75 TFLOP/s [NKI-A2]
@@ -41,7 +33,7 @@ TEST(Predict, NkiMatmulOnOneTrn1Core) {
   EXPECT_EQ(cost.method.rfind("neuron v2", 0), 0u);
   // The modelled kernel can never beat the TensorE bound, and it is a real timing (not a roofline fallback).
   EXPECT_GE(cost.seconds, bound);
-  EXPECT_GE(cost.engines.at("Tensor"), bound * 0.999);
+  EXPECT_GE(cost.busiest[hw::Engine::tensor], bound * 0.999);
   // At K = 8192 the library's pipelined kernel K-blocks with an fp32 SBUF accumulator, as the tutorial's optimised
   // kernel does (matmul.h), so both operands' blocks stay resident and it is TensorE-bound: within +-20 % of the
   // measurement.
@@ -53,7 +45,7 @@ TEST(Predict, GpuKernelIsItsRoofline) {
   const hw::Catalog c = hw::builtin_catalog();
   const hw::Device& h100 = c.find("h100");
   KernelCoster coster(h100, 1);
-  const KernelOp op = matmul_op(8192, 1024, 4096);
+  const KernelOp op = bf16_matmul(8192, 1024, 4096);
   const OpCost cost = coster.cost(op, DType::bf16);
   EXPECT_EQ(cost.method, "roofline");
   EXPECT_DOUBLE_EQ(cost.seconds, std::max(op.flops / 989e12, op.bytes / 3.35e12));

@@ -47,7 +47,7 @@ TEST(TopKernels, EveryKernelOfTheStepIsInOneLine) {
   const nlohmann::json j = prediction_json(p, 3);
   ASSERT_EQ(j["top_kernels"].size(), 3u);
   EXPECT_EQ(j["top_kernels"][0]["label"], lines[0].label);
-  EXPECT_EQ(j["top_kernels"][0]["bound"]["bound"], std::string(hw::engine_name(lines[0].bound.bound)));
+  EXPECT_EQ(j["top_kernels"][0]["bound"]["bound"], std::string(hw::bound_name(lines[0].bound)));
   EXPECT_NE(prediction_text(p, 3).find("top kernels of that step"), std::string::npos);
 }
 

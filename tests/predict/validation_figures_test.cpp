@@ -42,12 +42,7 @@ double run_mfu(const Prediction& p) {
 TEST(ValidationFigures, NkiMatmulOnOneTrn1Core) {
   const hw::Catalog c = hw::builtin_catalog();
   KernelCoster coster(c.find("trn1"), 1);
-  KernelOp op;
-  op.name = "mm";
-  op.kernel = "matmul";
-  op.shape = {4096, 8192, 8192};
-  op.flops = 2.0 * 4096 * 8192 * 8192;
-  op.bytes = (4096.0 * 8192 + 8192.0 * 8192) * 2 + 4096.0 * 8192 * 4;
+  const KernelOp op = matmul_op("mm", 4096, 8192, 8192, DType::bf16);
   expect_figure("(a) matmul ms", coster.cost(op, DType::bf16).seconds * 1e3, 6.0303066638678748, 6.030, 0.001);
 }
 
@@ -103,12 +98,7 @@ TEST(ValidationFigures, AutoresearchD8OnH100) {
 // dispatch calibration against the trnsci per-call figures (one fp32 NKI GEMM called from torch on trn1).
 double eager_call_ms(const hw::Device& trn1, int64_t n, double dispatch_s) {
   KernelCoster coster(trn1, 1);
-  KernelOp op;
-  op.name = "gemm";
-  op.kernel = "matmul";
-  op.shape = {n, n, n};
-  op.flops = 2.0 * static_cast<double>(n * n * n);
-  op.bytes = 3.0 * static_cast<double>(n * n) * 4;
+  const KernelOp op = matmul_op("gemm", n, n, n, DType::f32);
   // One op: the host dispatches it, then the device runs it (step_model.h: eager_host_idle).
   return (dispatch_s + coster.cost(op, DType::f32).seconds + trn1.value("kernel_launch_s")) * 1e3;
 }

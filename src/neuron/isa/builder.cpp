@@ -157,7 +157,8 @@ View KernelBuilder::pattern(const View& v, int64_t ps, int64_t np, int64_t fs, i
 void KernelBuilder::check_compute_operand(const View& v, Engine e, Loc loc) const {
   const Buffer& b = buf(v, loc);
   if (b.memory == Memory::hbm)
-    fail("engine-memory", std::string(engine_name(e)) + " engine cannot access HBM tensor '" + b.name + "'", loc);
+    fail("engine-memory", std::string(hw::engine_track_name(e)) + " engine cannot access HBM tensor '" + b.name + "'",
+         loc);
   if (e == Engine::gpsimd && b.memory == Memory::psum)
     fail("engine-memory", "GpSimd engine cannot access PSUM tile '" + b.name + "'", loc);
   const bool start_ok = v.np > 64 ? v.p0 == 0 : v.np > 32 ? v.p0 % 64 == 0 : v.p0 % 32 == 0;

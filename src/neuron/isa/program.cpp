@@ -15,22 +15,6 @@ const char* memory_name(Memory m) {
   return "?";
 }
 
-const char* engine_name(Engine e) {
-  switch (e) {
-    case Engine::tensor:
-      return "Tensor";
-    case Engine::vector:
-      return "Vector";
-    case Engine::scalar:
-      return "Scalar";
-    case Engine::gpsimd:
-      return "GpSimd";
-    case Engine::dma:
-      return "DMA";
-  }
-  return "?";
-}
-
 const char* opcode_name(Opcode o) {
   switch (o) {
     case Opcode::dma_copy:

@@ -22,11 +22,12 @@
 
 #include "dtype/convert.h"
 #include "dtype/dtype.h"
+#include "hw/engine.h"
 
 namespace nanotrn::neuron {
 
 enum class Memory : uint8_t { hbm, sbuf, psum };
-enum class Engine : uint8_t { tensor, vector, scalar, gpsimd, dma };
+using hw::Engine;  // hw/engine.h: one Engine enum for the simulator, the bound verdict and the predictor
 enum class Opcode : uint8_t {
   dma_copy,
   matmul,
@@ -45,7 +46,6 @@ enum class Act : uint8_t { copy, exp, tanh, sigmoid, relu, silu, gelu_tanh, squa
 enum class AluOp : uint8_t { add, subtract, multiply, max, min };
 
 const char* memory_name(Memory m);
-const char* engine_name(Engine e);
 const char* opcode_name(Opcode o);
 const char* act_name(Act a);
 const char* alu_name(AluOp o);

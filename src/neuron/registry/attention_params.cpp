@@ -32,6 +32,13 @@ void set_attention_parts(KernelDefinition<AttentionShape>& d) {
   d.to_params = attention_params_of;
   d.describe = attention_text;
   d.check_size = attention_check_size;
+  d.batched = [](AttentionShape s, int64_t g) {  // g times the stacked heads (their ALiBi slopes repeated)
+    const std::vector<float> slopes = s.variant.alibi_slopes;
+    for (int64_t i = 1; i < g; i++)
+      s.variant.alibi_slopes.insert(s.variant.alibi_slopes.end(), slopes.begin(), slopes.end());
+    s.heads *= g;
+    return s;
+  };
 }
 
 AttentionShape attention_shape_of(const KernelParams& p) {

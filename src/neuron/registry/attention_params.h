@@ -21,7 +21,7 @@
 namespace nanotrn::neuron {
 
 std::vector<ParamSpec> attention_params();
-// An attention kernel's parameters, from_params, to_params, describe and check_size (both kernels).
+// An attention kernel's parameters, from_params, to_params, describe, check_size and batched (both kernels).
 void set_attention_parts(KernelDefinition<AttentionShape>& d);
 AttentionShape attention_shape_of(const KernelParams& p);
 KernelParams attention_params_of(const AttentionShape& s);

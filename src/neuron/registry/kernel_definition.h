@@ -31,6 +31,8 @@
 //   check_size   the host reference's cost, refused above its limit unless the caller budgets its own time
 //   flops        FLOPs for the report's TFLOP/s and MFU (0 or unset: the report counts the matmuls' FLOPs)
 //   hbm_bytes    the bytes a fused kernel must move (its inputs and outputs once), for bandwidth use (0: unknown)
+//   batched      g invocations of the shape as one call, stacked along its first dimension (matmul rows, heads):
+//                how the step-time predictor times a batched op in one launch (optional: unset, it times one)
 // Not here: running, timing or checking a kernel (kernel_run.h), the registry (kernel_registry.h).
 #pragma once
 
@@ -144,6 +146,7 @@ struct KernelDefinition {
   std::function<CheckSize(const Shape&)> check_size;                                               // optional
   std::function<double(const Shape&)> flops;                                                       // optional
   std::function<double(const Shape&, DType)> hbm_bytes;                                            // optional
+  std::function<Shape(const Shape&, int64_t)> batched;                                             // optional
 };
 
 // A definition with its shape type erased, as the registry stores it: every function takes the shape as std::any
@@ -161,6 +164,7 @@ struct KernelEntry {
   std::function<CheckSize(const std::any&)> check_size;
   std::function<double(const std::any&)> flops;
   std::function<double(const std::any&, DType)> hbm_bytes;
+  std::function<std::any(const std::any&, int64_t)> batched;
   bool checkable() const { return inputs && check; }
   // The definition's defaults as a shape (from_params of every parameter's default).
   std::any default_shape() const;
@@ -202,6 +206,7 @@ KernelEntry erase(KernelDefinition<Shape> d) {
   if (d.check_size) e.check_size = [f = d.check_size, S](const std::any& a) { return f(S(a)); };
   if (d.flops) e.flops = [f = d.flops, S](const std::any& a) { return f(S(a)); };
   if (d.hbm_bytes) e.hbm_bytes = [f = d.hbm_bytes, S](const std::any& a, DType t) { return f(S(a), t); };
+  if (d.batched) e.batched = [f = d.batched, S](const std::any& a, int64_t g) { return std::any(f(S(a), g)); };
   check_entry(e);
   return e;
 }

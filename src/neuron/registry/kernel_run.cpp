@@ -51,6 +51,28 @@ HostTensors execute(const Built& b, const HostTensors& inputs, uint64_t seed, co
   return outs;
 }
 
+// The programs of an SPMD launch of `e`, timed: the report run_kernel and time_kernel share.
+struct Timed {
+  std::vector<Built> built;
+  std::vector<const Program*> programs;
+  std::vector<TimingResult> timings;
+};
+Timed build_and_time(const KernelEntry& e, const KernelRunOptions& o, const NeuronCoreSpec& s) {
+  Timed t;
+  for (int c = 0; c < o.physical_cores; ++c) t.built.push_back(build(e, o, o.shape, s, c, o.physical_cores));
+  for (const Built& b : t.built) t.programs.push_back(&b.program);
+  t.timings = simulate_timing_spmd(t.programs, s);
+  return t;
+}
+
+const NeuronCoreSpec& launch_spec(const KernelRunOptions& o) {
+  const NeuronCoreSpec& s = spec_for(o.core);
+  check(o.physical_cores >= 1 && static_cast<double>(o.physical_cores) <= s.max_physical_cores.value,
+        "--lnc " + std::to_string(o.physical_cores) + ": NeuronCore-" + s.name + " launches on 1 to " +
+            std::to_string(static_cast<int>(s.max_physical_cores.value)) + " physical cores [LNC]");
+  return s;
+}
+
 }  // namespace
 
 DType kernel_dtype(const std::string& name) {
@@ -71,10 +93,7 @@ KernelRunResult run_kernel(const KernelRegistry& registry, const KernelRunOption
   const KernelEntry& e = registry.at(options.kernel);
   KernelRunOptions o = options;
   o.shape = shape_for(e, options);
-  const NeuronCoreSpec& s = spec_for(o.core);
-  check(o.physical_cores >= 1 && static_cast<double>(o.physical_cores) <= s.max_physical_cores.value,
-        "--lnc " + std::to_string(o.physical_cores) + ": NeuronCore-" + s.name + " launches on 1 to " +
-            std::to_string(static_cast<int>(s.max_physical_cores.value)) + " physical cores [LNC]");
+  const NeuronCoreSpec& s = launch_spec(o);
   if (o.check) {
     checkable(registry, o.kernel);
     if (!o.check_any_size && e.check_size) {
@@ -84,11 +103,10 @@ KernelRunResult run_kernel(const KernelRegistry& registry, const KernelRunOption
                                          "; time larger sizes without --check");
     }
   }
-  std::vector<Built> built;
-  for (int c = 0; c < o.physical_cores; ++c) built.push_back(build(e, o, o.shape, s, c, o.physical_cores));
-  std::vector<const Program*> programs;
-  for (const Built& b : built) programs.push_back(&b.program);
-  const std::vector<TimingResult> t = simulate_timing_spmd(programs, s);
+  const Timed timed = build_and_time(e, o, s);
+  const std::vector<Built>& built = timed.built;
+  const std::vector<const Program*>& programs = timed.programs;
+  const std::vector<TimingResult>& t = timed.timings;
   KernelRunResult r;
   r.report = make_report(programs, t, s, e.flops ? e.flops(o.shape) : 0);
   r.shape_text = e.describe(o.shape);
@@ -169,6 +187,20 @@ nlohmann::json kernel_run_json(const KernelRunResult& r) {
                   {"bound_rule", r.bound_rule},
                   {"failures", r.failures}};
   return j;
+}
+
+Report time_kernel(const KernelEntry& kernel, std::any shape, DType dtype, const std::string& core, Schedule schedule,
+                   int physical_cores) {
+  KernelRunOptions o;
+  o.kernel = kernel.name;
+  o.shape = shape.has_value() ? std::move(shape) : kernel.default_shape();
+  o.dtype = dtype;
+  o.core = core;
+  o.schedule = schedule;
+  o.physical_cores = physical_cores;
+  const NeuronCoreSpec& s = launch_spec(o);
+  const Timed t = build_and_time(kernel, o, s);
+  return make_report(t.programs, t.timings, s, kernel.flops ? kernel.flops(o.shape) : 0);
 }
 
 Report time_kernel(const std::string& kernel, std::any shape, DType dtype, const std::string& core, Schedule schedule,

@@ -107,5 +107,8 @@ nlohmann::json kernel_run_json(const KernelRunResult& r);
 // the shipped registry on `shape` (the kernel's type in registry/shapes.h).
 Report time_kernel(const std::string& kernel, std::any shape, DType dtype, const std::string& core,
                    Schedule schedule = Schedule::pipelined, int physical_cores = 1);
+// The same for a kernel the caller already holds (the predictor's lowering hands it the registry entry).
+Report time_kernel(const KernelEntry& kernel, std::any shape, DType dtype, const std::string& core,
+                   Schedule schedule = Schedule::pipelined, int physical_cores = 1);
 
 }  // namespace nanotrn::neuron

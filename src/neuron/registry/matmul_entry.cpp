@@ -72,6 +72,10 @@ KernelDefinition<MatmulShape> matmul_definition() {
     const auto in = static_cast<double>(dtype_size(t)) * static_cast<double>(s.k * (s.m + s.n));
     return in + 4 * static_cast<double>(s.m * s.n);
   };
+  d.batched = [](MatmulShape s, int64_t g) {  // g products of one K and N stacked along M
+    s.m *= g;
+    return s;
+  };
   return d;
 }
 

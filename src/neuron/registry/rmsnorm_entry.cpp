@@ -61,6 +61,10 @@ KernelDefinition<RmsnormShape> rmsnorm_definition() {
   d.hbm_bytes = [](const RmsnormShape& s, DType t) {
     return static_cast<double>(dtype_size(t) * (2 * s.rows * s.cols + s.cols));
   };
+  d.batched = [](RmsnormShape s, int64_t g) {
+    s.rows *= g;
+    return s;
+  };
   return d;
 }
 

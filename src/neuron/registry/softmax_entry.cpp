@@ -49,6 +49,10 @@ KernelDefinition<RowsShape> softmax_definition() {
   };
   d.check_size = [](const RowsShape& s) { return elements_check_size(s.rows, s.cols); };
   d.hbm_bytes = [](const RowsShape& s, DType t) { return 2.0 * static_cast<double>(dtype_size(t) * s.rows * s.cols); };
+  d.batched = [](RowsShape s, int64_t g) {
+    s.rows *= g;
+    return s;
+  };
   return d;
 }
 

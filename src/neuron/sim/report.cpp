@@ -166,7 +166,7 @@ nlohmann::json report_json(const Report& r) {
         {{"track", st.track}, {"cause_track", st.cause_track}, {"stall_ns", st.stall_ns}, {"count", st.count}});
   for (const TrackUse& t : r.tracks)
     tracks.push_back({{"name", t.name},
-                      {"engine", engine_name(t.engine)},
+                      {"engine", std::string(hw::engine_track_name(t.engine))},
                       {"core", t.core},
                       {"busy_ns", t.busy_ns},
                       {"busy_fraction", t.busy_fraction},
@@ -202,26 +202,10 @@ nlohmann::json report_json(const Report& r) {
           {"stall_sums", sums}};
 }
 
-hw::Engine bound_engine(Engine e) {
-  switch (e) {
-    case Engine::tensor:
-      return hw::Engine::tensor;
-    case Engine::vector:
-      return hw::Engine::vector;
-    case Engine::scalar:
-      return hw::Engine::scalar;
-    case Engine::gpsimd:
-      return hw::Engine::gpsimd;
-    case Engine::dma:
-      return hw::Engine::dma;
-  }
-  return hw::Engine::stalls;
-}
-
 hw::EngineUse engine_use(const Report& r) {
   hw::EngineUse u;
   for (const TrackUse& t : r.tracks) {
-    const hw::Engine e = bound_engine(t.engine);
+    const hw::Engine e = t.engine;
     if (e != hw::Engine::dma) u[e] = std::max(u[e], t.busy_ns * 1e-9);
   }
   if (r.dma_peak_gbps > 0) u[hw::Engine::dma] = r.dma_bytes / (r.dma_peak_gbps * 1e9);

@@ -79,8 +79,6 @@ std::string report_text(const Report& r);
 // What binds the kernel (hw/bound.h): per engine its busiest track over the cores, DMA as dma_bytes at the core's
 // peak DMA bandwidth; the ridge from peak_tflops and dma_peak_gbps.
 hw::EngineUse engine_use(const Report& r);
-// A program's engine as bound.h's engine (the same five engines).
-hw::Engine bound_engine(Engine e);
 hw::BoundVerdict bound_verdict(const Report& r);
 nlohmann::json report_json(const Report& r);
 

@@ -9,7 +9,7 @@ namespace nanotrn::neuron::detail {
 std::vector<Track> engine_tracks(int queues) {
   std::vector<Track> t;
   for (const Engine e : {Engine::tensor, Engine::vector, Engine::scalar, Engine::gpsimd})
-    t.push_back({engine_name(e), e});
+    t.push_back({std::string(hw::engine_track_name(e)), e});
   for (int q = 0; q < queues; ++q) t.push_back({"DMA q" + std::to_string(q), Engine::dma, q});
   return t;
 }

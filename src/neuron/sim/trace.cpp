@@ -54,7 +54,7 @@ void add_core(nlohmann::json& events, int pid, const Program& program, const Tim
     auto slice = [&](const std::string& n, double b, double e) {
       events.push_back({{"ph", "X"},
                         {"name", n},
-                        {"cat", engine_name(ins.engine)},
+                        {"cat", std::string(hw::engine_track_name(ins.engine))},
                         {"pid", pid},
                         {"tid", t.track},
                         {"ts", b / 1000.0},
