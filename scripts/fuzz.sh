@@ -4,7 +4,7 @@
 # bounded time, starting from its seed corpus
 # kept in the repo (fuzz/corpus/<target>/). Usage: bash scripts/fuzz.sh [seconds per target, default 10]
 # A crash, a sanitizer report or an unexpected exception fails the script; the reproducer lands in build/fuzz/.
-# The runs go two at a time as well, so 12 targets at 10 s take about 60 s.
+# The runs go two at a time as well, so 13 targets at 10 s take about 65 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
@@ -33,6 +33,7 @@ target recipe_fuzz src/recipe/recipe.cpp src/recipe/recipe_ranges.cpp src/recipe
 target catalog_fuzz src/hw/catalog.cpp
 target hf_config_fuzz src/model/hf_config.cpp src/model/config.cpp src/base/file.cpp
 target csv_fuzz src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp
+target parquet_fuzz src/io/parquet.cpp src/io/parquet_chunk.cpp src/io/parquet_delta.cpp src/io/parquet_metadata.cpp src/io/parquet_pages.cpp src/io/thrift_compact.cpp -lsnappy -lzstd
 target sentencepiece_fuzz src/tokenizer/sentencepiece_model.cpp -lsentencepiece
 target core_bundle_fuzz src/icl/bundle.cpp src/data/jsonl.cpp src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp -lyaml-cpp
 target matmul_shapes_fuzz src/qa/matmul_shapes.cpp src/base/file.cpp

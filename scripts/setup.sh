@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev                        # JSON, command line
   libpcre2-dev libsentencepiece-dev                      # tokenizer pre-split regex; SentencePiece .model files
   libyaml-cpp-dev                                        # core.yaml of a CORE eval bundle (src/icl/)
+  libzstd-dev libsnappy-dev                              # Parquet pages (src/io/parquet.h): zstd and snappy codecs
   clang libclang-rt-dev                                  # libFuzzer targets for the file parsers (fuzz/)
   python3 python3-torch python3-sentencepiece            # PyTorch parity tests and peer benchmarks (/usr/bin/python3)
   python3-regex python3-yaml python3-jinja2              # the independent CORE scorer (tests/python/core_reference.py)
