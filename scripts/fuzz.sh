@@ -4,16 +4,18 @@
 # bounded time, starting from its seed corpus
 # kept in the repo (fuzz/corpus/<target>/). Usage: bash scripts/fuzz.sh [seconds per target, default 10]
 # A crash, a sanitizer report or an unexpected exception fails the script; the reproducer lands in build/fuzz/.
-# The runs go two at a time as well, so 13 targets at 10 s take about 65 s.
+# The runs go two at a time as well, so 14 targets at 10 s take about 70 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
 out=build/fuzz
-mkdir -p "$out"
+mkdir -p "$out/generated/recipe"
 # Line tables only (all a report needs): recipe.cpp, the heaviest, compiles in 35 s instead of 45 s with full -g.
 # -O0 would halve that again but runs the json parsers 10x slower, so the 10 s runs would find much less.
 flags=(-std=c++20 -O1 -gline-tables-only -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc
-       -include fuzz/source_location_compat.h)
+       -I"$out/generated" -include fuzz/source_location_compat.h)
+# The shipped stack profiles the recipe parser resolves launch.stack against, embedded as the CMake build does.
+cmake -DSTACKS_DIR=configs/stacks -DOUT="$out/generated/recipe/stacks.json.inc" -P cmake/embed_stacks.cmake
 tensor=(src/tensor/tensor.cpp src/tensor/allocator.cpp src/tensor/strided.cpp src/dtype/dtype.cpp
         src/dtype/convert.cpp src/base/rng.cpp)
 
@@ -29,8 +31,9 @@ target shard_fuzz src/data/shard.cpp src/base/file.cpp
 target tiktoken_fuzz src/tokenizer/tiktoken_file.cpp
 target jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp
 target safetensors_fuzz src/io/safetensors.cpp src/io/crc32c.cpp src/base/file.cpp "${tensor[@]}"
-target recipe_fuzz src/recipe/recipe.cpp src/recipe/recipe_ranges.cpp src/recipe/recipe_schema.cpp src/base/home.cpp src/model/config.cpp src/model/hf_config.cpp src/base/file.cpp src/base/utf8.cpp
+target recipe_fuzz src/recipe/recipe.cpp src/recipe/recipe_ranges.cpp src/recipe/recipe_schema.cpp src/recipe/stack_profile.cpp src/base/home.cpp src/model/config.cpp src/model/hf_config.cpp src/base/file.cpp src/base/utf8.cpp
 target catalog_fuzz src/hw/catalog.cpp
+target stack_profile_fuzz src/recipe/stack_profile.cpp src/base/file.cpp
 target hf_config_fuzz src/model/hf_config.cpp src/model/config.cpp src/base/file.cpp
 target csv_fuzz src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp
 target parquet_fuzz src/io/parquet.cpp src/io/parquet_chunk.cpp src/io/parquet_delta.cpp src/io/parquet_metadata.cpp src/io/parquet_pages.cpp src/io/thrift_compact.cpp -lsnappy -lzstd

@@ -81,6 +81,20 @@ void print_sweep(const RecipeLoader& load, const std::string& sweep, const hw::D
   if (json) std::cout << nlohmann::json{{"sweep", key}, {"rows", rows}}.dump(2) << "\n";
 }
 
+// `predict --calibrate runs.json --out profile.json`: the fit, printed, and the profile written (never over a file).
+void run_calibration(const std::string& runs, const std::string& out, bool json, const Home& home) {
+  check(!out.empty(), "--calibrate writes a stack profile: give --out FILE");
+  check(!std::filesystem::exists(out), "--out " + out + " exists; nanotrn does not overwrite it (choose a new name)");
+  const predict::Calibration c = predict::calibrate(predict::read_calibration_spec(runs, home));
+  const std::string text = recipe::stack_profile_to_json(c.profile).dump(2) + "\n";
+  write_file_atomic(out, text.data(), text.size());
+  if (json) {
+    std::cout << nlohmann::json{{"profile", out}, {"free", c.free}, {"fit", c.profile.fit}}.dump(2) << "\n";
+    return;
+  }
+  std::cout << predict::calibration_text(c) << "wrote " << out << " (use it: --stack " << out << ")\n";
+}
+
 }  // namespace
 
 void add_predict(CLI::App& app, const Home& home) {
@@ -91,7 +105,7 @@ void add_predict(CLI::App& app, const Home& home) {
     std::string lnc, ranks_per_chip, chips, nodes, stack, tp, pp, ep, zero;  // launch overrides ("" = the recipe's)
     bool recompute = false, sequence_parallel = false;
     bool json = false, shard_optimizer = false, no_overlap = false;
-    double fit_eager = 0;
+    std::string calibrate, out;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("predict", "Predict a recipe's step time, tokens/s, MFU and steps on a device");
@@ -112,7 +126,10 @@ void add_predict(CLI::App& app, const Home& home) {
   cmd->add_option("--chips", a->chips, "Chips used of a server device (= --set launch.chips=N; 0 = all)");
   cmd->add_option("--nodes", a->nodes,
                   "Copies of a server device joined over EFA, e.g. 32 for 32 x trn1-server (= --set launch.nodes=N)");
-  cmd->add_option("--stack", a->stack, "compiled or eager (= --set launch.stack=S)");
+  cmd->add_option("--stack", a->stack,
+                  "The software stack: a shipped profile (ideal, torchneuron-compiled, torchneuron-eager, nki-tuned, "
+                  "neuronx-distributed; compiled and eager are the TorchNeuron ones) or a profile file "
+                  "(= --set launch.stack=S)");
   cmd->add_option("--tp", a->tp, "Tensor-parallel ranks per replica (= --set launch.tp=N)");
   cmd->add_option("--pp", a->pp, "Pipeline stages per replica, 1F1B (= --set launch.pp=N)");
   cmd->add_option("--ep", a->ep,
@@ -127,10 +144,11 @@ void add_predict(CLI::App& app, const Home& home) {
   cmd->add_option("--model-config", a->model_config,
                   "A Hugging Face config.json (Llama, Mistral, Qwen2, Qwen3; configs/hf/ has examples): its model "
                   "replaces the recipe's, the batch, budget and launch stay the recipe's");
-  cmd->add_option("--fit-eager-dispatch", a->fit_eager,
-                  "Print the eager per-op dispatch time (catalog eager_op_dispatch_s) that makes this recipe's first "
-                  "step take this many measured seconds on --device (a calibration, docs/VALIDATION.md)")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--calibrate", a->calibrate,
+                  "Fit a stack profile to measured runs (a runs.json: {\"base\": profile, \"runs\": [{\"recipe\", "
+                  "\"set\", \"device\", \"step_s\"}, ...]}, predict/calibration.h), print the values, residuals and "
+                  "leave-one-out errors, and write the profile to --out");
+  cmd->add_option("--out", a->out, "With --calibrate: the profile file to write (refused when it exists)");
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->add_option("--trace", a->trace, "Write a Perfetto (Chrome trace) JSON of one step to this file");
   cmd->add_option("--trace-phase", a->trace_phase, "Batch phase of the traced step (default: the last)");
@@ -138,6 +156,11 @@ void add_predict(CLI::App& app, const Home& home) {
                   "Predict once per value: key=v1,v2,... (e.g. model.depth=8,10,12; a layout flag's name stands for "
                   "its launch key: tp=1,2,4)");
   cmd->callback([a, home] {
+    if (!a->calibrate.empty()) {
+      run_calibration(a->calibrate, a->out, a->json, home);
+      return;
+    }
+    check(a->out.empty(), "--out names the profile --calibrate writes; give --calibrate too");
     // The launch flags are recipe overrides, applied after --set (so they win) and to every --sweep value.
     for (const auto& [key, value] :
          {std::pair{"lnc", a->lnc}, std::pair{"ranks_per_chip", a->ranks_per_chip}, std::pair{"chips", a->chips},
@@ -187,14 +210,6 @@ void add_predict(CLI::App& app, const Home& home) {
       return;
     }
     const hw::Device device = pick_device(a->device, recipe);
-    if (a->fit_eager > 0) {
-      const double d = predict::fit_eager_dispatch(recipe, device, a->fit_eager);
-      std::printf(
-          "eager_op_dispatch_s = %.6g s (%.1f us): recipe '%s' on %s, first step measured %.4g s; catalog "
-          "value %.6g s\n",
-          d, d * 1e6, recipe.name.c_str(), device.name.c_str(), a->fit_eager, device.value("eager_op_dispatch_s"));
-      return;
-    }
     if (!a->sweep.empty()) {
       print_sweep(load, a->sweep, device, o, a->json);
       return;

@@ -107,7 +107,7 @@ Device parse_device(const nlohmann::json& j, const std::string& origin, size_t i
         where + ": neuron_core must be set exactly for Trainium devices");
   const nlohmann::json& nums = field(j, "numbers", where);
   check(nums.is_object(), where + ".numbers: expected an object");
-  const std::vector<std::string>& names = device_number_names();
+  const std::vector<std::string> names = device_number_names(d.kind);
   only_keys(nums, std::set<std::string>(names.begin(), names.end()), where + ".numbers");
   for (const std::string& n : names) d.numbers[n] = parse_number(field(nums, n, where + ".numbers"), where + "." + n);
   check(d.chips() >= 1 && d.physical_cores_per_chip() >= 1 && d.lnc() >= 1, where + ": chips, cores and lnc >= 1");
@@ -161,24 +161,25 @@ std::string to_string(DeviceKind k) {
   return "?";
 }
 
-const std::vector<std::string>& device_number_names() {
-  static const std::vector<std::string> names = {"chips",
-                                                 "physical_cores_per_chip",
-                                                 "lnc",
-                                                 "peak_bf16_flops_per_chip",
-                                                 "peak_fp8_flops_per_chip",
-                                                 "hbm_bytes_per_chip",
-                                                 "hbm_bytes_per_s_per_chip",
-                                                 "link_bytes_per_s_per_chip",
-                                                 "link_hop_latency_s",
-                                                 "links_per_chip",
-                                                 "torus_x",
-                                                 "torus_y",
-                                                 "efa_bytes_per_s",
-                                                 "efa_hop_latency_s",
-                                                 "kernel_launch_s",
-                                                 "host_graph_launch_s",
-                                                 "eager_op_dispatch_s"};
+std::vector<std::string> device_number_names(DeviceKind kind) {
+  std::vector<std::string> names = {"chips",
+                                    "physical_cores_per_chip",
+                                    "lnc",
+                                    "peak_bf16_flops_per_chip",
+                                    "peak_fp8_flops_per_chip",
+                                    "hbm_bytes_per_chip",
+                                    "hbm_bytes_per_s_per_chip",
+                                    "link_bytes_per_s_per_chip",
+                                    "link_hop_latency_s",
+                                    "links_per_chip",
+                                    "torus_x",
+                                    "torus_y",
+                                    "efa_bytes_per_s",
+                                    "efa_hop_latency_s",
+                                    "kernel_launch_s"};
+  // A Trainium device's host costs are its software stack's (recipe/stack_profile.h); a GPU's or the host's graph
+  // launch is the device's.
+  if (kind != DeviceKind::trainium) names.push_back("host_graph_launch_s");
   return names;
 }
 
@@ -265,7 +266,7 @@ Device host_device(const Catalog& catalog, double measured_gflops) {
 
 nlohmann::json device_json(const Device& d) {
   nlohmann::json n = nlohmann::json::object();
-  for (const std::string& f : device_number_names()) {
+  for (const std::string& f : device_number_names(d.kind)) {
     const Number& num = d.number(f);
     n[f] = {{"value", num.value}, {"source", num.source}, {"tags", source_tags(num.source)}};
   }

@@ -25,13 +25,12 @@
 #include <string_view>
 #include <vector>
 
+#include "base/sourced.h"
+
 namespace nanotrn::hw {
 
-// One number with where it comes from.
-struct Number {
-  double value = 0;
-  std::string source;
-};
+// One number with where it comes from (base/sourced.h).
+using Number = Sourced;
 
 // A public document that numbers cite by tag: "[NKI-A3]" names sources.at("NKI-A3").
 struct Source {
@@ -52,7 +51,7 @@ struct Device {
   std::string name, description;
   DeviceKind kind = DeviceKind::trainium;
   std::string neuron_core;                // "v2" / "v3" / "v4" for Trainium, "" otherwise
-  std::map<std::string, Number> numbers;  // the fields listed by device_number_names()
+  std::map<std::string, Number> numbers;  // the fields listed by device_number_names(kind)
 
   const Number& number(std::string_view field) const;  // throws for a field the schema lacks
   double value(std::string_view field) const { return number(field).value; }
@@ -67,7 +66,9 @@ struct Device {
 };
 
 // The numeric fields every device carries, in display order.
-const std::vector<std::string>& device_number_names();
+// The numbers a device of this kind has: the Trainium devices leave host costs to the software stack
+// (recipe/stack_profile.h: graph launch, op dispatch); the others carry their own graph launch.
+std::vector<std::string> device_number_names(DeviceKind kind);
 
 class Catalog {
  public:

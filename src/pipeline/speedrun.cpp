@@ -41,13 +41,14 @@ constexpr const char* kChallengeBudget = "30m";  // the challenge's Phase 1 run 
 std::string predictions_markdown(const std::vector<predict::Prediction>& ps) {
   std::ostringstream md;
   md << "\n## The same recipe on Trainium (modelled by nanotrn predict, not measured)\n\n";
-  md << "| device | step s | tokens/s | MFU | steps in " << format_number("%.0f s", ps.empty() ? 0.0 : ps[0].budget_s)
-     << " |\n|---|---|---|---|---|\n";
+  md << "| device | stack | step s (band) | tokens/s | MFU | steps in "
+     << format_number("%.0f s", ps.empty() ? 0.0 : ps[0].budget_s) << " (band) |\n|---|---|---|---|---|---|\n";
   for (const predict::Prediction& p : ps) {
     const predict::PhasePrediction& ph = p.phases.back();
-    md << "| " << p.device << " | " << format_number("%.4f", ph.time.step_s) << " | "
+    md << "| " << p.device << " | " << p.stack.name << " | " << format_number("%.4f", ph.time.step_s)
+       << format_number(" (%.4f", ph.time.step_s_band[0]) << format_number("-%.4f)", ph.time.step_s_band[1]) << " | "
        << format_number("%.0f", ph.tokens_per_s) << " | " << format_number("%.1f %%", 100.0 * ph.mfu) << " | "
-       << p.walk.steps << " |\n";
+       << p.walk.steps << " (" << p.walk_high.steps << "-" << p.walk_low.steps << ") |\n";
   }
   for (const predict::Prediction& p : ps) {
     md << "\n### Top kernels on " << p.device

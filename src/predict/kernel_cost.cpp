@@ -10,8 +10,6 @@
 #include "neuron/registry/kernel_run.h"
 
 namespace nanotrn::predict {
-namespace {
-
 OpCost scaled(OpCost c, double f) {
   c.seconds *= f;
   c.instructions *= f;
@@ -19,8 +17,6 @@ OpCost scaled(OpCost c, double f) {
   for (double& v : c.use.busy_s) v *= f;
   return c;
 }
-
-}  // namespace
 
 KernelCoster::KernelCoster(const hw::Device& device, int64_t lnc) : device_(device), lnc_(lnc) {
   check(lnc >= 1, "KernelCoster: lnc must be >= 1");

@@ -46,6 +46,9 @@ struct OpCost {
   hw::EngineUse use;
 };
 
+// `c` for f times the invocations: every time (seconds, busy times) and its instructions times f.
+OpCost scaled(OpCost c, double f);
+
 class KernelCoster {
  public:
   static constexpr int64_t kGroup = 8;

@@ -13,7 +13,6 @@ Layout resolve_layout(const recipe::Recipe& r, const hw::Device& d) {
   const recipe::LaunchConfig& l = r.launch;
   const bool trn = d.kind == hw::DeviceKind::trainium;
   Layout out;
-  out.stack = l.stack;
   out.chips = l.chips == 0 ? d.chips() : l.chips;
   check(out.chips >= 1 && out.chips <= d.chips(),
         "launch.chips " + std::to_string(l.chips) + ": '" + d.name + "' has " + std::to_string(d.chips()) + " chip(s)");
@@ -109,8 +108,7 @@ std::string layout_text(const Layout& l, const hw::Device& d, int64_t seq_len) {
   if (l.pp > 1) s += ", " + std::to_string(l.pp) + " pipeline stages (1F1B)";
   if (l.ep > 1) s += ", experts split over " + std::to_string(l.ep) + " replicas";
   s += ", data parallel over " + std::to_string(l.ranks) + " replica(s), " + std::to_string(l.rows_per_rank) +
-       " row(s) x " + std::to_string(seq_len) + " tokens per replica per micro-batch, " +
-       std::string(recipe::to_string(l.stack)) + " stack";
+       " row(s) x " + std::to_string(seq_len) + " tokens per replica per micro-batch";
   const int64_t replicas = l.launched_ranks / (l.tp * l.pp);
   if (l.ranks < replicas)
     s += " (" + std::to_string(replicas - l.ranks) + " of " + std::to_string(replicas) +

@@ -48,7 +48,6 @@ struct Layout {
   int64_t ranks_per_node() const { return chips * ranks_per_chip; }
   int64_t rows_per_rank = 1;
   int64_t idle_cores_per_chip = 0;  // physical cores no rank owns
-  recipe::Stack stack = recipe::Stack::compiled;
 };
 
 Layout resolve_layout(const recipe::Recipe& recipe, const hw::Device& device);
@@ -60,7 +59,7 @@ Layout resolve_layout(const recipe::Recipe& recipe, const hw::Device& device);
 // node's EFA (hw/topology.h).
 hw::Group place_group(const Layout& layout, int64_t size, int64_t stride, int64_t first = 0);
 // "1 chip(s) x 1 rank(s) (LNC=1, 7 of 8 cores idle per chip), ..., 64 row(s) x 1024 tokens per replica per
-// micro-batch, eager stack"; "32 nodes (EFA) x 16 chip(s) x 2 rank(s) ..." across nodes
+// micro-batch"; "32 nodes (EFA) x 16 chip(s) x 2 rank(s) ..." across nodes
 std::string layout_text(const Layout& layout, const hw::Device& device, int64_t seq_len);
 
 }  // namespace nanotrn::predict

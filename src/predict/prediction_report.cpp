@@ -51,7 +51,9 @@ StepBreakdown step_breakdown(const StepTime& s) {
   add(s.optimizer_ops, 1.0);
   g["kernel launch gaps"] += s.launch_s;
   g["all-reduce (exposed)"] += s.allreduce_exposed_s;
+  if (s.contention_s > 0) g["DMA contention"] += s.contention_s;
   g["host dispatch"] += s.host_s;
+  if (s.overhead_s > 0) g["per-step overhead"] += s.overhead_s;
   b.groups = sorted(g);
   b.engines = sorted(e);
   b.methods = sorted(m);
@@ -70,23 +72,33 @@ std::string prediction_text(const Prediction& p, size_t top) {
        format_number("%.4g", p.peak_flops / 1e12) + " TFLOP/s\n";
   s += "launch: " + (p.layout.nodes > 1 ? std::to_string(p.layout.nodes) + " nodes x " : std::string()) +
        std::to_string(p.layout.chips) + " chip(s), " + std::to_string(p.layout.ranks_per_chip) +
-       " rank(s) per chip at LNC=" + std::to_string(p.layout.lnc) + ", " +
-       std::string(recipe::to_string(p.layout.stack)) + " stack\n";
+       " rank(s) per chip at LNC=" + std::to_string(p.layout.lnc) + ", stack " + p.stack.name + " (" +
+       std::string(recipe::to_string(p.stack.execution)) + ")\n";
   for (const std::string& n : p.notes) s += "  - " + n + "\n";
-  s += "\nphase  from  accum heads   tokens/step     step s   micro-batch  optimizer  all-reduce(exp)   host s"
-       "      tok/s    MFU\n";
+  s += "\nphase  from  accum heads   tokens/step     step s  (band)              micro-batch  optimizer  "
+       "all-reduce(exp)   host s      tok/s  (band)               MFU\n";
   for (const PhasePrediction& ph : p.phases) {
     const StepTime& t = ph.time;
-    char buf[256];
+    char buf[320];
     std::snprintf(buf, sizeof buf,
-                  "%5zu %5.2f %6lld %5d %13lld %10.4f %13.4f %10.4f %8.4f(%7.4f) %8.4f %10.0f %5.1f%%\n", ph.index,
-                  ph.from, static_cast<long long>(ph.accum), ph.mtp_heads, static_cast<long long>(t.tokens), t.step_s,
-                  t.micro_batch_s, t.optimizer_s, t.allreduce_s, t.allreduce_exposed_s, t.host_s, ph.tokens_per_s,
+                  "%5zu %5.2f %6lld %5d %13lld %10.4f  (%.4f-%.4f) %10.4f %10.4f %8.4f(%7.4f) %8.4f %10.0f  "
+                  "(%.0f-%.0f) %5.1f%%\n",
+                  ph.index, ph.from, static_cast<long long>(ph.accum), ph.mtp_heads, static_cast<long long>(t.tokens),
+                  t.step_s, t.step_s_band[0], t.step_s_band[1], t.micro_batch_s, t.optimizer_s, t.allreduce_s,
+                  t.allreduce_exposed_s, t.host_s, ph.tokens_per_s, ph.tokens_per_s_band[0], ph.tokens_per_s_band[1],
                   100.0 * ph.mfu);
     s += buf;
   }
+  s += "band: the stack's " + format_number("x%.3f", p.stack.band_low.value) + " .. " +
+       format_number("x%.3f", p.stack.band_high.value) + " of each step (" + p.stack.band_high.source + ")\n";
+  if (p.compile_s > 0) {
+    s += "\ncompile: " + format_number("%.1f s", p.compile_s) + " before the first step (" +
+         p.stack.param(recipe::StackParam::compile_s_per_instruction).source + "); " +
+         format_number("%.1f s", p.startup_s) + " of it charged against the budget\n";
+  }
   if (p.budget_s > 0 || p.walk.steps > 0) {
-    s += "\nbudget " + format_number("%.1f s", p.budget_s) + ": " + std::to_string(p.walk.steps) + " steps (";
+    s += "\nbudget " + format_number("%.1f s", p.budget_s) + ": " + std::to_string(p.walk.steps) + " steps (band " +
+         std::to_string(p.walk_high.steps) + "-" + std::to_string(p.walk_low.steps) + "; ";
     for (size_t i = 0; i < p.walk.steps_per_phase.size(); i++) {
       s += (i ? " + " : "") + std::to_string(p.walk.steps_per_phase[i]);
     }
@@ -140,6 +152,7 @@ nlohmann::json prediction_json(const Prediction& p, size_t top) {
                       {"mtp_heads", ph.mtp_heads},
                       {"tokens", t.tokens},
                       {"step_s", t.step_s},
+                      {"step_s_band", t.step_s_band},
                       {"micro_batch_s", t.micro_batch_s},
                       {"backward_s", t.backward_s},
                       {"optimizer_s", t.optimizer_s},
@@ -148,6 +161,9 @@ nlohmann::json prediction_json(const Prediction& p, size_t top) {
                       {"launch_s", t.launch_s},
                       {"host_s", t.host_s},
                       {"tokens_per_s", ph.tokens_per_s},
+                      {"tokens_per_s_band", ph.tokens_per_s_band},
+                      {"contention_s", t.contention_s},
+                      {"overhead_s", t.overhead_s},
                       {"mfu", ph.mfu},
                       {"by_group_s", pairs_json(b.groups)},
                       {"by_engine_s", pairs_json(b.engines)},
@@ -169,7 +185,12 @@ nlohmann::json prediction_json(const Prediction& p, size_t top) {
             {"ranks", p.layout.ranks},
             {"rows_per_rank", p.layout.rows_per_rank},
             {"idle_cores_per_chip", p.layout.idle_cores_per_chip},
-            {"stack", recipe::to_string(p.layout.stack)}}},
+            {"stack", p.stack.name}}},
+          {"stack", recipe::stack_profile_to_json(p.stack)},
+          {"compile_s", p.compile_s},
+          {"startup_s", p.startup_s},
+          {"steps_band", {p.walk_high.steps, p.walk_low.steps}},
+          {"tokens_band", {p.walk_high.tokens, p.walk_low.tokens}},
           {"memory", memory_json(p.memory)},
           {"graph_instructions", p.graph_instructions},
           {"rows_per_rank", p.rows_per_rank},

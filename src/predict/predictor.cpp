@@ -1,6 +1,7 @@
 // Per-phase prediction and the budget walk. See predictor.h.
 #include "predict/predictor.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "base/error.h"
@@ -36,10 +37,20 @@ Prediction predict(StepModel& m) {
     ph.mtp_heads = recipe::active_heads(recipe::mtp_weights_at(r, ph.from));
     ph.time = m.step(ph.accum, ph.mtp_heads);
     ph.tokens_per_s = static_cast<double>(ph.time.tokens) / ph.time.step_s;
+    ph.tokens_per_s_band = {static_cast<double>(ph.time.tokens) / ph.time.step_s_band[1],
+                            static_cast<double>(ph.time.tokens) / ph.time.step_s_band[0]};
     ph.mfu = p.peak_flops > 0 ? ph.tokens_per_s * p.flops_per_token / p.peak_flops : 0.0;
     p.phases.push_back(std::move(ph));
   }
-  p.walk = recipe::walk_budget(r, [&m](const recipe::NextStep& n) { return m.step(n.accum, n.mtp_heads).step_s; });
+  p.stack = m.stack();
+  p.compile_s = m.compile_seconds();
+  p.startup_s = std::max(0.0, p.compile_s - r.launch.compile_allowance_s);
+  p.walk = recipe::walk_budget(
+      r, [&m](const recipe::NextStep& n) { return m.step(n.accum, n.mtp_heads).step_s; }, p.startup_s);
+  p.walk_low = recipe::walk_budget(
+      r, [&m](const recipe::NextStep& n) { return m.step(n.accum, n.mtp_heads).step_s_band[0]; }, p.startup_s);
+  p.walk_high = recipe::walk_budget(
+      r, [&m](const recipe::NextStep& n) { return m.step(n.accum, n.mtp_heads).step_s_band[1]; }, p.startup_s);
   p.notes = m.notes();
   p.notes.insert(p.notes.end(), r.model_notes.begin(), r.model_notes.end());
   size_t untimed = 0;
@@ -47,7 +58,7 @@ Prediction predict(StepModel& m) {
     p.graph_instructions = std::max(p.graph_instructions, ph.time.graph_instructions);
     untimed = std::max(untimed, ph.time.untimed_ops);
   }
-  if (m.device().kind == hw::DeviceKind::trainium && m.layout().stack == recipe::Stack::compiled) {
+  if (m.device().kind == hw::DeviceKind::trainium && m.stack().execution == recipe::Execution::compiled) {
     const bool over = p.graph_instructions > kCompilerInstructionLimit;
     p.notes.push_back(std::string(over ? "WARNING: " : "") + "compiled micro-batch graph: at least " +
                       format_number("%.3g", p.graph_instructions) + " instructions from its tile kernels (" +

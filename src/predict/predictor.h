@@ -4,14 +4,17 @@
 //   Prediction p = predict(recipe, catalog.find("trn2"), {});
 //   std::cout << prediction_text(p);   prediction_json(p);   prediction_trace(p, p.phases.size() - 1);
 //
-// Per phase the step is priced with the MTP heads active at the phase's start. The step count walks the budget with
-// the trainer's own rules (recipe/budget.h: progress picks the phase and the MTP heads of every step, the run stops
-// once charged >= budget), so `nanotrn train --clock <device>` stops at the same step (device_clock.h).
+// Per phase the step is priced with the MTP heads active at the phase's start, under the launch's software stack
+// (recipe/stack_profile.h, step_model.h), with its band. The step count walks the budget with the trainer's own rules
+// (recipe/budget.h: progress picks the phase and the MTP heads of every step, the run stops once charged >= budget),
+// after the stack's compile time (less launch.compile_allowance_s), so `nanotrn train --clock <device>` stops at the
+// same step (device_clock.h); the band's ends walk it again at the band's step times (more steps at the low end).
 // MFU = model FLOPs per token (model::flops_per_token, recipe-spec §2.4: no MTP heads, no recompute) x tokens /
 // step time / the device's peak dense BF16 FLOP/s (catalog; all chips).
 // Not here: the catalog (hw/), the lowering and composition rules (lowering.h, step_model.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -33,6 +36,7 @@ struct PhasePrediction {
   int mtp_heads = 1;
   StepTime time;
   double tokens_per_s = 0, mfu = 0;
+  std::array<double, 2> tokens_per_s_band{};  // at the step band's high and low ends
 };
 
 struct Prediction {
@@ -46,7 +50,11 @@ struct Prediction {
   int64_t params = 0;
   std::vector<PhasePrediction> phases;
   double budget_s = 0;
-  recipe::BudgetWalk walk;  // the trainer's own rules (recipe/budget.h)
+  recipe::StackProfile stack;              // the stack in effect (StepModel::stack)
+  double compile_s = 0;                    // the stack's compile time of the run's graphs
+  double startup_s = 0;                    // what of it counts against the budget (after launch.compile_allowance_s)
+  recipe::BudgetWalk walk;                 // the trainer's own rules (recipe/budget.h)
+  recipe::BudgetWalk walk_low, walk_high;  // at the band's low and high step times (walk_low: the most steps)
   std::vector<std::string> notes;
   size_t kernels_timed = 0, shapes_cached = 0;
   double predict_wall_s = 0;

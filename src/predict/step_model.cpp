@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "base/error.h"
 #include "base/format.h"
@@ -12,6 +13,47 @@
 #include "recipe/budget.h"
 
 namespace nanotrn::predict {
+namespace {
+
+// The stack profiles describe Trainium software; a GPU or the host is priced at its roofline with its own graph
+// launch (catalog), and an eager stack there has nothing to stand on.
+recipe::StackProfile effective_stack(const recipe::StackProfile& wanted, const hw::Device& device) {
+  if (device.kind == hw::DeviceKind::trainium) return wanted;
+  check(wanted.execution == recipe::Execution::compiled,
+        "launch.stack " + wanted.name + ": eager execution is modelled for Trainium devices only (its dispatch is " +
+            "fitted to Trainium runs); '" + device.name + "' is priced at its roofline, compiled");
+  recipe::StackProfile p = recipe::builtin_stack("ideal");
+  p.param(recipe::StackParam::graph_launch_s) = device.number("host_graph_launch_s");
+  p.band_low = {1.0, "a roofline: no band (an upper bound on throughput)"};
+  p.band_high = {1.0, "a roofline: no band (an upper bound on throughput)"};
+  return p;
+}
+
+recipe::StackParam efficiency_of(OpClass c) {
+  switch (c) {
+    case OpClass::matmul:
+      return recipe::StackParam::matmul_efficiency;
+    case OpClass::attention:
+      return recipe::StackParam::attention_efficiency;
+    case OpClass::vector:
+      return recipe::StackParam::vector_efficiency;
+    case OpClass::collective:
+      return recipe::StackParam::collective_efficiency;
+  }
+  return recipe::StackParam::vector_efficiency;
+}
+
+// An op at the stack's speed: every time divided by its class's efficiency (the program's instructions unchanged).
+OpCost at_stack_speed(OpCost c, double efficiency) {
+  const double f = 1.0 / efficiency;
+  c.seconds *= f;
+  for (double& v : c.busiest.busy_s) v *= f;
+  for (double& v : c.use.busy_s) v *= f;
+  return c;
+}
+
+}  // namespace
+
 StepModel::StepModel(const recipe::Recipe& recipe, const hw::Device& device, const PredictOptions& options)
     : recipe_(recipe),
       config_(model::resolve(recipe.model)),
@@ -23,11 +65,7 @@ StepModel::StepModel(const recipe::Recipe& recipe, const hw::Device& device, con
   ranks_ = layout_.ranks;
   rows_per_rank_ = layout_.rows_per_rank;
   dtype_ = recipe.train.precision == "bf16" ? DType::bf16 : DType::f32;
-  if (layout_.stack == recipe::Stack::eager) {
-    check(device.value("eager_op_dispatch_s") > 0.0,
-          "launch.stack eager: the catalog has no eager per-op dispatch figure for '" + device.name +
-              "' (eager_op_dispatch_s is 0: unknown); use the compiled stack");
-  }
+  stack_ = effective_stack(recipe.launch.stack, device);
   // Refuse a layout whose rank cannot fit its share of the chip's HBM before pricing anything (the lowering of an
   // absurd shape would exhaust the host instead). The most MTP heads are active at the start.
   const int heads = recipe::active_heads(recipe::mtp_weights_at(recipe, 0.0));
@@ -89,7 +127,7 @@ OpCost StepModel::collective_cost(const KernelOp& op) const {
   return c;
 }
 
-double StepModel::run_sequence(std::vector<TimedOp>& ops, double* launch_s) {
+double StepModel::run_sequence(std::vector<TimedOp>& ops, double* launch_s) const {
   const double launch = device_.value("kernel_launch_s");
   double t = 0.0;
   size_t i = 0;
@@ -131,7 +169,7 @@ std::vector<KernelOp> StepModel::with_recompute(std::vector<KernelOp> ops) {
   return ops;
 }
 
-double StepModel::run_serial(std::vector<TimedOp>& ops, double* launch_s) {
+double StepModel::run_serial(std::vector<TimedOp>& ops, double* launch_s) const {
   const double launch = device_.value("kernel_launch_s");
   double t = 0.0;
   for (TimedOp& op : ops) {
@@ -159,14 +197,11 @@ double eager_host_idle(const StepTime& s, double dispatch_s, double launch_s) {
   return idle;
 }
 
-const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
-  check(accum >= 1 && mtp_heads >= 1, "predict: accum and mtp_heads must be >= 1");
-  auto& slot = cache_[{accum, mtp_heads}];
-  if (slot) return *slot;
-  auto s = std::make_unique<StepTime>();
-  s->accum = accum;
-  s->mtp_heads = mtp_heads;
-  s->tokens = accum * recipe_.batch.rows * recipe_.batch.seq_len;
+double StepModel::run_graph(std::vector<TimedOp>& ops, double* launch_s, recipe::Execution execution) const {
+  return execution == recipe::Execution::eager ? run_serial(ops, launch_s) : run_sequence(ops, launch_s);
+}
+
+LoweringOptions StepModel::lowering_options(int mtp_heads) const {
   LoweringOptions lo{.rows = rows_per_rank_,
                      .mtp_heads = mtp_heads,
                      .dtype = dtype_,
@@ -178,110 +213,200 @@ const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
                      .sequence_parallel = recipe_.launch.sequence_parallel};
   lo.pp = layout_.pp;
   lo.ep = layout_.ep;
-  const bool eager = layout_.stack == recipe::Stack::eager;
-  // Compiled: one graph per micro-batch, independent kernels of a stage overlap. Eager: every op is its own graph,
-  // run one after another. Sets each op's start; returns the sequence's time.
-  auto run_graph = [this, eager](std::vector<TimedOp>& ops, double* launch_s) {
-    return eager ? run_serial(ops, launch_s) : run_sequence(ops, launch_s);
-  };
-  // One micro-batch on one pipeline stage; with pp > 1 the slower of the first stage (embedding) and the last (head)
-  // sets the pipeline's pace (stage i holds layers [i depth / pp, (i + 1) depth / pp)).
-  auto price_stage = [&](int64_t stage, StepTime& into) {
-    LoweringOptions so = lo;
-    if (layout_.pp > 1) {
-      so.layer_begin = stage * config_.depth / layout_.pp;
-      so.layer_end = (stage + 1) * config_.depth / layout_.pp;
-      so.embedding = stage == 0;
-      so.head = stage == layout_.pp - 1;
-    }
-    std::vector<KernelOp> micro = lower_micro_batch(config_, recipe_.batch.seq_len, so);
-    if (recipe_.launch.recompute) micro = with_recompute(std::move(micro));
-    for (KernelOp& op : micro) {
-      const CollectiveCall* collective = op.collective();
-      OpCost c = collective ? collective_cost(op) : coster_.cost(op, dtype_);
-      into.graph_instructions += c.instructions;
-      into.untimed_ops += c.instructions > 0 || collective ? 0 : 1;
-      if (collective && collective->group == CollectiveGroup::tensor_parallel) into.tp_collective_s += c.seconds;
-      into.micro_ops.push_back({std::move(op), std::move(c), 0.0});
-    }
-  };
-  price_stage(0, *s);
+  return lo;
+}
+
+// One micro-batch on one pipeline stage, priced at the library kernels' speed; with pp > 1 stage i holds layers
+// [i depth / pp, (i + 1) depth / pp), the embedding on the first and the head on the last.
+void StepModel::price_stage(int64_t stage, const LoweringOptions& lo, PricedStep& into) {
+  LoweringOptions so = lo;
   if (layout_.pp > 1) {
-    StepTime last;
-    price_stage(layout_.pp - 1, last);
+    so.layer_begin = stage * config_.depth / layout_.pp;
+    so.layer_end = (stage + 1) * config_.depth / layout_.pp;
+    so.embedding = stage == 0;
+    so.head = stage == layout_.pp - 1;
+  }
+  std::vector<KernelOp> micro = lower_micro_batch(config_, recipe_.batch.seq_len, so);
+  if (recipe_.launch.recompute) micro = with_recompute(std::move(micro));
+  for (KernelOp& op : micro) {
+    const bool collective = op.collective() != nullptr;
+    OpCost c = collective ? collective_cost(op) : coster_.cost(op, dtype_);
+    into.graph_instructions += c.instructions;
+    into.untimed_ops += c.instructions > 0 || collective ? 0 : 1;
+    into.micro_ops.push_back({std::move(op), std::move(c), 0.0});
+  }
+  into.pipeline_stage = stage;
+}
+
+// 1F1B's two point-to-point transfers per slot (the activation forward, its gradient backward; on the critical path:
+// assumed). Each of a stage's tp ranks sends the activation (its 1 / tp sequence shard under sequence parallelism);
+// stages are consecutive blocks of tp ranks, so a boundary may cross chips or nodes: the slowest sets the pace.
+double StepModel::p2p_seconds() const {
+  if (layout_.pp <= 1) return 0.0;
+  const double shard = recipe_.launch.sequence_parallel ? static_cast<double>(layout_.tp) : 1.0;
+  const double bytes = static_cast<double>(rows_per_rank_ * recipe_.batch.seq_len * config_.model_dim) *
+                       static_cast<double>(dtype_size(dtype_)) / shard;
+  double p2p = 0.0;
+  for (int64_t stage = 0; stage + 1 < layout_.pp; ++stage) {
+    const hw::Group pair = place_group(layout_, 2, layout_.tp, stage * layout_.tp);
+    p2p = std::max(
+        p2p, 2 * hw::collective_seconds(device_, hw::Collective::point_to_point, bytes, pair, rank_bytes_per_s()));
+  }
+  return p2p;
+}
+
+const PricedStep& StepModel::priced(int64_t accum, int mtp_heads) {
+  check(accum >= 1 && mtp_heads >= 1, "predict: accum and mtp_heads must be >= 1");
+  auto& slot = priced_[{accum, mtp_heads}];
+  if (slot) return *slot;
+  auto p = std::make_unique<PricedStep>();
+  p->accum = accum;
+  p->mtp_heads = mtp_heads;
+  const LoweringOptions lo = lowering_options(mtp_heads);
+  price_stage(0, lo, *p);
+  if (layout_.pp > 1) {  // the slower of the first stage (embedding) and the last (head) sets the pace
+    PricedStep last;
+    price_stage(layout_.pp - 1, lo, last);
     double unused = 0;
-    if (run_graph(last.micro_ops, &unused) > run_graph(s->micro_ops, &unused)) {
-      s->micro_ops = std::move(last.micro_ops);
-      s->graph_instructions = last.graph_instructions;
-      s->untimed_ops = last.untimed_ops;
-      s->tp_collective_s = last.tp_collective_s;
-      s->pipeline_stage = layout_.pp - 1;
+    const recipe::Execution ex = stack_.execution;
+    if (run_graph(last.micro_ops, &unused, ex) > run_graph(p->micro_ops, &unused, ex)) {
+      p->micro_ops = std::move(last.micro_ops);
+      p->graph_instructions = last.graph_instructions;
+      p->untimed_ops = last.untimed_ops;
+      p->pipeline_stage = last.pipeline_stage;
     }
   }
   for (KernelOp& op : lower_optimizer(recipe_, config_, lo)) {
     OpCost c = coster_.cost(op, dtype_);
-    s->optimizer_ops.push_back({std::move(op), std::move(c), 0.0});
+    p->optimizer_ops.push_back({std::move(op), std::move(c), 0.0});
   }
-  double micro_launch = 0.0, opt_launch = 0.0;
-  s->micro_batch_s = run_graph(s->micro_ops, &micro_launch);
-  s->optimizer_s = run_graph(s->optimizer_ops, &opt_launch);
-  // 1F1B: accum + pp - 1 slots of one stage's micro-batch, each with its two point-to-point transfers (the
-  // activation forward, its gradient backward; on the critical path: assumed); pp = 1 is plain accumulation.
-  if (layout_.pp > 1) {
-    // Each of the stage's tp ranks sends the activation (its 1 / tp sequence shard under sequence parallelism,
-    // Megatron's scatter-gather); stages are consecutive blocks of tp ranks, so a boundary may cross chips or
-    // nodes: the slowest boundary sets the pace.
-    const double shard = recipe_.launch.sequence_parallel ? static_cast<double>(layout_.tp) : 1.0;
-    const double bytes = static_cast<double>(rows_per_rank_ * recipe_.batch.seq_len * config_.model_dim) *
-                         static_cast<double>(dtype_size(dtype_)) / shard;
-    for (int64_t stage = 0; stage + 1 < layout_.pp; ++stage) {
-      const hw::Group pair = place_group(layout_, 2, layout_.tp, stage * layout_.tp);
-      s->p2p_s = std::max(s->p2p_s, 2 * hw::collective_seconds(device_, hw::Collective::point_to_point, bytes, pair,
-                                                               rank_bytes_per_s()));
-    }
-  }
-  const double slots = static_cast<double>(accum + layout_.pp - 1);
-  s->pipeline_bubble_s = static_cast<double>(layout_.pp - 1) * (s->micro_batch_s + s->p2p_s);
-  s->launch_s = micro_launch * slots + opt_launch;
-  for (const TimedOp& op : s->micro_ops) {
-    if (op.op.pass == Pass::backward) {
-      s->backward_s = s->micro_batch_s - op.start_s;
-      break;
-    }
-  }
-  // The data-parallel group's collectives on the topology (hw/topology.h).
-  const double ring = dp_collective(hw::Collective::all_reduce);
-  const double half = dp_collective(hw::Collective::reduce_scatter), a = static_cast<double>(accum);
+  p->p2p_s = p2p_seconds();
+  slot = std::move(p);
+  return *slot;
+}
+
+// The data-parallel group's collectives on the topology (hw/topology.h) at the stack's collective efficiency, what
+// of them the backward hides, and the contention of the hidden part with the compute under it.
+void StepModel::add_collectives(StepTime& s, double efficiency) const {
+  const double ring = dp_collective(hw::Collective::all_reduce) / efficiency;
+  const double half = dp_collective(hw::Collective::reduce_scatter) / efficiency;
+  const double a = static_cast<double>(s.accum);
   auto hidden_under = [&](double comm, double compute) {
     return options_.overlap_allreduce ? std::max(0.0, comm - compute) : comm;
   };
   switch (zero()) {
     case 0:  // all-reduce during the last backward
-      s->allreduce_s = ring;
-      s->allreduce_exposed_s = hidden_under(ring, s->backward_s);
+      s.allreduce_s = ring;
+      s.allreduce_exposed_s = hidden_under(ring, s.backward_s);
       break;
     case 1:  // reduce-scatter during the last backward; all-gather of the updated weights after the optimiser
-      s->allreduce_s = ring;
-      s->allreduce_exposed_s = hidden_under(half, s->backward_s) + half;
+      s.allreduce_s = ring;
+      s.allreduce_exposed_s = hidden_under(half, s.backward_s) + half;
       break;
     case 2:  // gradient shards: reduce-scatter every micro-batch's backward; all-gather after the optimiser
-      s->allreduce_s = a * half + half;
-      s->allreduce_exposed_s = a * hidden_under(half, s->backward_s) + half;
+      s.allreduce_s = a * half + half;
+      s.allreduce_exposed_s = a * hidden_under(half, s.backward_s) + half;
       break;
     default:  // 3: weights gathered for the forward and again for the backward, gradients reduce-scattered, per
               // micro-batch, prefetched under that micro-batch's compute
-      s->allreduce_s = a * 3 * half;
-      s->allreduce_exposed_s = a * hidden_under(3 * half, s->micro_batch_s);
+      s.allreduce_s = a * 3 * half;
+      s.allreduce_exposed_s = a * hidden_under(3 * half, s.micro_batch_s);
       break;
   }
-  if (eager) {
-    s->host_s = eager_host_idle(*s, device_.value("eager_op_dispatch_s"), device_.value("kernel_launch_s"));
-  } else {
-    s->host_s = device_.value("host_graph_launch_s") * static_cast<double>(accum + 1);
+}
+
+double StepModel::host_seconds(const StepTime& s, const recipe::StackProfile& stack) const {
+  if (stack.execution == recipe::Execution::eager)
+    return eager_host_idle(s, stack.value(recipe::StackParam::op_dispatch_s), device_.value("kernel_launch_s"));
+  return stack.value(recipe::StackParam::graph_launch_s) * static_cast<double>(s.accum + 1);
+}
+
+StepTime StepModel::compose(const PricedStep& p, const recipe::StackProfile& stack) const {
+  StepTime s;
+  s.accum = p.accum;
+  s.mtp_heads = p.mtp_heads;
+  s.tokens = p.accum * recipe_.batch.rows * recipe_.batch.seq_len;
+  s.graph_instructions = p.graph_instructions;
+  s.untimed_ops = p.untimed_ops;
+  s.pipeline_stage = p.pipeline_stage;
+  auto at_speed = [&stack](const std::vector<TimedOp>& ops) {
+    std::vector<TimedOp> out = ops;
+    for (TimedOp& t : out) t.cost = at_stack_speed(t.cost, stack.value(efficiency_of(t.op.op_class)));
+    return out;
+  };
+  s.micro_ops = at_speed(p.micro_ops);
+  s.optimizer_ops = at_speed(p.optimizer_ops);
+  for (const TimedOp& t : s.micro_ops) {
+    const CollectiveCall* c = t.op.collective();
+    if (c && c->group == CollectiveGroup::tensor_parallel) s.tp_collective_s += t.cost.seconds;
   }
-  s->step_s = slots * (s->micro_batch_s + s->p2p_s) + s->optimizer_s + s->allreduce_exposed_s + s->host_s;
-  slot = std::move(s);
+  double micro_launch = 0.0, opt_launch = 0.0;
+  s.micro_batch_s = run_graph(s.micro_ops, &micro_launch, stack.execution);
+  s.optimizer_s = run_graph(s.optimizer_ops, &opt_launch, stack.execution);
+  const double efficiency = stack.value(recipe::StackParam::collective_efficiency);
+  s.p2p_s = p.p2p_s / efficiency;
+  const double slots = static_cast<double>(s.accum + layout_.pp - 1);
+  s.pipeline_bubble_s = static_cast<double>(layout_.pp - 1) * (s.micro_batch_s + s.p2p_s);
+  s.launch_s = micro_launch * slots + opt_launch;
+  for (const TimedOp& op : s.micro_ops) {
+    if (op.op.pass == Pass::backward) {
+      s.backward_s = s.micro_batch_s - op.start_s;
+      break;
+    }
+  }
+  add_collectives(s, efficiency);
+  s.contention_s = stack.value(recipe::StackParam::dma_contention) * (s.allreduce_s - s.allreduce_exposed_s);
+  s.host_s = host_seconds(s, stack);
+  s.overhead_s = stack.value(recipe::StackParam::step_overhead_s);
+  s.step_s = slots * (s.micro_batch_s + s.p2p_s) + s.optimizer_s + s.allreduce_exposed_s + s.contention_s + s.host_s +
+             s.overhead_s;
+  s.step_s_band = {s.step_s * stack.band_low.value, s.step_s * stack.band_high.value};
+  return s;
+}
+
+const StepTime& StepModel::step(int64_t accum, int mtp_heads) {
+  auto& slot = cache_[{accum, mtp_heads}];
+  if (!slot) slot = std::make_unique<StepTime>(compose(priced(accum, mtp_heads), stack_));
   return *slot;
+}
+
+StepTime StepModel::step_with(int64_t accum, int mtp_heads, const recipe::StackProfile& stack) {
+  return compose(priced(accum, mtp_heads), effective_stack(stack, device_));
+}
+
+double StepModel::compile_seconds(const recipe::StackProfile& stack) {
+  const double per = effective_stack(stack, device_).value(recipe::StackParam::compile_s_per_instruction);
+  if (per <= 0.0 || stack.execution == recipe::Execution::eager) return 0.0;
+  // One micro-batch graph per distinct number of active MTP heads over the run (the graph does not depend on accum:
+  // the micro-batches of a step run the same graph), and the optimiser's.
+  std::set<int> heads = {recipe::active_heads(recipe::mtp_weights_at(recipe_, 1.0))};
+  for (const recipe::BatchPhase& ph : recipe_.batch.phases)
+    heads.insert(recipe::active_heads(recipe::mtp_weights_at(recipe_, ph.from)));
+  double instructions = 0;
+  for (const int h : heads) instructions += priced(1, h).graph_instructions;
+  for (const TimedOp& op : priced(1, *heads.begin()).optimizer_ops) instructions += op.cost.instructions;
+  return per * instructions;
+}
+
+std::string StepModel::stack_note() const {
+  const recipe::StackProfile& p = stack_;
+  if (device_.kind != hw::DeviceKind::trainium)
+    return "stack: none applied (the stack profiles describe Trainium software); " + device_.name +
+           " is priced at its roofline, graph launch " +
+           format_number("%.2f ms", p.value(recipe::StackParam::graph_launch_s) * 1e3) + " (" +
+           p.param(recipe::StackParam::graph_launch_s).source + ")";
+  std::string s = "stack " + p.name + (p.builtin() ? "" : " (" + p.origin + ")") + ", " +
+                  std::string(recipe::to_string(p.execution)) + " execution (" +
+                  (p.execution == recipe::Execution::eager
+                       ? "every op its own graph, one after another; the host dispatches ahead of the device, which "
+                         "waits when it falls behind; one sync per step"
+                       : "one graph per micro-batch and one for the optimiser; a stage's independent kernels overlap") +
+                  "); kernel launch gap " + format_number("%.1f us", device_.value("kernel_launch_s") * 1e6) +
+                  " (assumed); values:";
+  for (recipe::StackParam q : recipe::all_stack_params())
+    s += " " + std::string(recipe::to_string(q)) + " " + format_number("%.4g", p.value(q)) + ";";
+  s += " band x" + format_number("%.3f", p.band_low.value) + " .. x" + format_number("%.3f", p.band_high.value);
+  return s;
 }
 
 std::vector<std::string> StepModel::notes() const {
@@ -329,25 +454,11 @@ std::vector<std::string> StepModel::notes() const {
                   format_number("%.1f MB", expert_gradient_bytes() / 1e6) +
                   " of gradients reduced over the replicas holding the same experts");
   }
-  if (layout_.stack == recipe::Stack::eager) {
-    n.push_back(
-        "eager stack: every op is its own graph, run one after another (no overlap of independent kernels); "
-        "the host dispatches each op in " +
-        format_number("%.0f us", device_.value("eager_op_dispatch_s") * 1e6) + " (" +
-        device_.number("eager_op_dispatch_s").source +
-        ") ahead of the device, which waits when the host falls behind (host column); one sync per step; "
-        "kernel launch gap " +
-        format_number("%.1f us", device_.value("kernel_launch_s") * 1e6) + " (assumed)");
-  } else {
-    n.push_back("compiled stack, assumed: kernel launch gap " +
-                format_number("%.1f us", device_.value("kernel_launch_s") * 1e6) + ", host graph launch " +
-                format_number("%.2f ms", device_.value("host_graph_launch_s") * 1e3) +
-                " per micro-batch and per optimiser step; eager host dispatch between graphs is not modelled");
-  }
+  n.push_back(stack_note());
   n.push_back(std::string("optimiser: ") +
               (options_.shard_optimizer || zero() >= 1 ? "the optimiser sharded over the data-parallel ranks"
                                                        : "every rank runs the whole optimiser") +
-              "; layout transposes and DMA contention are not modelled; fused attention skips fully masked "
+              "; fused attention skips fully masked "
               "(causal or windowed) key blocks" +
               (device_.kind == hw::DeviceKind::trainium &&
                        recipe_.launch.attention_backward == recipe::AttentionBackward::unfused

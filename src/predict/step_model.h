@@ -1,23 +1,36 @@
-// Composition: one training step's time on a device from its lowered kernels (lowering.h) and their costs
-// (kernel_cost.h).
+// Composition: one training step's time on a device from its lowered kernels (lowering.h), their costs
+// (kernel_cost.h) and the software stack the launch runs on (recipe/stack_profile.h).
 //
-//   StepModel m(recipe, device, {});            // data-parallel layout: ranks, rows per rank
+//   StepModel m(recipe, device, {});            // data-parallel layout: ranks, rows per rank; recipe.launch.stack
 //   const StepTime& s = m.step(4, 1);           // accum 4 micro-batches, 1 CE head; cached per (accum, heads)
-//   s.step_s, s.micro_batch_s, s.allreduce_exposed_s, s.host_s ...
+//   s.step_s, s.step_s_band, s.micro_batch_s, s.allreduce_exposed_s, s.host_s, s.overhead_s ...
+//   StepTime t = m.step_with(4, 1, other_profile);   // the same priced kernels under another stack (calibration.h)
 //
+// Two stages. priced(): the step's ops at the speed of nanotrn's library tile kernels (the `ideal` stack), which
+// depends only on the recipe, device and layout and is cached. compose(): that step under a stack profile:
+//  * every op's time is its modelled time / the profile's efficiency for its op class (matmul, attention, vector,
+//    collective: lowering.h OpClass), the data-parallel collectives' too;
+//  * a sequence of kernels (one micro-batch, or the optimiser) runs stage by stage when compiled (kernels of one
+//    stage are independent: stage time = max(longest kernel, busiest engine summed over the stage's kernels)), one
+//    after another when eager; every kernel adds the device's kernel_launch_s (assumed, catalog);
+//  * dma_contention x the part of the gradient collectives hidden under the backward is added (the collective shares
+//    the DMA rings with the compute it overlaps);
+//  * host: compiled, graph_launch_s per graph (one per micro-batch and one for the optimiser); eager, the host
+//    dispatches each op in op_dispatch_s and runs ahead of the device, which waits whenever the host is behind
+//    (eager_host_idle), with one sync per step;
+//  * step_overhead_s once per step;
+//  * the band: step_s x the profile's [band_low, band_high].
+// The stack applies to Trainium devices; a GPU or the host is priced at its roofline with its catalog graph launch
+// (an eager stack there is refused).
 // Layout: the launch shape (launch.h): data-parallel replicas of tp x pp ranks, on nodes x chips x ranks per chip;
 // each replica gets ceil(rows / replicas) rows of every micro-batch. Every group (tensor parallel, data parallel,
 // neighbouring pipeline stages) is placed by place_group and priced on the topology (hw/topology.h), EFA included.
-// step = (accum + pp - 1) x (micro-batch + p2p) + optimiser + exposed all-reduce + host, where
-//  * a sequence of kernels (one micro-batch, or the optimiser) runs stage by stage; kernels of one stage are
-//    independent: stage time = max(longest kernel, busiest engine class summed over the stage's kernels); every
-//    kernel adds the device's kernel_launch_s (assumed, catalog);
+// step = (accum + pp - 1) x (micro-batch + p2p) + optimiser + exposed all-reduce + contention + host + overhead, where
 //  * the gradient collectives (below for ZeRO) move every parameter, bf16 when the recipe trains in bf16 else fp32
-//    (assumed), as a ring
-//    over the ranks (hw/topology.h: on one chip at the rank's DMA bandwidth (machine.h: engines x per-engine
-//    peak x lnc, capped by its HBM share), across chips on the links, across nodes over EFA); with overlap it starts
-//    during the last micro-batch's backward and only the part longer than that backward is exposed (DMA
-//    contention with compute is not modelled);
+//    (assumed), as a ring over the ranks (hw/topology.h: on one chip at the rank's DMA bandwidth (machine.h: engines
+//    x per-engine peak x lnc, capped by its HBM share), across chips on the links, across nodes over EFA); with
+//    overlap it starts during the last micro-batch's backward and only the part longer than that backward is
+//    exposed;
 //  * ZeRO (launch.zero, more than one rank): stage 1 reduce-scatters the gradients during the last backward and
 //    all-gathers the updated weights after the (sharded) optimiser, exposed; stage 2 reduce-scatters every
 //    micro-batch's gradients under its backward; stage 3 also all-gathers the weights for every micro-batch's forward
@@ -31,16 +44,12 @@
 //    last (head), each holding depth / pp layers; p2p = the activation sent forward and its gradient sent back per
 //    slot by each of the stage's tp ranks (rows x T x d in the activation dtype, 1 / tp of it under sequence
 //    parallelism), on chip, over the chip links or over EFA, the slowest stage boundary on the critical path
-//    (assumed);
-//    the optimiser and the gradient all-reduce cover one stage's 1 / pp of the parameters;
-//  * compiled stack (launch.stack): host = host_graph_launch_s x (accum + 1): one compiled graph per micro-batch and
-//    one for the optimiser (assumed, catalog);
-//  * eager stack: every op is its own graph and they run one after another (a stage costs the sum of its kernels,
-//    each with its launch gap); the host dispatches each op in eager_op_dispatch_s (catalog: a calibration, see
-//    docs/VALIDATION.md) and runs ahead of the device, which waits whenever the host is behind; host = that waiting,
-//    with one sync per step (the loss read at its end).
+//    (assumed); the optimiser and the gradient all-reduce cover one stage's 1 / pp of the parameters.
+// Compile time (compile_seconds): the profile's compile_s_per_instruction x the tile-program instructions of the
+// run's compiled graphs: one micro-batch graph per distinct number of MTP heads the run uses, and the optimiser's.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -70,15 +79,29 @@ struct TimedOp {
   double start_s = 0;  // from the start of its sequence
 };
 
+// One step's ops priced at the library kernels' speed (the `ideal` stack), before compose() applies a stack.
+struct PricedStep {
+  int64_t accum = 1;
+  int mtp_heads = 1;
+  std::vector<TimedOp> micro_ops, optimizer_ops;  // the slowest pipeline stage's micro-batch
+  double graph_instructions = 0;
+  size_t untimed_ops = 0;
+  int64_t pipeline_stage = 0;
+  double p2p_s = 0;  // one slot's point-to-point transfers (pp > 1)
+};
+
 struct StepTime {
   int64_t accum = 1;
   int mtp_heads = 1;
   int64_t tokens = 0;  // whole step, all ranks
   double micro_batch_s = 0, backward_s = 0, optimizer_s = 0;
   double allreduce_s = 0, allreduce_exposed_s = 0;
-  double launch_s = 0;  // kernel-launch gaps in the step (inside micro_batch_s and optimizer_s)
-  double host_s = 0;
+  double contention_s = 0;  // dma_contention x the collectives' time hidden under compute
+  double launch_s = 0;      // kernel-launch gaps in the step (inside micro_batch_s and optimizer_s)
+  double host_s = 0;        // graph launches (compiled) or the device's wait for the host's dispatch (eager)
+  double overhead_s = 0;    // the stack's step_overhead_s
   double step_s = 0;
+  std::array<double, 2> step_s_band{};  // step_s x the stack's [band_low, band_high]
   // The compiled micro-batch graph's size: tile-program instructions of its timed kernels (a lower bound: the
   // `untimed_ops` priced by roofline have no program to count). neuronx-cc refuses graphs over kCompilerLimit.
   double graph_instructions = 0;
@@ -103,7 +126,17 @@ constexpr double kCompilerInstructionLimit = 5e6;
 class StepModel {
  public:
   StepModel(const recipe::Recipe& recipe, const hw::Device& device, const PredictOptions& options = {});
+  // Under the recipe's stack (launch.stack).
   const StepTime& step(int64_t accum, int mtp_heads);
+  // Under another stack, from the same priced kernels (calibration.h fits a profile so).
+  StepTime step_with(int64_t accum, int mtp_heads, const recipe::StackProfile& stack);
+  const PricedStep& priced(int64_t accum, int mtp_heads);
+  // The stack in effect: the recipe's on a Trainium device; on a GPU or the host, `ideal` with the device's graph
+  // launch.
+  const recipe::StackProfile& stack() const { return stack_; }
+  // Compile time of the run's graphs under `stack` (0 for eager execution): see above.
+  double compile_seconds(const recipe::StackProfile& stack);
+  double compile_seconds() { return compile_seconds(stack_); }
 
   const recipe::Recipe& recipe() const { return recipe_; }
   const model::GptConfig& config() const { return config_; }
@@ -128,10 +161,18 @@ class StepModel {
   std::vector<std::string> notes() const;
 
  private:
-  double run_sequence(std::vector<TimedOp>& ops, double* launch_s);
-  double run_serial(std::vector<TimedOp>& ops, double* launch_s);
+  double run_sequence(std::vector<TimedOp>& ops, double* launch_s) const;
+  double run_serial(std::vector<TimedOp>& ops, double* launch_s) const;
+  double run_graph(std::vector<TimedOp>& ops, double* launch_s, recipe::Execution execution) const;
   static std::vector<KernelOp> with_recompute(std::vector<KernelOp> ops);
   OpCost collective_cost(const KernelOp& op) const;
+  LoweringOptions lowering_options(int mtp_heads) const;
+  void price_stage(int64_t stage, const LoweringOptions& lo, PricedStep& into);
+  double p2p_seconds() const;
+  StepTime compose(const PricedStep& priced, const recipe::StackProfile& stack) const;
+  void add_collectives(StepTime& s, double efficiency) const;
+  double host_seconds(const StepTime& s, const recipe::StackProfile& stack) const;
+  std::string stack_note() const;
 
   recipe::Recipe recipe_;
   model::GptConfig config_;
@@ -142,6 +183,8 @@ class StepModel {
   int64_t lnc_ = 1, ranks_ = 1, rows_per_rank_ = 1;
   DType dtype_ = DType::bf16;
   KernelCoster coster_;
+  recipe::StackProfile stack_;
+  std::map<std::pair<int64_t, int>, std::unique_ptr<PricedStep>> priced_;
   std::map<std::pair<int64_t, int>, std::unique_ptr<StepTime>> cache_;
 };
 

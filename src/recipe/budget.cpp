@@ -2,6 +2,7 @@
 #include "recipe/budget.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "base/error.h"
 
@@ -9,7 +10,10 @@ namespace nanotrn::recipe {
 
 double progress(const Recipe& r, const RunPosition& at) {
   const double budget = budget_seconds(r);
-  if (budget > 0.0) return at.charged_s / budget;
+  if (budget > 0.0) {
+    const double left = budget - at.startup_s;
+    return left > 0.0 ? (at.charged_s - at.startup_s) / left : 1.0;
+  }
   return static_cast<double>(at.step) / static_cast<double>(r.train.steps);
 }
 
@@ -54,11 +58,12 @@ BudgetStop budget_stop(const Recipe& r, const RunPosition& at) {
   return BudgetStop::none;
 }
 
-BudgetWalk walk_budget(const Recipe& r, const std::function<double(const NextStep&)>& step_seconds) {
+BudgetWalk walk_budget(const Recipe& r, const std::function<double(const NextStep&)>& step_seconds, double startup_s) {
+  check(startup_s >= 0.0 && std::isfinite(startup_s), "walk_budget: the startup charge must be finite and >= 0");
   BudgetWalk w;
   w.steps_per_phase.assign(r.batch.phases.size(), 0);
   constexpr int64_t kMaxSteps = 100'000'000;
-  RunPosition at;
+  RunPosition at{.step = 0, .charged_s = startup_s, .startup_s = startup_s};
   while (budget_stop(r, at) == BudgetStop::none) {
     check(at.step < kMaxSteps, "walk_budget: more than 1e8 steps; is the step time zero?");
     const NextStep n = next_step(r, at);

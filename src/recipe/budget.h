@@ -8,11 +8,13 @@
 //   BudgetWalk w = walk_budget(recipe, [&](const NextStep& n) { return seconds_of(n); });
 //
 // Rules (recipe-spec §3.3, §6.4):
-//  * progress = charged / budget when the recipe has a time budget, else step / train.steps;
+//  * progress = (charged - startup) / (budget - startup) when the recipe has a time budget (the schedule spans the
+//    time left after the startup charge, a modelled device's compile time; 0 on the host), else step / train.steps;
 //  * the phase is the last batch phase whose `from` <= progress;
 //  * MTP head j >= 1 has weight mtp_weights[j] x max(0, 1 - progress / mtp_until) when mtp_until > 0 (head 0 never
 //    fades); heads with a zero weight are skipped, so they cost nothing;
-//  * the run stops before a step once charged >= budget (time budget) or step >= train.steps.
+//  * the run stops before a step once charged >= budget (time budget) or step >= train.steps;
+//  * a startup charge (a modelled device's compile time) is charged before the first step: it shortens the run.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +27,8 @@ namespace nanotrn::recipe {
 
 struct RunPosition {
   int64_t step = 0;      // steps taken
-  double charged_s = 0;  // budget used by them
+  double charged_s = 0;  // budget used: the startup charge and the steps
+  double startup_s = 0;  // the startup charge in charged_s
 };
 
 struct NextStep {
@@ -52,7 +55,9 @@ struct BudgetWalk {
   double charged_s = 0;
   int64_t tokens = 0;
 };
-// Walks the run with `step_seconds` as each step's charge (must be > 0); throws past 1e8 steps.
-BudgetWalk walk_budget(const Recipe& r, const std::function<double(const NextStep&)>& step_seconds);
+// Walks the run with `step_seconds` as each step's charge (must be > 0), `startup_s` charged before the first step
+// (the trainer's Clock::startup_charge); throws past 1e8 steps.
+BudgetWalk walk_budget(const Recipe& r, const std::function<double(const NextStep&)>& step_seconds,
+                       double startup_s = 0.0);
 
 }  // namespace nanotrn::recipe

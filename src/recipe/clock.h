@@ -34,6 +34,8 @@ class Clock {
   virtual std::string rule() const = 0;
   // Seconds of budget the step used, given the host wall time it took.
   virtual double charge(const StepInfo& step, double wall_seconds) = 0;
+  // Seconds charged before the first step of a fresh run (a modelled device's compile time); 0 by default.
+  virtual double startup_charge() const { return 0.0; }
   // The peak FLOP/s that an MFU of charged time is taken against: the modelled device's for a device clock; 0 for
   // clocks that charge host time (the trainer then uses the host's measured arithmetic peak).
   virtual double peak_flops() const { return 0.0; }

@@ -136,7 +136,6 @@ const std::vector<std::pair<std::string, model::Activation>> kActivations = {
     {"gelu", model::Activation::gelu}};
 const std::vector<std::pair<std::string, model::ValueEmbeds>> kValueEmbeds = {
     {"none", model::ValueEmbeds::none}, {"alternating", model::ValueEmbeds::alternating}};
-const std::vector<std::pair<std::string, Stack>> kStacks = {{"compiled", Stack::compiled}, {"eager", Stack::eager}};
 const std::vector<std::pair<std::string, AttentionBackward>> kAttentionBackwards = {
     {"flash", AttentionBackward::flash}, {"unfused", AttentionBackward::unfused}};
 const std::vector<std::pair<std::string, MuonCoefficients>> kCoefficients = {
@@ -262,6 +261,19 @@ void validate(const Recipe& r) {
 
 }  // namespace
 
+namespace {
+// launch.stack: a shipped profile's name or a profile file (a string), or the profile itself (an object, as
+// recipe_to_json writes a profile that did not ship).
+StackProfile stack_of(const json& v) {
+  if (v.is_string()) return resolve_stack(v.get<std::string>());
+  check(v.is_object(),
+        "recipe: launch.stack must be a profile name, a profile file or a profile object, got " + v.dump());
+  StackProfile p = stack_profile_from_json(v, "recipe launch.stack");
+  p.origin = "inline";
+  return p;
+}
+}  // namespace
+
 Recipe recipe_from_json(const json& j) {
   Recipe rec;
   Reader r(j, "");
@@ -327,9 +339,8 @@ Recipe recipe_from_json(const json& j) {
     x.get("chips", rec.launch.chips);
     x.get("ranks_per_chip", rec.launch.ranks_per_chip);
     x.get("lnc", rec.launch.lnc);
-    std::string stack(to_string(rec.launch.stack));
-    x.get("stack", stack);
-    rec.launch.stack = parse_enum(stack, "launch.stack", kStacks);
+    if (const json* st = x.sub("stack")) rec.launch.stack = stack_of(*st);
+    x.get("compile_allowance_s", rec.launch.compile_allowance_s);
     x.get("zero", rec.launch.zero);
     x.get("recompute", rec.launch.recompute);
     x.get("tp", rec.launch.tp);
@@ -449,7 +460,8 @@ json recipe_to_json(const Recipe& r) {
        {{"chips", r.launch.chips},
         {"ranks_per_chip", r.launch.ranks_per_chip},
         {"lnc", r.launch.lnc},
-        {"stack", to_string(r.launch.stack)},
+        {"stack", r.launch.stack.builtin() ? json(r.launch.stack.name) : stack_profile_to_json(r.launch.stack)},
+        {"compile_allowance_s", r.launch.compile_allowance_s},
         {"zero", r.launch.zero},
         {"recompute", r.launch.recompute},
         {"tp", r.launch.tp},
@@ -515,6 +527,15 @@ Recipe load_recipe(const std::string& path, const std::vector<std::string>& over
     hf = model::read_hf_config((p.is_absolute() ? p : std::filesystem::path(path).parent_path() / p).string());
     j.erase("model_config");
   }
+  // launch.stack as a file, relative to the recipe's folder like model_config (an override's is relative to where
+  // the user stands).
+  if (j.contains("launch") && j.at("launch").is_object() && j.at("launch").contains("stack") &&
+      j.at("launch").at("stack").is_string()) {
+    const std::string st = j.at("launch").at("stack").get<std::string>();
+    const std::filesystem::path sp = st;
+    if (!is_builtin_stack_name(st) && sp.is_relative())
+      j["launch"]["stack"] = (std::filesystem::path(path).parent_path() / sp).string();
+  }
   const json defaults = recipe_to_json(Recipe{});
   for (const std::string& o : overrides) {
     check(
@@ -560,7 +581,6 @@ double parse_duration(const std::string& text) {
   return v * scale;
 }
 
-std::string_view to_string(Stack s) { return s == Stack::eager ? "eager" : "compiled"; }
 std::string_view to_string(AttentionBackward a) { return a == AttentionBackward::unfused ? "unfused" : "flash"; }
 
 double budget_seconds(const Recipe& r) {

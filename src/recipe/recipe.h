@@ -22,6 +22,7 @@
 #include "model/config.h"
 #include "optim/muon.h"
 #include "optim/schedule.h"
+#include "recipe/stack_profile.h"
 
 namespace nanotrn::recipe {
 
@@ -106,7 +107,6 @@ struct TrainConfig {
 
 // How the run is launched on a modelled device: what `nanotrn predict` and `train --clock <device>` price. The host
 // trainer ignores it (its ranks are mpirun's). 0 = the device's default.
-enum class Stack { compiled, eager };  // one graph per micro-batch (torch.compile / neuronx) or one graph per op
 // The attention backward of full causal layers on Trainium: nanotrn's flash tile kernel
 // (neuron/kernels/attention_backward.h), or unfused as a compiler lowers it without one (scores and softmax
 // recomputed, dV, dP, dQ, dK as 4 matmuls, the T x T probabilities and their gradients through HBM). Devices priced
@@ -117,7 +117,10 @@ struct LaunchConfig {
   int64_t ranks_per_chip =
       0;            // data-parallel ranks per chip, each owning `lnc` physical cores; 0 = one per logical core
   int64_t lnc = 0;  // physical NeuronCores per rank (NEURON_LOGICAL_NC_CONFIG); 0 = the device's default
-  Stack stack = Stack::compiled;
+  // The software stack (stack_profile.h): a shipped profile's name ("compiled" and "eager" are the TorchNeuron
+  // ones), a profile file, or the profile inline; parsed once, here.
+  StackProfile stack = builtin_stack("compiled");
+  double compile_allowance_s = 0;  // compile time not charged against the budget (the Phase-1 kit's startup allowance)
   int64_t zero = 0;        // ZeRO stage 0-3 over the data-parallel ranks: 1 shards the optimiser state, 2 also the
                            // gradients, 3 also the weights (predict/device_memory.h)
   bool recompute = false;  // activation checkpointing per block: keep each block's input, recompute the rest
@@ -128,7 +131,6 @@ struct LaunchConfig {
   int64_t ep = 1;                  // expert-parallel ranks: the experts split over ep data-parallel replicas
   AttentionBackward attention_backward = AttentionBackward::flash;
 };
-std::string_view to_string(Stack s);
 std::string_view to_string(AttentionBackward a);
 
 struct Recipe {

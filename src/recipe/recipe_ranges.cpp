@@ -98,6 +98,7 @@ constexpr RangeRule kRanges[] = {
     {"launch.pp", Range::at_least_1},
     {"launch.nodes", Range::at_least_1},
     {"launch.ep", Range::at_least_1},
+    {"launch.compile_allowance_s", Range::nonnegative},
 };
 
 bool in_range(double v, Range range) {

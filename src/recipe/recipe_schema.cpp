@@ -165,8 +165,12 @@ constexpr RecipeKey kSchema[] = {
      "Modelled device only: physical NeuronCores per rank (NEURON_LOGICAL_NC_CONFIG 1 or 2); 0 = the "
      "device's default"},
     {"launch.stack",
-     "Modelled device only: compiled (one graph per micro-batch) or eager (every op its own graph with a host "
-     "dispatch)"},
+     "Modelled device only: the software stack's profile (configs/stacks/: ideal, torchneuron-compiled, "
+     "torchneuron-eager, nki-tuned, neuronx-distributed; compiled and eager name the TorchNeuron ones), a profile "
+     "file (predict --calibrate writes one; relative to the recipe's folder), or the profile inline"},
+    {"launch.compile_allowance_s",
+     "Modelled device only: seconds of the stack's compile time not charged against the budget (the Phase-1 kit "
+     "excused up to 900 s of startup, recipe-spec §6.1; 0 = compile time counts in full, recipe-spec §12)"},
     {"launch.zero",
      "Modelled device only: ZeRO stage over the data-parallel ranks; 1 shards the optimiser state, 2 also the "
      "gradients, 3 also the weights (gathered per micro-batch)"},

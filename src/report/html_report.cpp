@@ -154,13 +154,25 @@ std::string device_section(const predict::Prediction& p, double host_tps) {
   const std::string k = "predict." + p.device + ".";
   std::string s = "<h3>" + xml_escape(p.device) + " (" + xml_escape(p.device_kind) + ", " + std::to_string(p.ranks) +
                   " rank(s), LNC " + std::to_string(p.lnc) + ")</h3>\n<table>\n";
+  s += row("software stack",
+           plain(xml_escape(p.stack.name) + " (" + std::string(recipe::to_string(p.stack.execution)) + " execution)"));
   s += row("step time (last batch phase)",
-           keyed_cell(k + "step_s", ph.time.step_s, format_number("%.4f s", ph.time.step_s)));
-  s += row("tokens/s", keyed_cell(k + "tokens_per_s", ph.tokens_per_s, format_number("%.0f", ph.tokens_per_s)));
+           keyed_cell(k + "step_s", ph.time.step_s,
+                      format_number("%.4f s", ph.time.step_s) + format_number(" (band %.4f", ph.time.step_s_band[0]) +
+                          format_number("-%.4f s)", ph.time.step_s_band[1])));
+  s += row("tokens/s",
+           keyed_cell(k + "tokens_per_s", ph.tokens_per_s,
+                      format_number("%.0f", ph.tokens_per_s) + format_number(" (band %.0f", ph.tokens_per_s_band[0]) +
+                          format_number("-%.0f)", ph.tokens_per_s_band[1])));
   s += row("MFU", keyed_cell(k + "mfu", ph.mfu, format_number("%.1f %%", 100.0 * ph.mfu)));
   s += row("budget", keyed_cell(k + "budget_s", p.budget_s, format_number("%.0f s", p.budget_s)));
+  if (p.compile_s > 0)
+    s += row("compile before the first step",
+             plain(format_number("%.0f s", p.compile_s) + format_number(" (%.0f s charged)", p.startup_s)));
   s += row("steps in the budget",
-           keyed_cell(k + "steps", static_cast<double>(p.walk.steps), std::to_string(p.walk.steps)));
+           keyed_cell(k + "steps", static_cast<double>(p.walk.steps),
+                      std::to_string(p.walk.steps) + " (band " + std::to_string(p.walk_high.steps) + "-" +
+                          std::to_string(p.walk_low.steps) + ")"));
   if (std::isfinite(host_tps) && host_tps > 0) {
     s += row("speed-up over this host (tokens/s)", plain(format_number("%.1fx", ph.tokens_per_s / host_tps)));
   }
@@ -219,17 +231,21 @@ std::string run_report_html(const ReportInputs& in) {
     h += "<h2>The same recipe on Trainium (modelled, not measured)</h2>\n<p class=\"note\">nanotrn predict prices the "
          "recipe's training step on each device's software model (src/predict/); the budget is the one named in "
          "each table. Shares are kernel times before overlap.</p>\n";
-    h += "<table>\n<tr><th>device</th><th>step s</th><th>tokens/s</th><th>MFU</th><th>steps in budget</th></tr>\n";
+    h += "<table>\n<tr><th>device</th><th>stack</th><th>step s (band)</th><th>tokens/s</th><th>MFU</th><th>steps in "
+         "budget (band)</th></tr>\n";
     if (std::isfinite(host_tps)) {
-      h += "<tr><td>this host (measured)</td><td>-</td><td>" + format_number("%.0f", host_tps) + "</td><td>-</td><td>" +
-           (m.summary.is_object() ? std::to_string(m.summary["steps"].get<int64_t>()) : "-") +
+      h += "<tr><td>this host (measured)</td><td>-</td><td>-</td><td>" + format_number("%.0f", host_tps) +
+           "</td><td>-</td><td>" + (m.summary.is_object() ? std::to_string(m.summary["steps"].get<int64_t>()) : "-") +
            " (its own budget)</td></tr>\n";
     }
     for (const predict::Prediction& p : in.predictions) {
       const predict::PhasePrediction& ph = p.phases.back();
-      h += "<tr><td>" + xml_escape(p.device) + "</td><td>" + format_number("%.4f", ph.time.step_s) + "</td><td>" +
-           format_number("%.0f", ph.tokens_per_s) + "</td><td>" + format_number("%.1f %%", 100.0 * ph.mfu) +
-           "</td><td>" + std::to_string(p.walk.steps) + " in " + format_number("%.0f s", p.budget_s) + "</td></tr>\n";
+      h += "<tr><td>" + xml_escape(p.device) + "</td><td>" + xml_escape(p.stack.name) + "</td><td>" +
+           format_number("%.4f", ph.time.step_s) + format_number(" (%.4f", ph.time.step_s_band[0]) +
+           format_number("-%.4f)", ph.time.step_s_band[1]) + "</td><td>" + format_number("%.0f", ph.tokens_per_s) +
+           "</td><td>" + format_number("%.1f %%", 100.0 * ph.mfu) + "</td><td>" + std::to_string(p.walk.steps) + " (" +
+           std::to_string(p.walk_high.steps) + "-" + std::to_string(p.walk_low.steps) + ") in " +
+           format_number("%.0f s", p.budget_s) + "</td></tr>\n";
     }
     h += "</table>\n";
     for (const predict::Prediction& p : in.predictions) {

@@ -124,6 +124,7 @@ struct Trainer::State {
   // Progress counters (saved in checkpoints).
   int64_t step = 0, tokens = 0;
   double charged = 0.0, wall = 0.0;
+  double startup = 0.0;  // the clock's startup charge inside `charged` (budget.h)
   std::ofstream metrics;
   std::string metrics_path;
   std::string checkpoint_path;
@@ -229,7 +230,7 @@ struct Trainer::State {
     for (dist::Request& r : pending) r.wait();
   }
 
-  recipe::RunPosition position() const { return {.step = step, .charged_s = charged}; }
+  recipe::RunPosition position() const { return {.step = step, .charged_s = charged, .startup_s = startup}; }
 
   void emit(const nlohmann::json& j) {  // only rank 0 has the file open
     if (!metrics.is_open()) return;
@@ -244,6 +245,7 @@ struct Trainer::State {
     return {{"step", step},
             {"tokens", tokens},
             {"charged_seconds", charged},
+            {"startup_seconds", startup},
             {"wall_seconds", wall},
             {"train_position", train_position}};
   }
@@ -307,8 +309,10 @@ struct Trainer::State {
       step = p.at("step").get<int64_t>();
       tokens = p.at("tokens").get<int64_t>();
       charged = p.at("charged_seconds").get<double>();
+      startup = p.value("startup_seconds", 0.0);  // checkpoints before the startup charge have none
       wall = p.at("wall_seconds").get<double>();
-      check(step >= 0 && tokens >= 0 && std::isfinite(charged) && std::isfinite(wall),
+      check(step >= 0 && tokens >= 0 && std::isfinite(charged) && std::isfinite(wall) && std::isfinite(startup) &&
+                startup >= 0 && startup <= charged,
             path + ": the progress record (metadata 'progress') holds negative or non-finite counters: " + p.dump());
       data.train->restore(p.at("train_position"));
     } catch (const nlohmann::json::exception& e) {
@@ -405,6 +409,9 @@ TrainResult Trainer::run() {
     check(s.metrics.good(), "cannot open " + s.metrics_path + " for writing");
   }
   if (!s.opts.resume.empty()) s.resume(s.opts.resume);
+  // A fresh run pays its startup charge before the first step (the modelled device's compile time, recipe-spec §12;
+  // 0 for host clocks), as the predictor's budget walk does (recipe/budget.h).
+  if (s.opts.resume.empty()) s.startup = s.charged = s.clock.startup_charge();
   s.say(header());
   s.emit({{"event", "start"}, {"recipe", recipe::recipe_to_json(r)}, {"step", s.step}});
   const nlohmann::json val_start = s.data.val ? s.data.val->state() : nlohmann::json();

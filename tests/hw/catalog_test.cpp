@@ -19,7 +19,8 @@ TEST(Catalog, BuiltinHasTheIssueDevicesAndEveryNumberASource) {
     EXPECT_TRUE(c.contains(n)) << n;
   }
   for (const Device& d : c.devices()) {
-    EXPECT_EQ(d.numbers.size(), device_number_names().size()) << d.name;
+    EXPECT_EQ(d.numbers.size(), device_number_names(d.kind).size()) << d.name;
+    EXPECT_EQ(d.numbers.count("host_graph_launch_s"), d.kind == DeviceKind::trainium ? 0u : 1u) << d.name;
     for (const auto& [field, num] : d.numbers) {
       EXPECT_EQ(testing_support::citation_problem(num.source, c.sources()), "") << d.name << "." << field;
     }
@@ -69,7 +70,7 @@ TEST(Catalog, HostPeakIsFilledFromTheMeasurement) {
 // A one-device catalog whose numbers all cite `source`; its sources table knows the tag XX.
 std::string one_device(const std::string& numbers_extra, const std::string& source = "\"[XX] 1 unit\"") {
   std::string nums;
-  for (const std::string& f : device_number_names()) {
+  for (const std::string& f : device_number_names(DeviceKind::gpu)) {
     if (!nums.empty()) nums += ",";
     nums += "\"" + f + "\": {\"value\": 1, \"source\": " + source + "}";
   }

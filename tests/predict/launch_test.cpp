@@ -22,8 +22,12 @@
 namespace nanotrn::predict {
 namespace {
 
+// A shipped recipe under the ideal stack unless `sets` names another: these tests check the composition rules
+// themselves, which the other stacks only scale (stack_profile_test.cpp).
 recipe::Recipe shipped_recipe(const char* name, const std::vector<std::string>& sets = {}) {
-  return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name + ".json", sets);
+  std::vector<std::string> all = {"launch.stack=ideal"};
+  all.insert(all.end(), sets.begin(), sets.end());
+  return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name + ".json", all);
 }
 
 TEST(Launch, ChallengeShapesOnOneTrn2Chip) {
@@ -34,7 +38,8 @@ TEST(Launch, ChallengeShapesOnOneTrn2Chip) {
   EXPECT_EQ(kit.lnc, 1);
   EXPECT_EQ(kit.idle_cores_per_chip, 7);
   EXPECT_EQ(kit.rows_per_rank, 32);
-  EXPECT_EQ(kit.stack, recipe::Stack::eager);
+  EXPECT_EQ(recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/kit-baseline.json").launch.stack.name,
+            "torchneuron-eager");
   // Every allowed shape: nproc_per_node in {1, 4, 8} x LNC in {1, 2}; 8 ranks at LNC=2 needs 16 cores.
   for (int64_t n : {1, 4, 8}) {
     for (int64_t lnc : {1, 2}) {
@@ -79,12 +84,12 @@ TEST(Launch, ImpossibleShapesSayWhy) {
             std::string::npos);
   EXPECT_NE(testing_support::error_text_of([&] {
               shipped_recipe("frontierforge-k60", {"launch.stack=lazy"});
-            }).find("compiled, eager"),
+            }).find("unknown stack profile 'lazy'"),
             std::string::npos);
-  // Eager needs a dispatch figure: the GPUs have none in the catalog.
+  // Eager execution is fitted to Trainium runs: a GPU has nothing to stand on.
   EXPECT_NE(testing_support::error_text_of([&] {
               predict(shipped_recipe("autoresearch-d8", {"launch.stack=eager"}), c.find("h100"));
-            }).find("no eager per-op dispatch figure"),
+            }).find("eager execution is modelled for Trainium devices only"),
             std::string::npos);
 }
 
@@ -100,48 +105,29 @@ TEST(Launch, ServerChipsScaleTheRanks) {
 // A host-bound eager step: when the dispatch dwarfs every kernel, the device runs each op as soon as it is
 // dispatched, so the step ends one dispatch per op after it began, plus the last op itself.
 TEST(Eager, HostBoundStepIsOneDispatchPerOp) {
-  hw::Device trn2 = hw::builtin_catalog().find("trn2");
-  trn2.numbers["eager_op_dispatch_s"].value = 10.0;
-  StepModel m(shipped_recipe("kit-baseline"), trn2);
-  const StepTime& s = m.step(2, 1);
+  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
+  const recipe::Recipe kit = shipped_recipe("kit-baseline", {"launch.stack=ideal-eager"});
+  recipe::StackProfile slow = kit.launch.stack;
+  slow.param(recipe::StackParam::op_dispatch_s).value = 10.0;
+  slow.param(recipe::StackParam::step_overhead_s).value = 0.0;
+  StepModel m(kit, trn2);
+  const StepTime s = m.step_with(2, 1, slow);
   const double ops = static_cast<double>(2 * s.micro_ops.size() + s.optimizer_ops.size());
   const double last = s.optimizer_ops.back().cost.seconds + trn2.value("kernel_launch_s");
   EXPECT_NEAR(s.step_s, ops * 10.0 + last, 1e-9 * s.step_s);
   // With (almost) no dispatch time the device never waits: the step is its kernels run one after another.
-  trn2.numbers["eager_op_dispatch_s"].value = 1e-15;
-  StepModel fast(shipped_recipe("kit-baseline"), trn2);
-  const StepTime& f = fast.step(2, 1);
+  recipe::StackProfile fast = slow;
+  fast.param(recipe::StackParam::op_dispatch_s).value = 1e-15;
+  const StepTime f = m.step_with(2, 1, fast);
   double serial = 0;
   for (const TimedOp& op : f.micro_ops) serial += 2 * (op.cost.seconds + trn2.value("kernel_launch_s"));
   for (const TimedOp& op : f.optimizer_ops) serial += op.cost.seconds + trn2.value("kernel_launch_s");
   EXPECT_NEAR(f.step_s, serial, 1e-9 * serial + 1e-12);
   // Compiled overlaps a stage's independent kernels; eager does not, so its device side is never shorter.
-  StepModel compiled(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2);
-  const StepTime& c = compiled.step(2, 1);
+  recipe::StackProfile compiled = fast;
+  compiled.execution = recipe::Execution::compiled;
+  const StepTime c = m.step_with(2, 1, compiled);
   EXPECT_GE(f.micro_batch_s, c.micro_batch_s);
-}
-
-// The catalog's eager dispatch is the fit to its named measurement (the kit baseline, 1.28 s per step): fitting
-// again gives the catalog's value, and that value reproduces the measurement. A model change that moves the fit fails
-// here until the catalog and docs/VALIDATION.md are updated together.
-TEST(Eager, CatalogDispatchIsTheKitBaselineFit) {
-  const hw::Device trn2 = hw::builtin_catalog().find("trn2");
-  const recipe::Recipe kit = shipped_recipe("kit-baseline");
-  const double fit = fit_eager_dispatch(kit, trn2, 1.28);
-  EXPECT_NEAR(trn2.value("eager_op_dispatch_s"), fit, 1e-5 * fit);
-  hw::Device refit = trn2;
-  refit.numbers["eager_op_dispatch_s"].value = fit;
-  EXPECT_NEAR(predict(kit, refit).phases.at(0).time.step_s, 1.28, 1e-9);
-  for (const char* d : {"trn1", "trn3", "trn2-server", "trn3-ultraserver"}) {
-    EXPECT_DOUBLE_EQ(hw::builtin_catalog().find(d).value("eager_op_dispatch_s"), trn2.value("eager_op_dispatch_s"))
-        << d;
-  }
-  // A measurement faster than the modelled device alone has no fit.
-  EXPECT_NE(testing_support::error_text_of([&] {
-              fit_eager_dispatch(kit, trn2, 0.1);
-            }).find("faster than the modelled device"),
-            std::string::npos);
-  EXPECT_THROW(fit_eager_dispatch(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2, 1.28), Error);
 }
 
 TEST(DeviceMemory, ItemsFollowTheStatedRules) {
@@ -224,8 +210,8 @@ TEST(Zero, CollectivesFollowTheStage) {
 
 TEST(Recompute, BlocksRunTheirForwardAgainInTheBackward) {
   const hw::Device trn2 = hw::builtin_catalog().find("trn2");
-  StepModel plain(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2);
-  StepModel rc(shipped_recipe("kit-baseline", {"launch.stack=compiled", "launch.recompute=true"}), trn2);
+  StepModel plain(shipped_recipe("kit-baseline", {"launch.stack=ideal"}), trn2);
+  StepModel rc(shipped_recipe("kit-baseline", {"launch.stack=ideal", "launch.recompute=true"}), trn2);
   const StepTime &a = plain.step(2, 1), &b = rc.step(2, 1);
   size_t forward_block_ops = 0, recomputed = 0;
   for (const TimedOp& op : a.micro_ops) forward_block_ops += op.op.pass == Pass::forward && op.op.name[0] == 'L';
@@ -240,7 +226,7 @@ TEST(Recompute, BlocksRunTheirForwardAgainInTheBackward) {
 // neuronx-cc's 5M limit is flagged (recipe-spec §12 saw an unfused T = 2048 variant fail at 6.56M).
 TEST(CompilerLimit, GraphInstructionsSumTheTileProgramsAndWarnPastTheLimit) {
   const hw::Device trn2 = hw::builtin_catalog().find("trn2");
-  StepModel m(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2);
+  StepModel m(shipped_recipe("kit-baseline", {"launch.stack=ideal"}), trn2);
   const StepTime& s = m.step(2, 1);
   double sum = 0;
   size_t untimed = 0;
@@ -260,12 +246,12 @@ TEST(CompilerLimit, GraphInstructionsSumTheTileProgramsAndWarnPastTheLimit) {
     }
     return false;
   };
-  const Prediction small = predict(shipped_recipe("kit-baseline", {"launch.stack=compiled"}), trn2);
+  const Prediction small = predict(shipped_recipe("kit-baseline", {"launch.stack=ideal"}), trn2);
   EXPECT_LT(small.graph_instructions, kCompilerInstructionLimit);
   EXPECT_FALSE(warned(small));
   // Four times the tokens per micro-batch: more tiles in every kernel, past the limit.
   const Prediction big =
-      predict(shipped_recipe("kit-baseline", {"launch.stack=compiled", "batch.rows=64", "batch.seq_len=2048"}), trn2);
+      predict(shipped_recipe("kit-baseline", {"launch.stack=ideal", "batch.rows=64", "batch.seq_len=2048"}), trn2);
   EXPECT_GT(big.graph_instructions, 2.5 * small.graph_instructions);
   EXPECT_GT(big.graph_instructions, kCompilerInstructionLimit);
   EXPECT_TRUE(warned(big));
@@ -327,7 +313,7 @@ TEST(TensorParallel, CollectivesArePricedAsRingsOverTheGroup) {
   // 4 ranks per chip at LNC=2: tp = 4 stays on a chip; one rank on each of 5 chips with tp = 5 spans them and runs
   // at the chip links.
   StepModel on_chip(shipped_recipe("frontierforge-k60", {"launch.tp=4", "launch.chips=2"}), server);
-  StepModel spans(shipped_recipe("kit-baseline", {"launch.tp=5", "launch.chips=5", "launch.stack=compiled"}), server);
+  StepModel spans(shipped_recipe("kit-baseline", {"launch.tp=5", "launch.chips=5", "launch.stack=ideal"}), server);
   EXPECT_EQ(on_chip.layout().ranks, 2);
   EXPECT_EQ(spans.layout().ranks, 1);
   EXPECT_EQ(on_chip.tp_group().chips, 1);
@@ -475,7 +461,7 @@ TEST(Experts, ExpertParallelismSplitsTheExpertsAndRoutesTokensByAllToAll) {
                                         "batch.rows=16",
                                         "launch.tp=4",
                                         "launch.ep=8",
-                                        "launch.stack=compiled"};
+                                        "launch.stack=ideal"};
   StepModel m(shipped_recipe("autoresearch-d8", moe), server);
   const model::GptConfig& c = m.config();
   EXPECT_EQ(m.layout().ep, 8);

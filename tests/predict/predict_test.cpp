@@ -54,7 +54,8 @@ TEST(Predict, GpuKernelIsItsRoofline) {
 recipe::Recipe tiny(const std::string& budget) {
   return recipe::default_recipe_with({"model.vocab_size=64", "model.depth=2", "model.model_dim=32", "model.head_dim=16",
                                       "model.n_kv_head=1", "model.ve_gate_channels=8", "batch.seq_len=16",
-                                      "batch.rows=4", "train.budget=" + budget, "eval.tokens=256", "eval.rows=4"});
+                                      "batch.rows=4", "train.budget=" + budget, "eval.tokens=256", "eval.rows=4",
+                                      "launch.stack=ideal"});
 }
 
 TEST(Predict, StepComposesAsDocumented) {
@@ -64,7 +65,7 @@ TEST(Predict, StepComposesAsDocumented) {
   EXPECT_EQ(m.ranks(), 4);  // 4 rows over 4 logical cores (LNC=2)
   EXPECT_EQ(m.rows_per_rank(), 1);
   const StepTime s1 = m.step(1, 1), s3 = m.step(3, 1);
-  const double host = trn2.value("host_graph_launch_s");
+  const double host = m.stack().value(recipe::StackParam::graph_launch_s);
   EXPECT_DOUBLE_EQ(s1.host_s, 2 * host);
   EXPECT_NEAR(s3.step_s, 3 * s1.micro_batch_s + s1.optimizer_s + s1.allreduce_exposed_s + 4 * host, 1e-12);
   EXPECT_NEAR(s3.step_s - s1.step_s, 2 * (s1.micro_batch_s + host), 1e-12);

@@ -6,12 +6,15 @@
 // measurement, only that the predictions stay what the doc says.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <tuple>
 
+#include "base/home.h"
 #include "hw/catalog.h"
 #include "neuron/registry/kernel_run.h"
+#include "predict/calibration.h"
 #include "predict/kernel_cost.h"
 #include "predict/predictor.h"
 #include "recipe/recipe.h"
@@ -30,8 +33,12 @@ void expect_figure(const char* what, double value, double today, double doc, dou
   EXPECT_LE(std::abs(today - doc), 0.5 * doc_unit * (1 + 1e-9)) << what << ": VALIDATION.md says " << doc;
 }
 
+// A shipped recipe under the ideal stack (sections (a)-(h) validate the modelled device itself), unless the
+// overrides name another stack.
 recipe::Recipe recipe(const char* name, const std::vector<std::string>& overrides = {}) {
-  return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name, overrides);
+  std::vector<std::string> all = {"launch.stack=ideal"};
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name, all);
 }
 
 double run_mfu(const Prediction& p) {
@@ -94,38 +101,89 @@ TEST(ValidationFigures, AutoresearchD8OnH100) {
   expect_figure("(d) MFU %", 100 * ph.mfu, 51.907258147873058, 51.9, 0.1);
 }
 
-// (e) VALIDATION.md, the eager stack: the kit baseline at its launch shape, and the leave-one-out of the eager
-// dispatch calibration against the trnsci per-call figures (one fp32 NKI GEMM called from torch on trn1).
-double eager_call_ms(const hw::Device& trn1, int64_t n, double dispatch_s) {
-  KernelCoster coster(trn1, 1);
-  const KernelOp op = matmul_op("gemm", n, n, n, DType::f32);
-  // One op: the host dispatches it, then the device runs it (step_model.h: eager_host_idle).
-  return (dispatch_s + coster.cost(op, DType::f32).seconds + trn1.value("kernel_launch_s")) * 1e3;
+// (s) VALIDATION.md, "Software stacks": every public point under its fitted profile, with the point left out of the
+// fit (leave-one-out) and under the whole fit; the ideal column is pinned by the sections below and in
+// stack_profile_test.cpp. Seconds per step (per call for trnsci).
+void expect_stack_figures(const char* profile, const std::vector<std::array<double, 4>>& figures) {
+  const recipe::StackProfile& p = recipe::builtin_stack(profile);
+  const Calibration c = calibrate(calibration_spec_from_json(p.fit.at("spec"), profile, find_home()));
+  ASSERT_EQ(c.runs.size(), figures.size()) << profile;
+  for (size_t i = 0; i < figures.size(); i++) {
+    const auto& [fitted, fitted_doc, loo, loo_doc] = figures[i];
+    const double unit_f = std::pow(10.0, std::floor(std::log10(std::abs(fitted_doc))) - 3);
+    expect_figure(c.runs[i].label.c_str(), c.runs[i].fitted_s, fitted, fitted_doc, unit_f);
+    ASSERT_TRUE(c.runs[i].loo_s.has_value()) << c.runs[i].label;
+    const double unit_l = std::pow(10.0, std::floor(std::log10(std::abs(loo_doc))) - 3);
+    expect_figure(c.runs[i].label.c_str(), *c.runs[i].loo_s, loo, loo_doc, unit_l);
+  }
 }
 
-TEST(ValidationFigures, EagerKitBaselineAndLeaveOneOut) {
-  const hw::Catalog c = hw::builtin_catalog();
-  const recipe::Recipe kit = recipe("kit-baseline.json");
-  const hw::Device trn2 = c.find("trn2"), trn1 = c.find("trn1");
-  const double d = trn2.value("eager_op_dispatch_s");
-  expect_figure("(e) fitted dispatch us", d * 1e6, 1476.15, 1476, 1);
-  expect_figure("(e) kit compiled step s",
-                predict(recipe("kit-baseline.json", {"launch.stack=compiled"}), trn2).phases[0].time.step_s,
-                0.92904375155236441, 0.9290, 1e-4);
-  // Fitted on the kit run, checked on trnsci's 512^3 and 1024^3 calls (1.3 ms and 2.3 ms measured).
-  expect_figure("(e) trnsci 512 ms", eager_call_ms(trn1, 512, d), 1.5028388319327732, 1.503, 1e-3);
-  expect_figure("(e) trnsci 1024 ms", eager_call_ms(trn1, 1024, d), 1.6004808823529411, 1.600, 1e-3);
-  // Fitted on one trnsci call instead, checked on the kit run (1.28 s measured).
-  const double kit_step[] = {1.1048, 1.8844};  // as VALIDATION.md prints them
-  const double kit_today[] = {1.1047513535963076, 1.8843886220332868};
-  int i = 0;
-  for (const auto& [n, measured_ms] : {std::pair{512, 1.3}, std::pair{1024, 2.3}}) {
-    const double fit = (measured_ms - eager_call_ms(trn1, n, 0.0)) * 1e-3;
-    hw::Device refit = trn2;
-    refit.numbers["eager_op_dispatch_s"].value = fit;
-    expect_figure("(e) kit step fitted on trnsci", predict(kit, refit).phases[0].time.step_s, kit_today[i], kit_step[i],
-                  1e-4);
-    i++;
+TEST(ValidationFigures, StackProfilesOnThePublicPoints) {
+  expect_stack_figures("nki-tuned", {{0.30827487301502743, 0.3083, 0.32556915240566475, 0.3256},
+                                     {0.5252544478972622, 0.5253, 0.5357058865716381, 0.5357},
+                                     {0.9059372564840372, 0.9059, 0.8694881945760773, 0.8695},
+                                     {0.4594647156906483, 0.4595, 0.42906961510739144, 0.4291}});
+  expect_stack_figures("neuronx-distributed", {{9.423081527646502, 9.423, 9.404502879011376, 9.405},
+                                               {21.32545916603142, 21.33, 21.339543217192077, 21.34},
+                                               {66.29755455856589, 66.30, 65.76845746411375, 65.77},
+                                               {11.218867376113106, 11.22, 11.28563662756747, 11.29},
+                                               {11.894160773072988, 11.89, 11.777566430019252, 11.78},
+                                               {67.75453610713876, 67.75, 67.3158878502205, 67.32},
+                                               {24.50822097142951, 24.51, 24.99638752556965, 25.00},
+                                               {129.05789189713167, 129.1, 129.07091495779125, 129.1}});
+  expect_stack_figures("torchneuron-eager", {{1.1905241752057232, 1.191, 1.1047513535963067, 1.105},
+                                             {0.001399274099084974, 0.001399, 0.0015028340814857552, 0.001503},
+                                             {0.0014969161495051418, 0.001497, 0.0014969161495051418, 0.001497}});
+}
+
+// (s) In-family step ratios under the fitted profiles: K60's phases against its k1, the Trn1 runs of one release
+// against the family's smallest. {measured ratio, model ratio as pinned, as printed}.
+TEST(ValidationFigures, InFamilyRatios) {
+  auto runs_of = [](const char* profile) {
+    const recipe::StackProfile& p = recipe::builtin_stack(profile);
+    return calibrate(calibration_spec_from_json(p.fit.at("spec"), profile, find_home())).runs;
+  };
+  const std::vector<CalibratedRun> k = runs_of("nki-tuned"), t = runs_of("neuronx-distributed");
+  auto ratio = [](const std::vector<CalibratedRun>& r, size_t a, size_t b) { return r[a].fitted_s / r[b].fitted_s; };
+  expect_figure("(s) K60 k2 / k1", ratio(k, 1, 0), 1.703850991033115, 1.704, 1e-3);
+  expect_figure("(s) K60 k4 / k1", ratio(k, 2, 0), 2.9387320725289072, 2.939, 1e-3);
+  expect_figure("(s) GPT3-46B / 23B", ratio(t, 1, 0), 2.2631193003651187, 2.263, 1e-3);
+  expect_figure("(s) GPT3-175B / 23B", ratio(t, 2, 0), 7.0356734839917853, 7.036, 1e-3);
+  expect_figure("(s) Llama2-13B / 7B", ratio(t, 4, 3), 1.0601946733016406, 1.060, 1e-3);
+  expect_figure("(s) Llama2-70B / 7B", ratio(t, 5, 3), 6.0393574669849126, 6.039, 1e-3);
+  expect_figure("(s) Llama-3.1-70B / 8B", ratio(t, 7, 6), 5.2658924519096226, 5.266, 1e-3);
+}
+
+// (s) Two-run calibrations of one family predicting its other runs (held out): the goal is within +-10 %.
+TEST(ValidationFigures, TwoRunCalibrationsPredictTheirFamily) {
+  const Home home = find_home();
+  auto runs_of = [](const char* profile) { return recipe::builtin_stack(profile).fit.at("spec").at("runs"); };
+  const nlohmann::json k = runs_of("nki-tuned"), t = runs_of("neuronx-distributed");
+  auto held = [](nlohmann::json r) {
+    r["held_out"] = true;
+    return r;
+  };
+  struct Case {
+    nlohmann::json runs;
+    std::vector<std::pair<double, double>> held_errors;  // pinned, as printed (percent)
+  };
+  const Case cases[] = {
+      {{k[0], k[2], held(k[1])}, {{4.4255876715243447, 4.4}}},
+      {{t[0], t[2], held(t[1])}, {{4.0473173074561108, 4.0}}},
+      {{t[3], t[5], held(t[4])}, {{-6.5057998170686808, -6.5}}},
+  };
+  for (const Case& c : cases) {
+    nlohmann::json spec = {{"base", "ideal"}, {"runs", c.runs}};
+    for (nlohmann::json& r : spec["runs"]) r.erase("compile_s");
+    const Calibration cal = calibrate(calibration_spec_from_json(spec, "two-run", home));
+    size_t h = 0;
+    for (const CalibratedRun& r : cal.runs) {
+      if (!r.held_out) continue;
+      ASSERT_LT(h, c.held_errors.size());
+      expect_figure(r.label.c_str(), 100 * *r.loo_error, c.held_errors[h].first, c.held_errors[h].second, 0.1);
+      EXPECT_LT(std::abs(*r.loo_error), 0.10) << r.label;
+      h++;
+    }
   }
 }
 
@@ -145,17 +203,17 @@ TEST(ValidationFigures, LaunchShapeWhatIfs) {
     double eager, compiled, eager_doc, compiled_doc;
     int64_t compiled_steps;
   };
-  const Row rows[] = {{"1", "1", 1.2800041043862112, 0.92904375155236441, 1.2800, 0.9290, 1938},
-                      {"4", "1", 1.2800041043862103, 0.25229055453897681, 1.2800, 0.2523, 7135},
-                      {"8", "1", 1.2800041043862174, 0.14319088843695502, 1.2800, 0.1432, 12571},
-                      {"1", "2", 1.2777008521931064, 0.48029882519463746, 1.2777, 0.4803, 3748},
-                      {"4", "2", 1.2777008521931117, 0.13250721696207657, 1.2777, 0.1325, 13585}};
+  const Row rows[] = {{"1", "1", 1.1905241752057232, 0.92904375155236441, 1.1905, 0.9290, 1938},
+                      {"4", "1", 1.190524175205723, 0.25229055453897681, 1.1905, 0.2523, 7135},
+                      {"8", "1", 1.1905241752057283, 0.14319088843695502, 1.1905, 0.1432, 12571},
+                      {"1", "2", 1.1882209230126188, 0.48029882519463746, 1.1882, 0.4803, 3748},
+                      {"4", "2", 1.1882209230126226, 0.13250721696207657, 1.1882, 0.1325, 13585}};
   for (const Row& r : rows) {
     const std::vector<std::string> shape = {std::string("launch.ranks_per_chip=") + r.ranks,
                                             std::string("launch.lnc=") + r.lnc};
-    std::vector<std::string> compiled = shape;
-    compiled.push_back("launch.stack=compiled");
-    expect_figure("(e) eager step", predict(recipe("kit-baseline.json", shape), trn2).phases[0].time.step_s, r.eager,
+    std::vector<std::string> compiled = shape, eager = shape;
+    eager.push_back("launch.stack=eager");
+    expect_figure("(e) eager step", predict(recipe("kit-baseline.json", eager), trn2).phases[0].time.step_s, r.eager,
                   r.eager_doc, 1e-4);
     const Prediction c = predict(recipe("kit-baseline.json", compiled), trn2);
     expect_figure("(e) compiled step", c.phases[0].time.step_s, r.compiled, r.compiled_doc, 1e-4);
@@ -177,40 +235,40 @@ TEST(ValidationFigures, LaunchShapeWhatIfs) {
 TEST(ValidationFigures, Trn1MultiNodeRuns) {
   const hw::Device trn1 = hw::builtin_catalog().find("trn1-server");
   const Prediction llama = predict(recipe("trn1-llama2-7b.json"), trn1);
-  expect_figure("(c) Llama2-7B step s", llama.phases.at(0).time.step_s, 10.943288565541147, 10.943, 1e-3);
-  expect_figure("(c) Llama2-7B MFU %", 100 * llama.phases.at(0).mfu, 36.31426677228506, 36.3, 0.1);
+  expect_figure("(c) Llama2-7B step s", llama.phases.at(0).time.step_s, 7.415147523714502, 7.415, 1e-3);
+  expect_figure("(c) Llama2-7B MFU %", 100 * llama.phases.at(0).mfu, 53.592662730476306, 53.6, 0.1);
   double attention_core = 0;
   for (const auto& [group, seconds] : step_breakdown(llama.phases.at(0).time).groups)
     if (group == "attention core") attention_core = seconds;
-  expect_figure("(c) Llama2-7B attention core s", attention_core, 4.406715376819201, 4.41, 0.01);
+  expect_figure("(c) Llama2-7B attention core s", attention_core, 0.8002553934127394, 0.80, 0.01);
   expect_figure("(c) Llama2-7B + recompute s",
                 predict(recipe("trn1-llama2-7b.json", {"launch.recompute=true"}), trn1).phases.at(0).time.step_s,
-                13.567120471793938, 13.567, 1e-3);
+                10.038979429967288, 10.039, 1e-3);
   expect_figure("(c) Llama2-7B ZeRO-0 s",
                 predict(recipe("trn1-llama2-7b.json", {"launch.zero=0"}), trn1).phases.at(0).time.step_s,
-                11.204269614500422, 11.204, 1e-3);
+                7.6761285726737745, 7.676, 1e-3);
   expect_figure(
       "(c) Llama2-7B no SP s",
       predict(recipe("trn1-llama2-7b.json", {"launch.sequence_parallel=false"}), trn1).phases.at(0).time.step_s,
-      11.888769680799674, 11.889, 1e-3);
+      8.360628638972988, 8.361, 1e-3);
   expect_figure("(c) Llama2-7B optimiser s", llama.phases.at(0).time.optimizer_s, 0.009459467144311017, 0.0095, 1e-4);
   const Prediction gpt = predict(recipe("trn1-gpt3-175b.json"), trn1);
-  expect_figure("(c) GPT3-175B step s", gpt.phases.at(0).time.step_s, 48.01567760669853, 48.02, 0.01);
+  expect_figure("(c) GPT3-175B step s", gpt.phases.at(0).time.step_s, 43.87079997496545, 43.87, 0.01);
   expect_figure("(c) GPT3-175B optimiser s", gpt.phases.at(0).time.optimizer_s, 0.27708035055824654, 0.277, 1e-3);
   double gpt_attention = 0, gpt_tp = 0;
   for (const auto& [group, seconds] : step_breakdown(gpt.phases.at(0).time).groups) {
     if (group == "attention core") gpt_attention = seconds;
     if (group == "tp collective") gpt_tp = seconds;
   }
-  expect_figure("(c) GPT3-175B attention core s", gpt_attention, 5.220312052641717, 5.22, 0.01);
+  expect_figure("(c) GPT3-175B attention core s", gpt_attention, 1.0697796327619136, 1.07, 0.01);
   expect_figure("(c) GPT3-175B tp collective s", gpt_tp, 4.131409558588227, 4.13, 0.01);
-  expect_figure("(c) GPT3-175B MFU %", 100 * gpt.phases.at(0).mfu, 48.32660136009464, 48.3, 0.1);
+  expect_figure("(c) GPT3-175B MFU %", 100 * gpt.phases.at(0).mfu, 52.89245949601745, 52.9, 0.1);
   expect_figure("(c) GPT3-175B + recompute s",
                 predict(recipe("trn1-gpt3-175b.json", {"launch.recompute=true"}), trn1).phases.at(0).time.step_s,
-                61.549411657009685, 61.55, 0.01);
+                57.40453402527656, 57.40, 0.01);
   expect_figure("(c) GPT3-175B ZeRO-1 s",
                 predict(recipe("trn1-gpt3-175b.json", {"launch.zero=1"}), trn1).phases.at(0).time.step_s,
-                47.808773459978219, 47.81, 0.01);
+                43.66389582824514, 43.66, 0.01);
 }
 
 // (h) VALIDATION.md: the published runs again with nanotrn's flash attention backward (launch.attention_backward =
@@ -245,15 +303,18 @@ TEST(ValidationFigures, FlashAttentionBackwardWhatIfs) {
   expect_figure("(h) dense step s",
                 predict(recipe("dense-6x1024.json", {flash}), c.find("trn2")).phases.at(0).time.step_s,
                 0.20663718580471399, 0.2066, 1e-4);
-  expect_figure(
-      "(h) kit compiled step s",
-      predict(recipe("kit-baseline.json", {flash, "launch.stack=compiled"}), c.find("trn2")).phases.at(0).time.step_s,
-      0.66571535348129618, 0.6657, 1e-4);
+  expect_figure("(h) kit compiled step s",
+                predict(recipe("kit-baseline.json", {flash}), c.find("trn2")).phases.at(0).time.step_s,
+                0.66571535348129618, 0.6657, 1e-4);
+  // The Trn1 runs now price their attention with the flash kernel ((c)); unfused, as the earlier revision had them:
   const hw::Device trn1 = c.find("trn1-server");
-  expect_figure("(h) Llama2-7B step s", predict(recipe("trn1-llama2-7b.json", {flash}), trn1).phases.at(0).time.step_s,
-                7.4151475237145021, 7.415, 1e-3);
-  expect_figure("(h) GPT3-175B step s", predict(recipe("trn1-gpt3-175b.json", {flash}), trn1).phases.at(0).time.step_s,
-                43.87079997496545, 43.87, 0.01);
+  const std::string unfused = "launch.attention_backward=unfused";
+  expect_figure("(h) Llama2-7B unfused step s",
+                predict(recipe("trn1-llama2-7b.json", {unfused}), trn1).phases.at(0).time.step_s, 10.943288565541147,
+                10.943, 1e-3);
+  expect_figure("(h) GPT3-175B unfused step s",
+                predict(recipe("trn1-gpt3-175b.json", {unfused}), trn1).phases.at(0).time.step_s, 48.01567760669853,
+                48.02, 0.01);
 }
 
 // (g) VALIDATION.md: Stanford CS149's trn2 micro-kernels on one NeuronCore-v3, as written (naive) and

@@ -13,13 +13,12 @@
 #include <string_view>
 #include <vector>
 
+#include "base/sourced.h"
+
 namespace nanotrn::neuron {
 
-// One number with where it comes from: "[NKI-A3]" style reference tags, or "assumed: <reason>".
-struct Param {
-  double value = 0;
-  std::string source;
-};
+// One number with where it comes from: "[NKI-A3]" style reference tags, or "assumed: <reason>" (base/sourced.h).
+using Param = Sourced;
 
 struct NeuronCoreSpec {
   std::string name;        // "v2", "v3", "v4"
