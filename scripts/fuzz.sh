@@ -4,7 +4,7 @@
 # bounded time, starting from its seed corpus
 # kept in the repo (fuzz/corpus/<target>/). Usage: bash scripts/fuzz.sh [seconds per target, default 10]
 # A crash, a sanitizer report or an unexpected exception fails the script; the reproducer lands in build/fuzz/.
-# The runs go two at a time as well, so 14 targets at 10 s take about 70 s.
+# The runs go two at a time as well, so 15 targets at 10 s take about 75 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
@@ -41,6 +41,7 @@ target sentencepiece_fuzz src/tokenizer/sentencepiece_model.cpp -lsentencepiece
 target core_bundle_fuzz src/icl/bundle.cpp src/data/jsonl.cpp src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp -lyaml-cpp
 target matmul_shapes_fuzz src/qa/matmul_shapes.cpp src/base/file.cpp
 target run_metrics_fuzz src/report/run_metrics.cpp src/report/svg_chart.cpp src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp
+target sweep_plan_fuzz src/sweep/plan.cpp src/sweep/variants.cpp src/sweep/records.cpp src/base/rng.cpp src/base/file.cpp
 
 # Every source is compiled once (the parsers share base/ and data/ files), two at a time, then each target linked.
 common=(src/base/error.cpp src/base/temp_files.cpp)

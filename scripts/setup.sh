@@ -16,6 +16,7 @@ packages=(
   libzstd-dev libsnappy-dev                              # Parquet pages (src/io/parquet.h): zstd and snappy codecs
   clang libclang-rt-dev                                  # libFuzzer targets for the file parsers (fuzz/)
   python3 python3-torch python3-sentencepiece            # PyTorch parity tests and peer benchmarks (/usr/bin/python3)
+  python3-scipy                                          # the sweep leaderboard's statistics checked against scipy.stats
   python3-regex python3-yaml python3-jinja2              # the independent CORE scorer (tests/python/core_reference.py)
   chromium fonts-dejavu-core                             # headless render tests of the HTML report (tests/report/)
   libopenmpi-dev openmpi-bin                             # data-parallel training over MPI (src/dist/, mpirun)

@@ -25,6 +25,7 @@ void add_predict(CLI::App& app, const Home& home);
 void add_devices(CLI::App& app);
 void add_recipe(CLI::App& app, const Home& home);
 void add_score(CLI::App& app);
-void add_report(CLI::App& app);  // `report` and `plot` (report.cpp)
+void add_report(CLI::App& app);                   // `report` and `plot` (report.cpp)
+void add_sweep(CLI::App& app, const Home& home);  // `sweep`, `sweep report`, `sweep status`
 
 }  // namespace nanotrn::cli

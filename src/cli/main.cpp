@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     nanotrn::cli::add_devices(app);
     nanotrn::cli::add_score(app);
     nanotrn::cli::add_report(app);
+    nanotrn::cli::add_sweep(app, home);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

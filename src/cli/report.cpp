@@ -1,5 +1,7 @@
-// `nanotrn report RUN_DIR` (the HTML run report, report/run_report.h) and `nanotrn plot METRICS -o FILE.svg` (one
-// curve of a run as SVG, report/svg_chart.h). This file parses flags and prints; the work is in the library.
+// `nanotrn report RUN_DIR` (the HTML run report, report/run_report.h) and `nanotrn plot RUN... -o FILE.svg` (one
+// curve of one or several runs as SVG, report/svg_chart.h). This file parses flags and prints; the work is in the
+// library.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +13,15 @@
 #include "report/svg_chart.h"
 
 namespace nanotrn::cli {
+
+namespace {
+// A curve's legend: the run folder's name (runs/a/metrics.jsonl -> "a"; other file names stay as they are).
+std::string run_label(const std::string& metrics_path) {
+  const std::filesystem::path p(metrics_path);
+  return p.filename() == "metrics.jsonl" && p.has_parent_path() ? p.parent_path().filename().string()
+                                                                : p.filename().string();
+}
+}  // namespace
 
 void add_report(CLI::App& app) {
   auto o = std::make_shared<report::RunReportOptions>();
@@ -31,11 +42,12 @@ void add_report(CLI::App& app) {
   });
 
   struct PlotArgs {
-    std::string metrics, out, y = "loss", x = "step", title;
+    std::vector<std::string> runs;
+    std::string out, y = "loss", x = "step", title;
   };
   auto a = std::make_shared<PlotArgs>();
-  auto* plot = app.add_subcommand("plot", "Plot one curve of a run's metrics.jsonl as an SVG file");
-  plot->add_option("metrics", a->metrics, "metrics.jsonl of a run")->required();
+  auto* plot = app.add_subcommand("plot", "Plot one curve of one or several runs as an SVG file (one line per run)");
+  plot->add_option("runs", a->runs, "metrics.jsonl files or run folders (train --out DIR)")->required();
   plot->add_option("-o,--out", a->out, "SVG file to write")->required();
   plot->add_option("--y", a->y,
                    "loss | lr_multiplier | muon_momentum | weight_decay | tokens_per_second | host_tokens_per_second "
@@ -46,16 +58,25 @@ void add_report(CLI::App& app) {
   plot->callback([a] {
     const report::Metric y = report::parse_metric(a->y);
     const report::XAxis x = report::parse_x_axis(a->x);
-    const report::RunMetrics m = report::read_run_metrics(a->metrics);
     report::LineChart c{.id = report::metric_name(y),
-                        .title = a->title.empty() ? report::metric_name(y) + " of " + a->metrics : a->title,
+                        .title = a->title.empty()
+                                     ? report::metric_name(y) + " of " +
+                                           (a->runs.size() == 1 ? a->runs[0] : std::to_string(a->runs.size()) + " runs")
+                                     : a->title,
                         .x_label = x == report::XAxis::step ? "step" : "charged seconds",
                         .y_label = report::metric_name(y)};
-    c.series.push_back({report::metric_name(y), report::metric_points(m, y, x)});
-    check(!c.series[0].points.empty(), "plot: " + a->metrics + " has no " + report::metric_name(y) + " points");
+    size_t points = 0;
+    for (const std::string& run : a->runs) {
+      const report::RunMetrics m = report::read_run_metrics(run);
+      c.series.push_back(
+          {a->runs.size() == 1 ? report::metric_name(y) : run_label(m.path), report::metric_points(m, y, x)});
+      check(!c.series.back().points.empty(), "plot: " + m.path + " has no " + report::metric_name(y) + " points");
+      points += c.series.back().points.size();
+    }
     const std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + report::line_chart_svg(c);
     write_file_atomic(a->out, svg.data(), svg.size());
-    std::cout << "plot: " << a->out << " (" << c.series[0].points.size() << " points)\n";
+    std::cout << "plot: " << a->out << " (" << c.series.size() << (c.series.size() == 1 ? " curve, " : " curves, ")
+              << points << " points)\n";
   });
 }
 

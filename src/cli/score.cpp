@@ -31,7 +31,11 @@ std::vector<std::string> notes(const std::vector<RankedRun>& ranked) {
   if (all_same([](const RankedRun& r) { return r.run.val_bpb; }))
     out.push_back("every run has val_bpb " + format_number("%.6f", ranked[0].run.val_bpb) +
                   ": the bpb part is 0.5 for each and orders nothing");
-  if (all_same([](const RankedRun& r) { return r.run.core; }))
+  if (!ranked[0].run.has_core)
+    out.push_back(
+        "no run has CORE (never scored with nanotrn eval core): the CORE part is 0.5 for each and orders "
+        "nothing");
+  else if (all_same([](const RankedRun& r) { return r.run.core; }))
     out.push_back("every run has CORE " + format_number("%.6f", ranked[0].run.core) +
                   ": the CORE part is 0.5 for each and orders nothing");
   // Equal composites are adjacent in rank order.
@@ -72,8 +76,9 @@ void print_ranking_table(const std::vector<RankedRun>& ranked) {
   for (const RankedRun& r : ranked) {
     std::snprintf(line, sizeof line, "%-4d  ", r.rank);
     std::cout << line << r.run.name << std::string(name_width - r.run.name.size(), ' ');
-    std::snprintf(line, sizeof line, "  %9.6f  %9.6f  %9.6f  %9.6f  %9.6f  %12lld\n", r.run.val_bpb, r.bpb_part,
-                  r.run.core, r.core_part, r.composite, static_cast<long long>(r.run.params));
+    const std::string core = r.run.has_core ? format_number("%9.6f", r.run.core) : std::string(8, ' ') + "-";
+    std::snprintf(line, sizeof line, "  %9.6f  %9.6f  %s  %9.6f  %9.6f  %12lld\n", r.run.val_bpb, r.bpb_part,
+                  core.c_str(), r.core_part, r.composite, static_cast<long long>(r.run.params));
     std::cout << line;
   }
   for (const std::string& n : notes(ranked)) std::cout << "note: " << n << "\n";
@@ -89,8 +94,8 @@ void add_score(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("score", "Rank runs by the Phase 2 composite of val_bpb and CORE (recipe-spec §12)");
   cmd->add_option("RESULT", a->results,
-                  "Result files ({\"val_bpb\", \"core\", \"params\", optional \"name\"}), or run folders holding "
-                  "result.json")
+                  "Result files ({\"val_bpb\", \"params\", optional \"core\" and \"name\"}), or run folders "
+                  "(any train, speedrun or sweep trial folder: its result.json)")
       ->required();
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->footer(std::string(kRule) + ".");
@@ -106,7 +111,7 @@ void add_score(CLI::App& app) {
                       {"name", r.run.name},
                       {"val_bpb", r.run.val_bpb},
                       {"bpb_part", r.bpb_part},
-                      {"core", r.run.core},
+                      {"core", r.run.has_core ? nlohmann::json(r.run.core) : nlohmann::json()},
                       {"core_part", r.core_part},
                       {"composite", r.composite},
                       {"params", r.run.params},

@@ -12,22 +12,15 @@
 #include "base/format.h"
 #include "base/stop_signal.h"
 #include "cli/commands.h"
+#include "cli/mpi_job.h"
 #include "cli/recipe_args.h"
 #include "dist/mpi_communicator.h"
 #include "gemm/probe.h"
-#include "predict/device_clock.h"
+#include "pipeline/train_run.h"
 #include "train/data_setup.h"
-#include "train/run_folder.h"
 #include "train/trainer.h"
 
 namespace nanotrn::cli {
-
-namespace {
-// An interrupted run's exit status (128 + the signal), carried out of the command so that MPI ends cleanly first.
-struct StopExit {
-  int code;
-};
-}  // namespace
 
 namespace {
 
@@ -39,46 +32,23 @@ struct TrainArgs {
   int64_t stop_after = 0;
 };
 
-// Threads per rank: train.threads, else OMP_NUM_THREADS, else this machine's cores shared by its ranks.
-void share_cores(const recipe::Recipe& recipe, const dist::Communicator& comm) {
-  if (recipe.train.threads != 0 || std::getenv("OMP_NUM_THREADS") != nullptr || comm.ranks_on_host() == 1) return;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  omp_set_num_threads(std::max(1, cores / comm.ranks_on_host()));
-}
-
 void run_train(const TrainArgs& args, const Home& home, dist::Communicator& comm) {
   const bool lead = comm.rank() == 0;
-  comm.set_timeout(args.comm_timeout);
-  check(args.bucket_mb > 0.0 && args.bucket_mb <= 1024.0, "train: --bucket-mb must be in (0, 1024]");
   std::vector<std::string> extra;
   if (!args.budget.empty()) extra.push_back("train.budget=" + args.budget);
   const recipe::Recipe recipe = open_recipe(args.recipe, home, extra);
-  check(args.resume.empty() || !args.overwrite, "train: --resume and --overwrite exclude each other");
-  if (lead) {  // rank 0 owns the run folder
-    train::prepare_run_folder(args.out, !args.resume.empty() ? train::RunFolderUse::resume
-                                        : args.overwrite     ? train::RunFolderUse::overwrite
-                                                             : train::RunFolderUse::fresh);
-  }
-  share_cores(recipe, comm);
-  std::unique_ptr<recipe::Clock> clock = predict::make_clock_for(args.clock, recipe);
-  train::TrainerOptions o;
-  o.out_dir = args.out;
-  o.resume = args.resume;
-  o.stop_after_steps = args.stop_after;
-  o.comm = &comm;
-  o.bucket_bytes = static_cast<int64_t>(args.bucket_mb * (1 << 20));
-  if (!args.quiet && lead) o.print = [](const std::string& line) { std::cerr << line << "\n"; };
+  pipeline::TrainRunOptions o{.out = args.out,
+                              .resume = args.resume,
+                              .overwrite = args.overwrite,
+                              .clock = args.clock,
+                              .stop_after = args.stop_after,
+                              .comm_timeout = args.comm_timeout,
+                              .bucket_mb = args.bucket_mb,
+                              .setup_hint = setup_command(args.recipe.recipe, args.recipe.sets)};
+  if (!args.quiet) o.print = [](const std::string& line) { std::cerr << line << "\n"; };
   o.should_stop = [] { return stop_signal() != 0; };
-  {
-    Engine probe_engine(EngineOptions{.num_threads = recipe.train.threads});
-    const DType dt = recipe.train.precision == "bf16" ? DType::bf16 : DType::f32;
-    const hw::ArithmeticPeak peak = measure_matmul_peak(probe_engine.gemm(), dt, probe_engine.num_threads(), 0.2);
-    o.host_peak_gflops = peak.gflops;
-    o.host_peak_basis = peak.describe();
-  }
-  train::Trainer run(recipe, train::open_training_data(recipe, setup_command(args.recipe.recipe, args.recipe.sets)),
-                     *clock, o);
-  const train::TrainResult r = run.run();
+  const pipeline::TrainRunOutcome out = pipeline::train_run(recipe, o, comm);
+  const train::TrainResult& r = out.result;
   if (r.stop_reason == "interrupted") {
     const std::string ckpt = args.out + "/checkpoint.safetensors";
     if (lead) {
@@ -94,35 +64,13 @@ void run_train(const TrainArgs& args, const Home& home, dist::Communicator& comm
     return;
   }
   std::cout << "done: " << r.steps << " steps, " << r.tokens << " tokens, charged "
-            << format_number("%.1f", r.charged_seconds) << " s (" << clock->name() << " clock), host wall "
+            << format_number("%.1f", r.charged_seconds) << " s (" << out.clock_name << " clock), host wall "
             << format_number("%.1f", r.wall_seconds) << " s, stop: " << r.stop_reason << "\n";
   std::cout << "val_bpb " << format_number("%.4f", r.val_bpb) << " (" << r.val_tokens << " tokens, "
             << format_number("%.4f", r.val_nats_per_token) << " nats/token); last train loss "
             << format_number("%.4f", r.last_loss) << "\n";
-  std::cout << "checkpoint " << args.out << "/checkpoint.safetensors, metrics " << args.out << "/metrics.jsonl\n";
-}
-
-// Runs `job` on this rank. Under mpirun every rank runs the command (README: data-parallel training) and MPI starts
-// here; an error on any rank of a larger world ends the whole job at once (the other ranks may be waiting inside a
-// collective), and an interrupted run ends MPI on every rank before it exits with 128 + the signal.
-void run_on_ranks(const std::function<void(dist::Communicator&)>& job) {
-  dist::MpiSession session;
-  const std::unique_ptr<dist::Communicator> comm = session.communicator();
-  int exit_code = -1;
-  try {
-    job(*comm);
-  } catch (const StopExit& stop) {
-    exit_code = stop.code;
-  } catch (const std::exception& e) {
-    if (comm->size() == 1) throw;
-    std::cerr << "nanotrn: error (rank " << comm->rank() << " of " << comm->size() << "): " << e.what() << "\n";
-    session.abort(1);
-  }
-  if (exit_code >= 0) {
-    std::cout.flush();
-    session.finish();
-    std::exit(exit_code);
-  }
+  std::cout << "checkpoint " << args.out << "/checkpoint.safetensors, metrics " << args.out << "/metrics.jsonl"
+            << (out.result_json.is_null() ? "" : ", result " + args.out + "/result.json") << "\n";
 }
 
 }  // namespace
@@ -182,7 +130,7 @@ void bench_train(const BenchArgs& bench_args, const Home& home, dist::Communicat
       open_recipe(args->recipe, home,
                   {"train.budget=0", "train.steps=" + std::to_string(args->warmup + args->steps),
                    "train.log_every=" + std::to_string(args->warmup + args->steps), "train.checkpoint_every=0"});
-  share_cores(r, *comm);
+  pipeline::share_host_cores(r, *comm);
   train::TrainerData data;
   data.train = train::make_random_source(static_cast<int32_t>(r.model.vocab_size), r.seed);
   data.description = "random tokens";

@@ -78,6 +78,7 @@ class LocalCommunicator final : public Communicator {
   int size() const override { return 1; }
   int ranks_on_host() const override { return 1; }
   std::string transport() const override { return "single process"; }
+  std::unique_ptr<Communicator> split(int) const override { return make_local_communicator(); }
 
   Request start_all_reduce(void*, int64_t count, Scalar, ReduceOp) override {
     check(count >= 0, "all_reduce: negative count");

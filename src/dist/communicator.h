@@ -66,6 +66,9 @@ class Communicator {
   // transport for the run header ("single process", "Open MPI 4.1.4 (shared memory, tcp)").
   virtual int ranks_on_host() const = 0;
   virtual std::string transport() const = 0;
+  // The ranks of this communicator with the same `color`, as a communicator of their own (ordered by rank): a job's
+  // rank groups (a sweep runs one trial per group). Collective: every rank calls it.
+  virtual std::unique_ptr<Communicator> split(int color) const = 0;
 
   // Non-blocking collectives (the buffers belong to the request until it finishes).
   // All-reduce, in place: every rank's `count` values combined element-wise by `op`.

@@ -100,12 +100,12 @@ class MpiRequest final : public RequestImpl {
 
 class MpiCommunicator final : public Communicator {
  public:
-  MpiCommunicator() {
-    check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
-    check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+  // Over `comm`: MPI_COMM_WORLD, or a communicator of split() that this object then owns (and frees).
+  explicit MpiCommunicator(MPI_Comm comm, bool owned = false) : comm_(comm), owned_(owned) {
+    check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
     MPI_Comm node;
-    check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
-              "MPI_Comm_split_type");
+    check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
     check_mpi(MPI_Comm_size(node, &on_host_), "MPI_Comm_size");
     MPI_Comm_free(&node);
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -114,9 +114,20 @@ class MpiCommunicator final : public Communicator {
     library_.assign(version, static_cast<size_t>(len));
     library_ = library_.substr(0, library_.find_first_of(",\n"));
   }
+  ~MpiCommunicator() override {
+    if (owned_) MPI_Comm_free(&comm_);
+  }
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int ranks_on_host() const override { return on_host_; }
+  std::unique_ptr<Communicator> split(int color) const override {
+    MPI_Comm sub;
+    check_mpi(MPI_Comm_split(comm_, color, rank_, &sub), "MPI_Comm_split");
+    MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN);
+    return std::make_unique<MpiCommunicator>(sub, true);
+  }
   std::string transport() const override {
     const char* btl = std::getenv("OMPI_MCA_btl");
     return library_ + (btl ? std::string(" (btl ") + btl + ")" : std::string());
@@ -124,50 +135,52 @@ class MpiCommunicator final : public Communicator {
 
   Request start_all_reduce(void* data, int64_t count, Scalar type, ReduceOp op) override {
     MPI_Request r;
-    check_mpi(MPI_Iallreduce(MPI_IN_PLACE, data, int_count(count, "MPI_Iallreduce"), mpi_type(type), mpi_op(op),
-                             MPI_COMM_WORLD, &r),
-              "MPI_Iallreduce");
+    check_mpi(
+        MPI_Iallreduce(MPI_IN_PLACE, data, int_count(count, "MPI_Iallreduce"), mpi_type(type), mpi_op(op), comm_, &r),
+        "MPI_Iallreduce");
     return wrap(r, "an all-reduce");
   }
   Request start_reduce_scatter(const void* in, void* out, int64_t count_per_rank, Scalar type) override {
     MPI_Request r;
     check_mpi(MPI_Ireduce_scatter_block(in, out, int_count(count_per_rank, "MPI_Ireduce_scatter_block"), mpi_type(type),
-                                        MPI_SUM, MPI_COMM_WORLD, &r),
+                                        MPI_SUM, comm_, &r),
               "MPI_Ireduce_scatter_block");
     return wrap(r, "a reduce-scatter");
   }
   Request start_all_gather(const void* in, void* out, int64_t bytes_per_rank) override {
     MPI_Request r;
     const int n = int_count(bytes_per_rank, "MPI_Iallgather");
-    check_mpi(MPI_Iallgather(in, n, MPI_BYTE, out, n, MPI_BYTE, MPI_COMM_WORLD, &r), "MPI_Iallgather");
+    check_mpi(MPI_Iallgather(in, n, MPI_BYTE, out, n, MPI_BYTE, comm_, &r), "MPI_Iallgather");
     return wrap(r, "an all-gather");
   }
   Request start_broadcast(void* data, int64_t bytes, int root) override {
     check(root >= 0 && root < size_, "broadcast: no rank " + std::to_string(root));
     MPI_Request r;
-    check_mpi(MPI_Ibcast(data, int_count(bytes, "MPI_Ibcast"), MPI_BYTE, root, MPI_COMM_WORLD, &r), "MPI_Ibcast");
+    check_mpi(MPI_Ibcast(data, int_count(bytes, "MPI_Ibcast"), MPI_BYTE, root, comm_, &r), "MPI_Ibcast");
     return wrap(r, "a broadcast");
   }
   Request start_barrier() override {
     MPI_Request r;
-    check_mpi(MPI_Ibarrier(MPI_COMM_WORLD, &r), "MPI_Ibarrier");
+    check_mpi(MPI_Ibarrier(comm_, &r), "MPI_Ibarrier");
     return wrap(r, "a barrier");
   }
   Request start_send(const void* data, int64_t bytes, int peer) override {
     check(peer >= 0 && peer < size_ && peer != rank_, "send: no peer rank " + std::to_string(peer));
     MPI_Request r;
-    check_mpi(MPI_Isend(data, int_count(bytes, "MPI_Isend"), MPI_BYTE, peer, 0, MPI_COMM_WORLD, &r), "MPI_Isend");
+    check_mpi(MPI_Isend(data, int_count(bytes, "MPI_Isend"), MPI_BYTE, peer, 0, comm_, &r), "MPI_Isend");
     return wrap(r, "a send");
   }
   Request start_recv(void* data, int64_t bytes, int peer) override {
     check(peer >= 0 && peer < size_ && peer != rank_, "recv: no peer rank " + std::to_string(peer));
     MPI_Request r;
-    check_mpi(MPI_Irecv(data, int_count(bytes, "MPI_Irecv"), MPI_BYTE, peer, 0, MPI_COMM_WORLD, &r), "MPI_Irecv");
+    check_mpi(MPI_Irecv(data, int_count(bytes, "MPI_Irecv"), MPI_BYTE, peer, 0, comm_, &r), "MPI_Irecv");
     return wrap(r, "a receive");
   }
 
  private:
   Request wrap(MPI_Request r, const char* call) { return Request(std::make_unique<MpiRequest>(*this, r, call)); }
+  MPI_Comm comm_;
+  bool owned_ = false;
   int rank_ = 0, size_ = 1, on_host_ = 1;
   std::string library_;
 };
@@ -193,7 +206,7 @@ void MpiSession::finish() {
 
 std::unique_ptr<Communicator> MpiSession::communicator() const {
   if (!active_) return make_local_communicator();
-  return std::make_unique<MpiCommunicator>();
+  return std::make_unique<MpiCommunicator>(MPI_COMM_WORLD);
 }
 
 void MpiSession::abort(int code) const {

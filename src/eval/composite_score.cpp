@@ -18,7 +18,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kExpected = "a result file is a JSON object with \"val_bpb\", \"core\" and \"params\"";
+constexpr const char* kExpected =
+    "a result file is a JSON object with \"val_bpb\" and \"params\", and \"core\" once CORE is scored";
 
 // The file a RESULT argument names: itself, or FOLDER/result.json.
 std::string result_file(const std::string& path) {
@@ -111,7 +112,8 @@ RunResult read_run_result(const std::string& path) {
     check(!r.name.empty(), file + ": key \"name\" is empty (leave it out to name the run after the file)");
   }
   r.val_bpb = finite_number(j, file, "val_bpb");
-  r.core = finite_number(j, file, "core");
+  r.has_core = j.contains("core");
+  r.core = r.has_core ? finite_number(j, file, "core") : 0.0;
   r.params = positive_count(j, file, "params");
   return r;
 }
@@ -135,7 +137,11 @@ std::vector<RankedRun> composite_score(std::vector<RunResult> runs) {
   check(!runs.empty(), "composite score: no runs to score");
   for (const RunResult& r : runs) {
     check(std::isfinite(r.val_bpb), "composite score: run '" + r.name + "': val_bpb is not finite");
-    check(std::isfinite(r.core), "composite score: run '" + r.name + "': core is not finite");
+    check(!r.has_core || std::isfinite(r.core), "composite score: run '" + r.name + "': core is not finite");
+    check(r.has_core == runs.front().has_core,
+          "composite score: run '" + (r.has_core ? runs.front() : r).name + "' has no CORE while run '" +
+              (r.has_core ? r : runs.front()).name +
+              "' has one: score CORE for every run (nanotrn eval core --ckpt RUN/checkpoint.safetensors) or for none");
     check(r.params > 0, "composite score: run '" + r.name + "': params must be > 0, got " + std::to_string(r.params));
   }
   const auto [bpb_lo, bpb_hi] =

@@ -27,8 +27,13 @@
 // TieBreak::params). Equal composites and params: the order given, which no rule decides (tie =
 // TieBreak::input_order, and the CLI says so). Ranks are 1..N, distinct.
 //
-// Result files (written by the speedrun and `eval core`): a JSON object with "val_bpb" (number), "core" (number),
-// "params" (integer), optional "name" (string; default: the path of the file read); other keys are ignored. Errors
+// CORE is optional, all or nothing: a pool where no run has CORE (training runs that were never scored with
+// `eval core`) scores its CORE part 0.5 for every run, as any part that cannot tell the runs apart, so val_bpb alone
+// orders them; a pool where some runs have CORE and others not is an error naming a run without it (ranking a
+// missing score against real ones would invent one).
+// Result files (every run folder's result.json: `train`, the speedrun, a sweep's trials; `eval core` adds "core"): a
+// JSON object with "val_bpb" (number), "params" (integer), optional "core" (number) and "name" (string; default: the
+// path of the file read); other keys are ignored. Errors
 // (nanotrn::Error, naming the file and the key): a missing file, malformed JSON, a key missing or not of its type,
 // a non-finite number (1e400, NaN, Infinity: refused by the JSON parser, naming the last key read), params <= 0,
 // an empty name, the same file given twice (also as FOLDER and FOLDER/result.json).
@@ -44,8 +49,9 @@ namespace nanotrn {
 struct RunResult {
   std::string name;
   double val_bpb = 0.0;  // bits per byte on the validation data: lower is better
-  double core = 0.0;     // CORE (mean centred accuracy): higher is better
+  double core = 0.0;     // CORE (mean centred accuracy): higher is better; meaningful only with has_core
   int64_t params = 0;    // parameter count: the tie-breaker, fewer is better
+  bool has_core = true;  // false: the result has no CORE (never scored)
 };
 
 // How a run's place against runs with the same composite was decided.
@@ -72,8 +78,8 @@ RunResult read_run_result(const std::string& path);
 // Each path read as above; two paths naming the same file are an error naming both.
 std::vector<RunResult> read_run_results(const std::vector<std::string>& paths);
 
-// The pool ranked, best first. Throws on an empty pool, a non-finite val_bpb or CORE, or params <= 0 (naming the
-// run), so that runs built in code are held to the rules of result files.
+// The pool ranked, best first. Throws on an empty pool, a non-finite val_bpb or CORE, params <= 0, or CORE on some
+// runs and not others (naming the run), so that runs built in code are held to the rules of result files.
 std::vector<RankedRun> composite_score(std::vector<RunResult> runs);
 
 }  // namespace nanotrn

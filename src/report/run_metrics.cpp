@@ -2,6 +2,7 @@
 #include "report/run_metrics.h"
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "base/error.h"
@@ -158,8 +159,15 @@ std::vector<std::pair<double, double>> metric_points(const RunMetrics& m, Metric
 }
 
 RunMetrics read_run_metrics(const std::string& path) {
-  const std::vector<uint8_t> bytes = read_file(path);
-  return parse_run_metrics(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+  std::error_code ec;
+  std::string file = path;
+  if (std::filesystem::is_directory(path, ec)) {
+    file = (std::filesystem::path(path) / "metrics.jsonl").string();
+    check(std::filesystem::exists(file, ec),
+          "'" + path + "' is a folder without a metrics.jsonl (give a run folder: train --out DIR, or the file)");
+  }
+  const std::vector<uint8_t> bytes = read_file(file);
+  return parse_run_metrics(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), file);
 }
 
 }  // namespace nanotrn::report

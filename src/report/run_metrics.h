@@ -65,6 +65,7 @@ Metric parse_metric(const std::string& name);  // the enumerator's name; throws 
 XAxis parse_x_axis(const std::string& name);   // "step" | "charged_seconds" (or "time")
 std::string metric_name(Metric m);
 std::vector<std::pair<double, double>> metric_points(const RunMetrics& m, Metric y, XAxis x);
+// `path` is a metrics.jsonl file, or a run folder (its metrics.jsonl; an Error names the folder when it has none).
 RunMetrics read_run_metrics(const std::string& path);
 
 }  // namespace nanotrn::report

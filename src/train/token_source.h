@@ -28,8 +28,9 @@ class TokenSource {
 
 // Uniform random tokens in [0, vocab) (benchmarks: same shapes and work as real data).
 std::unique_ptr<TokenSource> make_random_source(int32_t vocab, uint64_t seed);
-// A synthetic language for tests: each row is a walk through a fixed random permutation of the vocabulary with
-// occasional random jumps (probability 1/8), so a model can learn it but never exactly.
+// A synthetic language for tests: each row is a walk through a fixed random permutation of the vocabulary (the same
+// for every seed: the seed draws the walks, so training and validation sources of different seeds share the
+// language) with occasional random jumps (probability 1/8), so a model can learn it but never exactly.
 std::unique_ptr<TokenSource> make_pattern_source(int32_t vocab, uint64_t seed);
 
 }  // namespace nanotrn::train

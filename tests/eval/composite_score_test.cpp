@@ -208,7 +208,6 @@ TEST(CompositeScore, EachErrorOfAResultFileNamesTheFileAndTheKey) {
     EXPECT_NE(e.find(f + ": " + message), std::string::npos) << "for " << text << ": " << e;
   };
   expect_error(R"({"core": 0.2, "params": 1})", "missing key \"val_bpb\"");
-  expect_error(R"({"val_bpb": 0.9, "params": 1})", "missing key \"core\"");
   expect_error(R"({"val_bpb": 0.9, "core": 0.2})", "missing key \"params\"");
   expect_error(R"({"val_bpb": "0.9", "core": 0.2, "params": 1})",
                "key \"val_bpb\" must be a number, got string \"0.9\"");
@@ -251,6 +250,31 @@ TEST(CompositeScore, MissingFilesFoldersAndTheSameFileTwiceAreRefused) {
                        (dir / "run/./result.json") + "')"),
             std::string::npos)
       << twice;
+}
+
+// CORE is all or nothing: a pool without it ranks by val_bpb alone (the CORE part 0.5 for each, a zero range); a
+// pool that mixes runs with and without it is refused, naming a run without it.
+TEST(CompositeScore, CoreIsOptionalButAllOrNothing) {
+  data::testing::TempDir dir;
+  write(dir / "a.json", R"({"name": "a", "val_bpb": 0.9, "params": 5})");
+  const RunResult a = read_run_result(dir / "a.json");
+  EXPECT_FALSE(a.has_core);
+  EXPECT_EQ(a.val_bpb, 0.9);
+  RunResult b = a;
+  b.name = "b";
+  b.val_bpb = 1.1;
+  const auto ranked = composite_score({b, a});
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].run.name, "a");
+  EXPECT_EQ(ranked[0].core_part, 0.5);
+  EXPECT_EQ(ranked[1].core_part, 0.5);
+  EXPECT_EQ(ranked[0].composite, 0.75);
+  EXPECT_EQ(ranked[1].composite, 0.25);
+  RunResult c = run("c", 1.0, 0.2, 5);
+  const std::string e = error_message_of([&] { composite_score({c, a}); });
+  EXPECT_NE(e.find("run 'a' has no CORE while run 'c' has one"), std::string::npos) << e;
+  const std::string e2 = error_message_of([&] { composite_score({a, c}); });
+  EXPECT_NE(e2.find("run 'a' has no CORE while run 'c' has one"), std::string::npos) << e2;
 }
 
 }  // namespace

@@ -97,6 +97,11 @@ TEST(StackProfiles, FromTakesTheNamedProfilesValueAndSource) {
   EXPECT_NEAR(tc.band_high.value, std::max(nki.band_high.value, nx.band_high.value), 1e-12);
 }
 
+// Relative. A fit ends in a flat valley of its cost, so the two builds' rounding of the same residuals (release:
+// -march=native; sanitizer: x86-64-v3) lands it up to ~4e-6 apart (measured: neuronx-distributed's efficiency scale,
+// 3.3e-6; its band, 4.7e-6); a change to the model or the runs moves a fit far more.
+constexpr double kRefit = 2e-5;
+
 // Every fitted shipped profile is what its stored runs give when fitted again (the fit's inputs are stored beside
 // its values). A change to the model that moves a fit fails here until scripts/refit_stacks.sh is run and
 // docs/VALIDATION.md updated.
@@ -111,11 +116,11 @@ TEST(StackProfiles, EachShippedFitIsItsStoredRunsFittedAgain) {
     EXPECT_EQ(nlohmann::json(c.free), p.fit.at("free")) << p.name;
     for (StackParam q : recipe::all_stack_params()) {
       if (p.param(q).source.rfind("from ", 0) == 0 || p.param(q).source.rfind("not fitted", 0) == 0) continue;
-      EXPECT_NEAR(c.profile.value(q), p.value(q), 1e-6 * std::abs(p.value(q)) + 1e-15)
+      EXPECT_NEAR(c.profile.value(q), p.value(q), kRefit * std::abs(p.value(q)) + 1e-15)
           << p.name << "." << recipe::to_string(q) << ": run scripts/refit_stacks.sh";
     }
-    EXPECT_NEAR(c.profile.band_low.value, p.band_low.value, 1e-6) << p.name;
-    EXPECT_NEAR(c.profile.band_high.value, p.band_high.value, 1e-6) << p.name;
+    EXPECT_NEAR(c.profile.band_low.value, p.band_low.value, kRefit) << p.name;
+    EXPECT_NEAR(c.profile.band_high.value, p.band_high.value, kRefit) << p.name;
     // The band holds every measurement of the fit, by construction of its leave-one-out ratios.
     for (const CalibratedRun& r : c.runs) {
       EXPECT_GE(r.measured_s, r.fitted_s * p.band_low.value * (1 - 1e-9)) << p.name << " " << r.label;

@@ -22,11 +22,13 @@
 namespace nanotrn::predict {
 namespace {
 
-// Relative. The release (-march=native) and sanitizer (x86-64-v3) builds contract floating point differently and
-// differ by up to ~2e-6 (the kit baseline's compiled step); any change to the model moves a figure far more.
-constexpr double kPinned = 1e-5;
+// Relative. The release (-march=native) and sanitizer (x86-64-v3) builds contract floating point differently: a
+// step differs by up to ~2e-6 (the kit baseline's compiled step), and the shipped stack fits, which the figures use
+// and which end in a flat valley of their cost, land up to ~4e-6 apart, moving a figure by up to ~3e-5 (measured:
+// GPT3-46B's two-run calibration, 2.8e-5). Any change to the model moves a figure far more than 1e-4.
+constexpr double kPinned = 1e-4;
 
-// `value` is the pinned `today` to 1e-5 relative, and `doc` (as printed in VALIDATION.md, to `doc_unit` in its
+// `value` is the pinned `today` to kPinned relative, and `doc` (as printed in VALIDATION.md, to `doc_unit` in its
 // last digit) is `today` rounded.
 void expect_figure(const char* what, double value, double today, double doc, double doc_unit) {
   EXPECT_NEAR(value, today, std::abs(today) * kPinned) << what << ": the prediction moved; update docs/VALIDATION.md";

@@ -1,0 +1,83 @@
+// One training run into a run folder. See train_run.h.
+#include "pipeline/train_run.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "engine/engine.h"
+#include "gemm/probe.h"
+#include "model/config.h"
+#include "predict/device_clock.h"
+#include "train/data_setup.h"
+#include "train/run_folder.h"
+
+namespace nanotrn::pipeline {
+namespace {
+
+train::TrainerOptions trainer_options(const recipe::Recipe& recipe, const TrainRunOptions& o,
+                                      dist::Communicator& comm) {
+  train::TrainerOptions t;
+  t.out_dir = o.out;
+  t.resume = o.resume;
+  t.stop_after_steps = o.stop_after;
+  t.comm = &comm;
+  t.bucket_bytes = static_cast<int64_t>(o.bucket_mb * (1 << 20));
+  if (comm.rank() == 0) t.print = o.print;
+  t.should_stop = o.should_stop;
+  Engine probe_engine(EngineOptions{.num_threads = recipe.train.threads});
+  const DType dt = recipe.train.precision == "bf16" ? DType::bf16 : DType::f32;
+  const hw::ArithmeticPeak peak = measure_matmul_peak(probe_engine.gemm(), dt, probe_engine.num_threads(), 0.2);
+  t.host_peak_gflops = peak.gflops;
+  t.host_peak_basis = peak.describe();
+  return t;
+}
+
+}  // namespace
+
+void share_host_cores(const recipe::Recipe& recipe, const dist::Communicator& comm) {
+  if (recipe.train.threads != 0 || std::getenv("OMP_NUM_THREADS") != nullptr || comm.ranks_on_host() == 1) return;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  omp_set_num_threads(std::max(1, cores / comm.ranks_on_host()));
+}
+
+nlohmann::json run_result_json(const recipe::Recipe& recipe, const train::TrainResult& r, const std::string& clock) {
+  nlohmann::json j = r.to_json();
+  j.erase("loss_curve");  // metrics.jsonl holds the curve
+  j["name"] = recipe.name;
+  j["params"] = model::count_params(model::resolve(recipe.model)).total();
+  j["clock"] = clock;
+  j["recipe"] = recipe::recipe_to_json(recipe);
+  return j;
+}
+
+TrainRunOutcome train_run(const recipe::Recipe& recipe, const TrainRunOptions& o, dist::Communicator& comm) {
+  comm.set_timeout(o.comm_timeout);
+  check(o.bucket_mb > 0.0 && o.bucket_mb <= 1024.0, "train: --bucket-mb must be in (0, 1024]");
+  check(o.resume.empty() || !o.overwrite, "train: --resume and --overwrite exclude each other");
+  if (comm.rank() == 0) {  // rank 0 owns the run folder
+    train::prepare_run_folder(o.out, !o.resume.empty() ? train::RunFolderUse::resume
+                                     : o.overwrite     ? train::RunFolderUse::overwrite
+                                                       : train::RunFolderUse::fresh);
+  }
+  share_host_cores(recipe, comm);
+  const std::unique_ptr<recipe::Clock> clock = predict::make_clock_for(o.clock, recipe);
+  train::Trainer run(recipe, train::open_training_data(recipe, o.setup_hint), *clock, trainer_options(recipe, o, comm));
+  TrainRunOutcome out;
+  out.result = run.run();
+  out.clock_name = clock->name();
+  const bool finished = out.result.stop_reason == "budget" || out.result.stop_reason == "steps";
+  if (comm.rank() == 0 && finished && !o.out.empty()) {
+    out.result_json = run_result_json(recipe, out.result, out.clock_name);
+    const std::string text = out.result_json.dump(2) + "\n";
+    write_file_atomic(o.out + "/result.json", text.data(), text.size());
+  }
+  return out;
+}
+
+}  // namespace nanotrn::pipeline
