@@ -106,17 +106,25 @@ case "$mode" in
       --set model.depth=4 > "$work/out.txt" 2> "$work/err.txt" &
     job=$!
     wait_for "$work/run/metrics.jsonl" '"step":6' 120 || fail "the run did not reach step 6"
-    if [ "$mode" = kill_in_write ]; then
-      # Wait until rank 0 is inside a checkpoint write (its temporary exists), then kill it there: polled without a
-      # pause for up to 60 s (a write every step; on a fast machine each lasts well under a millisecond).
-      deadline=$((SECONDS + 60))
-      while [ $SECONDS -lt $deadline ]; do
-        compgen -G "$work/run/*.tmp.*" > /dev/null && break
-      done
-      ls "$work/run/"*.tmp.* > /dev/null 2>&1 || fail "never saw a checkpoint being written"
-    fi
     pid=$(rank_pid $victim)
     [ -n "$pid" ] || fail "rank $victim not found"
+    if [ "$mode" = kill_in_write ]; then
+      # Catch rank 0 inside a checkpoint write (its temporary exists): polled without a pause for up to 60 s (a write
+      # every step; on a fast machine each lasts well under a millisecond). The temporary can be renamed between the
+      # look and the kill, so the rank is first frozen (SIGSTOP) and the temporary looked for again: still there, the
+      # rank dies inside the write; gone, the rank goes on (SIGCONT) and the poll continues.
+      deadline=$((SECONDS + 60)) caught=0
+      while [ $SECONDS -lt $deadline ]; do
+        compgen -G "$work/run/*.tmp.*" > /dev/null || continue
+        kill -STOP "$pid"
+        if compgen -G "$work/run/*.tmp.*" > /dev/null; then
+          caught=1
+          break
+        fi
+        kill -CONT "$pid"
+      done
+      [ $caught = 1 ] || fail "never saw a checkpoint being written"
+    fi
     start=$(date +%s.%N)
     kill -9 "$pid"
     wait "$job"
