@@ -15,7 +15,7 @@ mkdir -p "$out/generated/recipe"
 flags=(-std=c++20 -O1 -gline-tables-only -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc
        -I"$out/generated" -include fuzz/source_location_compat.h)
 # The shipped stack profiles the recipe parser resolves launch.stack against, embedded as the CMake build does.
-cmake -DSTACKS_DIR=configs/stacks -DOUT="$out/generated/recipe/stacks.json.inc" -P cmake/embed_stacks.cmake
+cmake -DJSON_DIR=configs/stacks -DOUT="$out/generated/recipe/stacks.json.inc" -P cmake/embed_json.cmake
 tensor=(src/tensor/tensor.cpp src/tensor/allocator.cpp src/tensor/strided.cpp src/dtype/dtype.cpp
         src/dtype/convert.cpp src/base/rng.cpp)
 

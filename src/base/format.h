@@ -2,6 +2,7 @@
 //
 //   std::string s = format_number("%.4f", loss);    // "3.1416"
 //   format_bytes(1.5 * 1024 * 1024 * 1024)          // "1.50 GiB" (binary units, for messages)
+//   format_count(1505631)                           // "1,505,631"
 //
 // `format` must take exactly one double conversion; the result is cut at 95 characters.
 #pragma once
@@ -22,6 +23,15 @@ inline std::string format_bytes(double bytes) {
   int u = 0;
   for (; bytes >= 1024.0 && u < 6; u++) bytes /= 1024.0;
   return format_number(bytes >= 1e6 ? "%.3g" : u == 0 ? "%.0f" : "%.2f", bytes) + " " + units[u];
+}
+
+inline std::string format_count(long long n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); i++) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (n < 0 ? "-" : "") + out;
 }
 
 }  // namespace nanotrn

@@ -24,20 +24,41 @@ std::vector<double> clamped(const FitProblem& p, std::vector<double> u) {
   return u;
 }
 
-// The damped normal equations (J^T J + lambda diag(J^T J)) delta = -J^T r.
-std::vector<double> damped_step(const std::vector<std::vector<double>>& J, const std::vector<double>& r,
-                                double lambda) {
+// The damped normal equations (J^T J + lambda diag(J^T J)) delta = -J^T r over the free parameters; a fixed one
+// (fixed[i]) does not move.
+std::vector<double> damped_step(const std::vector<std::vector<double>>& J, const std::vector<double>& r, double lambda,
+                                const std::vector<bool>& fixed) {
   const size_t n = J.empty() ? 0 : J[0].size();
   std::vector<std::vector<double>> a(n, std::vector<double>(n, 0.0));
   std::vector<double> g(n, 0.0);
   for (size_t k = 0; k < J.size(); k++) {
     for (size_t i = 0; i < n; i++) {
+      if (fixed[i]) continue;
       g[i] -= J[k][i] * r[k];
-      for (size_t j = 0; j < n; j++) a[i][j] += J[k][i] * J[k][j];
+      for (size_t j = 0; j < n; j++)
+        if (!fixed[j]) a[i][j] += J[k][i] * J[k][j];
     }
   }
-  for (size_t i = 0; i < n; i++) a[i][i] += lambda * std::max(a[i][i], 1e-12);
+  for (size_t i = 0; i < n; i++) a[i][i] = fixed[i] ? 1.0 : a[i][i] + lambda * std::max(a[i][i], 1e-12);
   return solve_linear(a, g);
+}
+
+// The step with the parameters that sit on a bound and would step past it held there (an active set: clamping the
+// whole step instead bends the free parameters' part of it, and the fit stalls short of a minimum on the bound).
+std::vector<double> bounded_step(const FitProblem& p, const std::vector<double>& u,
+                                 const std::vector<std::vector<double>>& J, const std::vector<double>& r,
+                                 double lambda) {
+  std::vector<bool> fixed(u.size(), false);
+  for (;;) {
+    const std::vector<double> step = damped_step(J, r, lambda, fixed);
+    bool more = false;
+    for (size_t i = 0; i < u.size(); i++) {
+      const bool at_lower = !p.lower.empty() && u[i] <= p.lower[i] && step[i] < 0;
+      const bool at_upper = !p.upper.empty() && u[i] >= p.upper[i] && step[i] > 0;
+      if (!fixed[i] && (at_lower || at_upper)) fixed[i] = more = true;
+    }
+    if (!more) return step;
+  }
 }
 
 }  // namespace
@@ -69,7 +90,7 @@ FitResult levenberg_marquardt(const FitProblem& p) {
     for (int tries = 0; tries < 30 && !improved; tries++) {
       std::vector<double> step;
       try {
-        step = damped_step(J, f.r, lambda);
+        step = bounded_step(p, f.u, J, f.r, lambda);
       } catch (const Error&) {
         lambda *= 10;
         continue;

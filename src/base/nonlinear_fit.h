@@ -10,10 +10,11 @@
 //
 // Rules: the Jacobian is taken by forward differences of step 1e-6 (max(1, |u|)); a step is accepted when it lowers
 // the cost, else the damping grows tenfold; iteration stops when the relative cost change is below 1e-14 over a
-// successful step, the step is below 1e-12, or after max_iterations. Bounds clamp every trial point. jacobian_rank
-// scales each column to unit length (a parameter that moves no residual has a zero column and is rank-deficient by
-// itself), then takes the singular values from the eigenvalues of J^T J (Jacobi rotations): full rank when there are
-// at least as many points as parameters and the smallest / largest singular value exceeds the tolerance.
+// successful step, the step is below 1e-12, or after max_iterations. A parameter on a bound whose step points past it
+// is held there and the step solved again for the others (an active set); bounds then clamp every trial point.
+// jacobian_rank scales each column to unit length (a parameter that moves no residual has a zero column and is
+// rank-deficient by itself), then takes the singular values from the eigenvalues of J^T J (Jacobi rotations): full rank
+// when there are at least as many points as parameters and the smallest / largest singular value exceeds the tolerance.
 // Not here: what the residuals mean.
 #pragma once
 

@@ -27,5 +27,6 @@ void add_recipe(CLI::App& app, const Home& home);
 void add_score(CLI::App& app);
 void add_report(CLI::App& app);                   // `report` and `plot` (report.cpp)
 void add_sweep(CLI::App& app, const Home& home);  // `sweep`, `sweep report`, `sweep status`
+void add_forecast(CLI::App& app, const Home& home);
 
 }  // namespace nanotrn::cli

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "base/error.h"
 #include "cli/commands.h"
 #include "cli/recipe_args.h"
 #include "data/corpus.h"
@@ -39,23 +40,34 @@ void add_data_setup(CLI::App& data, const Home& home) {
 
 void add_data_prepare(CLI::App& data, const Home& home) {
   auto* cmd = data.add_subcommand("prepare",
-                                  "Build a corpus folder (train.jsonl, val.jsonl) from text files, folders or JSONL; "
-                                  "with no sources, the default corpus (Brown, from scripts/setup.sh)");
+                                  "Build a corpus folder (train.jsonl, val.jsonl) from plain text files, folders, "
+                                  "JSONL or Parquet files; with no sources, the default corpus (Brown, from "
+                                  "scripts/setup.sh)");
   struct Args {
     std::vector<std::string> sources;
     std::string out;
     double val_fraction = 0.1;
     bool force = false;
+    std::string field = data::kDefaultTextField;
   };
   auto a = std::make_shared<Args>();
   a->out = home.path(data::kDefaultCorpusDir);
-  cmd->add_option("sources", a->sources, "Text files, folders or .jsonl files (default: the Brown corpus)");
+  cmd->add_option("sources", a->sources,
+                  "Plain UTF-8 text files, folders, .jsonl files or Parquet files (default: the Brown corpus); any "
+                  "other file is an error");
   cmd->add_option("--out", a->out, "Corpus folder")->capture_default_str();
   cmd->add_option("--val-fraction", a->val_fraction, "Fraction of documents (by id hash) in validation")
       ->capture_default_str();
+  cmd->add_option("--field", a->field, "The text field of JSONL lines and the text column of Parquet files")
+      ->capture_default_str();
   cmd->add_flag("--force", a->force, "Rebuild even when the folder is already valid");
   cmd->callback([a] {
-    const data::PrepareOptions o{a->val_fraction, a->force};
+    check(!a->sources.empty() || a->field == data::kDefaultTextField,
+          "data prepare: --field names the text of JSONL and Parquet sources; the default corpus has none");
+    const data::PrepareOptions o{
+        .val_fraction = a->val_fraction, .force = a->force, .field = a->field, .say = [](const std::string& line) {
+          std::printf("%s\n", line.c_str());
+        }};
     const data::CorpusInfo info =
         a->sources.empty() ? data::prepare_default_corpus(a->out, o) : data::prepare_corpus(a->sources, a->out, o);
     if (!info.rebuilt_because.empty())
@@ -76,7 +88,8 @@ void add_data_stats(CLI::App& data, const Home& home) {
   cmd->add_option("--shards", *shards, "Shard folder (skipped when it has no shards.json)")->capture_default_str();
   cmd->callback([corpus, shards] {
     const data::CorpusInfo info = data::verify_corpus(*corpus);
-    std::printf("corpus %s (val fraction %g)\n", corpus->c_str(), info.val_fraction);
+    const std::string field = info.field == data::kDefaultTextField ? "" : ", field '" + info.field + "'";
+    std::printf("corpus %s (val fraction %g%s)\n", corpus->c_str(), info.val_fraction, field.c_str());
     print_split("train", info.train);
     print_split("val", info.val);
     if (std::filesystem::exists(*shards + "/shards.json")) {

@@ -23,10 +23,10 @@ struct Input {
 };
 
 // A prepared corpus folder gives its given split; a plain text file its paragraphs (or lines: data/split_text.h);
-// anything else is read as a source (folder, .jsonl).
+// anything else is read as a source (folder, .jsonl, Parquet).
 Input read_input(const std::string& path, const std::string& split) {
   if (std::filesystem::exists(path + "/corpus.json")) return {data::read_corpus_split(path, split), ""};
-  if (std::filesystem::is_directory(path) || std::filesystem::path(path).extension() == ".jsonl")
+  if (std::filesystem::is_directory(path) || data::source_format(path) != data::SourceFormat::text)
     return {data::read_source(path), ""};
   data::SplitText pieces = data::read_text_source(path);
   const std::string note = path + " (" + std::to_string(std::filesystem::file_size(path)) + " bytes) split into " +
@@ -53,8 +53,9 @@ void add_tokenizer_train(CLI::App& parent, const Home& home) {
   a->input = home.path(data::kDefaultCorpusDir);
   a->out = home.path(data::kDefaultTokenizerDir);
   cmd->add_option("--input", a->input,
-                  "Corpus folder (its train split), a folder of text files or JSONL (a document per file or line), or "
-                  "one plain text file (a document per paragraph; per line when it has no blank line)")
+                  "Corpus folder (its train split), a folder of text files or JSONL (a document per file or line), a "
+                  "Parquet file (a document per value of its 'text' column), or one plain text file (a document per "
+                  "paragraph; per line when it has no blank line)")
       ->capture_default_str();
   cmd->add_option("--vocab", a->vocab, "Vocabulary size, specials included")->capture_default_str();
   cmd->add_option("--out", a->out, "Output folder (tokenizer.tiktoken + tokenizer.json)")->capture_default_str();

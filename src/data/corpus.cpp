@@ -9,10 +9,12 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/format.h"
 #include "data/brown.h"
 #include "data/jsonl.h"
 #include "data/split_text.h"
 #include "io/crc32c.h"
+#include "io/parquet.h"
 
 namespace nanotrn::data {
 
@@ -36,15 +38,51 @@ bool is_validation(std::string_view id, double val_fraction) { return split_hash
 
 namespace {
 
+// The end of every message about a file of no format read_source reads.
+const char* kFormats =
+    "not a source format nanotrn reads (plain UTF-8 text without NUL bytes, JSON Lines named .jsonl, or Parquet)";
+
+// A plain text file: valid UTF-8 and no NUL byte, else it is not text (a binary file, another encoding).
 Document read_text_file(const std::string& path, const std::string& id) {
   const std::vector<uint8_t> bytes = read_file(path);
   Document d{id, std::string(bytes.begin(), bytes.end())};
-  const size_t bad = find_invalid_utf8(d.text);
-  check(bad == std::string::npos, path + ": byte " + std::to_string(bad) + ": not valid UTF-8");
+  const size_t bad = find_invalid_utf8(d.text), nul = d.text.find('\0');
+  if (nul < bad) throw Error(path + ": byte " + std::to_string(nul) + ": a NUL byte; " + kFormats);
+  check(bad == std::string::npos, path + ": byte " + std::to_string(bad) + ": not valid UTF-8; " + kFormats);
   return d;
 }
 
-bool is_jsonl(const fs::path& p) { return p.extension() == ".jsonl"; }
+// One document per non-null value of a Parquet file's text column, with id "<id_base>#<row>".
+std::vector<Document> read_parquet_source(const std::string& path, const std::string& id_base, const std::string& field,
+                                          const SourceLog& log) {
+  std::vector<Document> docs;
+  const io::ParquetReadStats s = io::read_parquet_rows(path, field, [&](uint64_t row, std::string_view text) {
+    const size_t bad = find_invalid_utf8(text);
+    check(bad == std::string_view::npos, path + ": row " + std::to_string(row) + ": the text of column '" + field +
+                                             "' is not valid UTF-8 at byte " + std::to_string(bad));
+    docs.push_back({id_base + "#" + std::to_string(row), std::string(text)});
+  });
+  if (log) {
+    log(path + ": " + std::to_string(s.values) + " documents from column '" + field + "' of " + std::to_string(s.rows) +
+        " rows (" + std::to_string(s.nulls) + " null rows skipped)");
+  }
+  return docs;
+}
+
+// One file of a source, named `id` in its documents' ids; `alone`: given by itself rather than found in a directory.
+std::vector<Document> read_file_source(const fs::path& file, const std::string& id, bool alone,
+                                       const std::string& field, const SourceLog& log) {
+  switch (source_format(file.string())) {
+    case SourceFormat::parquet:
+      return read_parquet_source(file.string(), id, field, log);
+    case SourceFormat::jsonl:
+      return read_jsonl(file.string(), field, id);
+    case SourceFormat::text:
+      break;
+  }
+  if (alone) return split_text(read_text_file(file.string(), id)).docs;
+  return {read_text_file(file.string(), id)};
+}
 
 SplitCounts count(const std::vector<Document>& docs) {
   SplitCounts c;
@@ -111,16 +149,20 @@ void write_text(const std::string& path, const std::string& text) { write_file_a
 
 }  // namespace
 
+SourceFormat source_format(const std::string& file) {
+  if (io::looks_like_parquet(file)) return SourceFormat::parquet;
+  const fs::path extension = fs::path(file).extension();
+  check(extension != ".parquet", file + ": byte 0: no PAR1 magic, so not the Parquet file its name says; " + kFormats);
+  return extension == ".jsonl" ? SourceFormat::jsonl : SourceFormat::text;
+}
+
 SplitText read_text_source(const std::string& path) {
   return split_text(read_text_file(path, fs::path(path).filename().string()));
 }
 
-std::vector<Document> read_source(const std::string& path) {
+std::vector<Document> read_source(const std::string& path, const std::string& field, const SourceLog& log) {
   check(fs::exists(path), "data: no such file or directory: " + path);
-  if (!fs::is_directory(path)) {
-    if (is_jsonl(path)) return read_jsonl(path);
-    return read_text_source(path).docs;
-  }
+  if (!fs::is_directory(path)) return read_file_source(path, fs::path(path).filename().string(), true, field, log);
   std::vector<fs::path> files;
   for (auto it = fs::recursive_directory_iterator(path); it != fs::recursive_directory_iterator(); ++it) {
     const std::string name = it->path().filename().string();
@@ -133,12 +175,8 @@ std::vector<Document> read_source(const std::string& path) {
   std::sort(files.begin(), files.end());
   std::vector<Document> docs;
   for (const fs::path& f : files) {
-    if (is_jsonl(f)) {
-      for (Document& d : read_jsonl(f.string(), "text", f.lexically_relative(path).generic_string()))
-        docs.push_back(std::move(d));
-    } else {
-      docs.push_back(read_text_file(f.string(), f.lexically_relative(path).generic_string()));
-    }
+    for (Document& d : read_file_source(f, f.lexically_relative(path).generic_string(), false, field, log))
+      docs.push_back(std::move(d));
   }
   return docs;
 }
@@ -154,6 +192,7 @@ CorpusInfo read_corpus_info(const std::string& dir) {
     info.dir = dir;
     info.sources = j.at("sources").get<std::vector<std::string>>();
     info.val_fraction = j.at("val_fraction").get<double>();
+    info.field = j.value("field", std::string(kDefaultTextField));  // recorded only when not the default
     info.train = counts_from(j.at("train"));
     info.val = counts_from(j.at("val"));
     return info;
@@ -164,13 +203,23 @@ CorpusInfo read_corpus_info(const std::string& dir) {
 
 namespace {
 
-// Whether dir holds a verified corpus of these sources and fraction; *why says why not (empty: no corpus there).
-bool reusable(const std::string& dir, const std::vector<std::string>& sources, double val_fraction, std::string* why) {
+// Whether dir holds a verified corpus of these sources, fraction and field; *why says why not (empty: no corpus
+// there).
+bool reusable(const std::string& dir, const std::vector<std::string>& sources, double val_fraction,
+              const std::string& field, std::string* why) {
   if (!fs::exists(dir + "/corpus.json")) return false;
   try {
     const CorpusInfo info = verify_corpus(dir);
-    if (info.sources == sources && info.val_fraction == val_fraction) return true;
-    *why = "it was prepared from other sources or another validation fraction";
+    if (info.sources != sources) {
+      *why = "it was prepared from other sources";
+    } else if (info.val_fraction != val_fraction) {
+      *why = "it was prepared with validation fraction " + format_number("%g", info.val_fraction) + ", not " +
+             format_number("%g", val_fraction);
+    } else if (info.field != field) {
+      *why = "its text was read from field '" + info.field + "', not '" + field + "'";
+    } else {
+      return true;
+    }
   } catch (const Error& e) {
     *why = e.message();
   }
@@ -178,14 +227,14 @@ bool reusable(const std::string& dir, const std::vector<std::string>& sources, d
 }
 
 CorpusInfo write_corpus(std::vector<Document> docs, const std::vector<std::string>& sources, const std::string& out_dir,
-                        double val_fraction) {
+                        double val_fraction, const std::string& field) {
   check(val_fraction >= 0.0 && val_fraction < 1.0,
         "data: the validation fraction must be in [0, 1), got " + std::to_string(val_fraction));
   std::vector<Document> train, val;
   for (Document& d : docs) (is_validation(d.id, val_fraction) ? val : train).push_back(std::move(d));
   check(!train.empty(), "data: no training documents after the split");
   make_directories(out_dir);
-  CorpusInfo info{out_dir, sources, val_fraction, count(train), count(val), false, ""};
+  CorpusInfo info{out_dir, sources, val_fraction, field, count(train), count(val), false, ""};
   for (const std::string split : {"train", "val"}) {
     const std::string text = format_jsonl(split == "train" ? train : val);
     write_text(out_dir + "/" + split + ".jsonl", text);
@@ -198,6 +247,7 @@ CorpusInfo write_corpus(std::vector<Document> docs, const std::vector<std::strin
   j["version"] = 1;
   j["sources"] = sources;
   j["val_fraction"] = val_fraction;
+  if (field != kDefaultTextField) j["field"] = field;
   j["train"] = counts_json(info.train);
   j["val"] = counts_json(info.val);
   write_text(out_dir + "/corpus.json", j.dump(2) + "\n");
@@ -210,16 +260,16 @@ CorpusInfo prepare_corpus(const std::vector<std::string>& sources, const std::st
                           const PrepareOptions& options) {
   check(!sources.empty(), "data: no sources to prepare");
   std::string why;
-  if (!options.force && reusable(out_dir, sources, options.val_fraction, &why)) {
+  if (!options.force && reusable(out_dir, sources, options.val_fraction, options.field, &why)) {
     CorpusInfo info = read_corpus_info(out_dir);
     info.reused = true;
     return info;
   }
   std::vector<Document> docs;
   for (const std::string& s : sources) {
-    for (Document& d : read_source(s)) docs.push_back(std::move(d));
+    for (Document& d : read_source(s, options.field, options.say)) docs.push_back(std::move(d));
   }
-  CorpusInfo info = write_corpus(std::move(docs), sources, out_dir, options.val_fraction);
+  CorpusInfo info = write_corpus(std::move(docs), sources, out_dir, options.val_fraction, options.field);
   info.rebuilt_because = why;
   return info;
 }
@@ -227,12 +277,13 @@ CorpusInfo prepare_corpus(const std::vector<std::string>& sources, const std::st
 CorpusInfo prepare_default_corpus(const std::string& out_dir, const PrepareOptions& options) {
   const std::vector<std::string> sources = {"brown"};
   std::string why;
-  if (!options.force && reusable(out_dir, sources, options.val_fraction, &why)) {
+  if (!options.force && reusable(out_dir, sources, options.val_fraction, kDefaultTextField, &why)) {
     CorpusInfo info = read_corpus_info(out_dir);
     info.reused = true;
     return info;
   }
-  CorpusInfo info = write_corpus(read_brown(find_brown_dir()), sources, out_dir, options.val_fraction);
+  CorpusInfo info =
+      write_corpus(read_brown(find_brown_dir()), sources, out_dir, options.val_fraction, kDefaultTextField);
   info.rebuilt_because = why;
   return info;
 }

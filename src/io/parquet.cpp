@@ -226,7 +226,7 @@ ParquetFileInfo file_info(std::string_view bytes, const std::string& name) {
 }
 
 ParquetReadStats read_column(std::string_view bytes, const std::string& name, const std::string& column,
-                             const std::function<void(std::string_view)>& each, uint64_t max_page_bytes) {
+                             const RowValueFn& each, uint64_t max_page_bytes) {
   const Footer f = read_footer(bytes, name);
   const Schema schema = walk_schema(f, name);
   const TopField& field = select_column(f, schema, name, column);
@@ -245,6 +245,7 @@ ParquetReadStats read_column(std::string_view bytes, const std::string& name, co
     spec.name = &name;
     spec.column = &column;
     spec.max_page_bytes = max_page_bytes;
+    spec.first_row = stats.rows;
     const ChunkCounts n = reader.read(spec, each);
     stats.row_groups++;
     stats.dictionary_pages += n.dictionary_pages;
@@ -276,7 +277,8 @@ ParquetReadStats read_parquet_strings_from_memory(std::string_view bytes, const 
                                                   const std::string& column,
                                                   const std::function<void(std::string_view)>& each,
                                                   uint64_t max_page_bytes) {
-  return parquet::read_column(bytes, name, column, each, max_page_bytes);
+  return parquet::read_column(
+      bytes, name, column, [&](uint64_t, std::string_view v) { each(v); }, max_page_bytes);
 }
 
 ParquetFileInfo parquet_info(const std::string& path) {
@@ -294,6 +296,11 @@ std::vector<std::string> parquet_column_names(const std::string& path) {
 
 ParquetReadStats read_parquet_strings(const std::string& path, const std::string& column,
                                       const std::function<void(std::string_view)>& each) {
+  return read_parquet_rows(path, column, [&](uint64_t, std::string_view v) { each(v); });
+}
+
+ParquetReadStats read_parquet_rows(const std::string& path, const std::string& column,
+                                   const std::function<void(uint64_t row, std::string_view value)>& each) {
   const parquet::MappedFile file(path);
   return parquet::read_column(file.bytes(), path, column, each, kParquetMaxPageBytes);
 }

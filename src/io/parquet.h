@@ -6,6 +6,7 @@
 //     for (const ParquetColumnInfo& c : parquet_info(path).columns) print(c.name, c.type, c.readable);
 //     ParquetReadStats s = read_parquet_strings(path, "text", [&](std::string_view doc) { add(doc); });
 //     print(s.values, "documents,", s.nulls, "nulls skipped");
+//     read_parquet_rows(path, "text", [&](uint64_t row, std::string_view doc) { add(row, doc); });  // with its row
 //   }
 //
 // Format: apache/parquet-format (README.md: the file layout; src/main/thrift/parquet.thrift: the footer and page
@@ -87,6 +88,10 @@ std::vector<std::string> parquet_column_names(const std::string& path);
 // Every non-null value of the text column `column`, in order, passed to `each`.
 ParquetReadStats read_parquet_strings(const std::string& path, const std::string& column,
                                       const std::function<void(std::string_view)>& each);
+// The same, each value with its row in the file: 0-based across row groups, null rows counted (so a row names the
+// same record as any other reader's row index).
+ParquetReadStats read_parquet_rows(const std::string& path, const std::string& column,
+                                   const std::function<void(uint64_t row, std::string_view value)>& each);
 
 // The same over a whole file held in memory; errors name `name` (fuzzing, tests).
 ParquetFileInfo parquet_info_from_memory(std::string_view bytes, const std::string& name);

@@ -8,7 +8,7 @@
 
 namespace nanotrn::io::parquet {
 
-ChunkCounts ChunkReader::read(const ChunkSpec& spec, const std::function<void(std::string_view)>& each) {
+ChunkCounts ChunkReader::read(const ChunkSpec& spec, const RowValueFn& each) {
   has_dictionary_ = false;
   dictionary_.clear();
   ChunkCounts counts;
@@ -35,9 +35,9 @@ ChunkCounts ChunkReader::read(const ChunkSpec& spec, const std::function<void(st
       if (n > total - values)
         file.fail(pos, "the chunk's pages hold more than its " + std::to_string(total) + " values");
       if (h.type == kDataPage)
-        read_v1(spec, h, b, counts, each);
+        read_v1(spec, h, b, spec.first_row + values, counts, each);
       else
-        read_v2(spec, h, b, counts, each);
+        read_v2(spec, h, b, spec.first_row + values, counts, each);
       values += n;
     } else if (h.type != kIndexPage) {
       file.fail(pos, "a page of unknown " + page_type_name(h.type));
@@ -95,11 +95,27 @@ void ChunkReader::read_dictionary(const ChunkSpec& spec, const PageHeader& h, co
   has_dictionary_ = true;
 }
 
-void ChunkReader::read_v1(const ChunkSpec& spec, const PageHeader& h, const PageBytes& body, ChunkCounts& counts,
-                          const std::function<void(std::string_view)>& each) {
+namespace {
+
+// `defined` values of a page whose first row is `first_row`, passed on with their rows: a flat column's page has one
+// value per row, so a value's row is that of the next definition level that is 1 (read lazily, in constant memory;
+// `levels` holds exactly `defined` ones, counted by count_defined). A REQUIRED column's page has no levels.
+std::function<void(std::string_view)> with_rows(RleHybridDecoder* levels, uint64_t first_row, const RowValueFn& each) {
+  if (levels == nullptr) return [&each, row = first_row](std::string_view v) mutable { each(row++, v); };
+  return [&each, levels, row = first_row](std::string_view v) mutable {
+    while (levels->next() == 0) row++;
+    each(row++, v);
+  };
+}
+
+}  // namespace
+
+void ChunkReader::read_v1(const ChunkSpec& spec, const PageHeader& h, const PageBytes& body, uint64_t first_row,
+                          ChunkCounts& counts, const RowValueFn& each) {
   PageBytes data = decompressed(spec.codec, body, static_cast<uint64_t>(h.uncompressed_size), page_);
   const auto n = static_cast<uint64_t>(h.v1.num_values);
   uint64_t defined = n;
+  PageBytes levels = data.slice(0, 0);
   if (spec.optional) {
     if (h.v1.definition_encoding != kRle) {
       data.fail(0, "definition levels encoded " + encoding_name(h.v1.definition_encoding) + " (only RLE is read)");
@@ -109,16 +125,18 @@ void ChunkReader::read_v1(const ChunkSpec& spec, const PageHeader& h, const Page
     if (length > data.bytes.size() - 4) {
       data.fail(0, "definition levels of " + std::to_string(length) + " bytes run past the end of the page");
     }
-    defined = count_defined(data.slice(4, length), n);
+    levels = data.slice(4, length);
+    defined = count_defined(levels, n);
     data = data.slice(4 + size_t{length}, data.bytes.size() - 4 - length);
   }
-  read_values(h.v1.encoding, data, defined, each);
+  RleHybridDecoder rows(levels, 1);
+  read_values(h.v1.encoding, data, defined, with_rows(spec.optional ? &rows : nullptr, first_row, each));
   counts.values += defined;
   counts.nulls += n - defined;
 }
 
-void ChunkReader::read_v2(const ChunkSpec& spec, const PageHeader& h, const PageBytes& body, ChunkCounts& counts,
-                          const std::function<void(std::string_view)>& each) {
+void ChunkReader::read_v2(const ChunkSpec& spec, const PageHeader& h, const PageBytes& body, uint64_t first_row,
+                          ChunkCounts& counts, const RowValueFn& each) {
   const DataPageV2& v = h.v2;
   const auto n = static_cast<uint64_t>(v.num_values), nulls = static_cast<uint64_t>(v.num_nulls);
   if (v.repetition_bytes != 0) body.fail(0, "repetition levels in a page of a flat column");
@@ -134,8 +152,9 @@ void ChunkReader::read_v2(const ChunkSpec& spec, const PageHeader& h, const Page
   if (!spec.optional && (levels != 0 || nulls != 0)) {
     body.fail(0, "definition levels or nulls in a page of a REQUIRED column");
   }
+  const PageBytes level_bytes = body.slice(0, levels);
   if (spec.optional) {
-    const uint64_t counted = n - count_defined(body.slice(0, levels), n);
+    const uint64_t counted = n - count_defined(level_bytes, n);
     if (counted != nulls)
       body.fail(0, std::to_string(counted) + " nulls in the definition levels, the page header says " +
                        std::to_string(nulls));
@@ -143,7 +162,8 @@ void ChunkReader::read_v2(const ChunkSpec& spec, const PageHeader& h, const Page
   const PageBytes stored = body.slice(levels, body.bytes.size() - levels);
   const auto size = static_cast<uint64_t>(h.uncompressed_size) - levels;
   const PageBytes values = decompressed(v.is_compressed ? spec.codec : kUncompressed, stored, size, page_);
-  read_values(v.encoding, values, n - nulls, each);
+  RleHybridDecoder rows(level_bytes, 1);
+  read_values(v.encoding, values, n - nulls, with_rows(spec.optional ? &rows : nullptr, first_row, each));
   counts.values += n - nulls;
   counts.nulls += nulls;
 }

@@ -2,7 +2,7 @@
 // optional dictionary page first, then DATA_PAGE / DATA_PAGE_V2 pages until the chunk's values are all read.
 //
 //   ChunkReader reader;                                       // reused across chunks: its buffers and zstd context
-//   ChunkCounts n = reader.read(spec, [&](std::string_view value) { ... });
+//   ChunkCounts n = reader.read(spec, [&](uint64_t row, std::string_view value) { ... });   // row: in the file
 //
 // Pages must lie inside [start, end); the values of the pages must add up to num_values; a dictionary page may come
 // only first; every page is checked as io/parquet_pages.h describes. Errors name the file, column and byte offset.
@@ -19,12 +19,16 @@
 
 namespace nanotrn::io::parquet {
 
+// A non-null value and its row in the file (0-based; null rows counted).
+using RowValueFn = std::function<void(uint64_t row, std::string_view value)>;
+
 struct ChunkSpec {
   std::string_view file;                // the whole file
   const std::string* name = nullptr;    // the file's name, for errors
   const std::string* column = nullptr;  // the column's name, for errors
   uint64_t start = 0, end = 0;          // the chunk's bytes in the file (page headers included)
   int64_t num_values = 0;               // values in the chunk, nulls included
+  uint64_t first_row = 0;               // the file row of the chunk's first value (its row group's first row)
   int32_t codec = kUncompressed;        // UNCOMPRESSED, SNAPPY or ZSTD
   bool optional = false;                // OPTIONAL: pages carry definition levels (max level 1)
   uint64_t max_page_bytes = 0;
@@ -36,15 +40,15 @@ struct ChunkCounts {
 
 class ChunkReader {
  public:
-  ChunkCounts read(const ChunkSpec& spec, const std::function<void(std::string_view)>& each);
+  ChunkCounts read(const ChunkSpec& spec, const RowValueFn& each);
 
  private:
   PageBytes body(const ChunkSpec& spec, const PageHeader& h, uint64_t offset, uint64_t body_offset) const;
   void read_dictionary(const ChunkSpec& spec, const PageHeader& h, const PageBytes& body);
-  void read_v1(const ChunkSpec& spec, const PageHeader& h, const PageBytes& body, ChunkCounts& counts,
-               const std::function<void(std::string_view)>& each);
-  void read_v2(const ChunkSpec& spec, const PageHeader& h, const PageBytes& body, ChunkCounts& counts,
-               const std::function<void(std::string_view)>& each);
+  void read_v1(const ChunkSpec& spec, const PageHeader& h, const PageBytes& body, uint64_t first_row,
+               ChunkCounts& counts, const RowValueFn& each);
+  void read_v2(const ChunkSpec& spec, const PageHeader& h, const PageBytes& body, uint64_t first_row,
+               ChunkCounts& counts, const RowValueFn& each);
   void read_values(int32_t encoding, const PageBytes& values, uint64_t n,
                    const std::function<void(std::string_view)>& each) const;
   PageBytes decompressed(int32_t codec, const PageBytes& in, uint64_t size, std::string& buffer);

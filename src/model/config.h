@@ -84,6 +84,8 @@ struct ParamCounts {
   int64_t total() const { return wte + lm_head + value_embeds + block_matrices + ve_gates + scalars; }
   // nanochat's "scaling params" (transformer matrices + lm_head); also the matmul parameters of the FLOP count.
   int64_t scaling() const { return block_matrices + ve_gates + lm_head; }
+  // Kaplan et al. 2020's count (no embedding, no lm_head): the N of the forecast's scaling law (forecast/).
+  int64_t non_embedding() const { return block_matrices + ve_gates; }
 };
 ParamCounts count_params(const GptConfig& resolved);
 

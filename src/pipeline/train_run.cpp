@@ -1,6 +1,8 @@
 // One training run into a run folder. See train_run.h.
 #include "pipeline/train_run.h"
 
+#include <optional>
+
 #include <omp.h>
 
 #include <algorithm>
@@ -10,10 +12,12 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "data/epochs.h"
 #include "engine/engine.h"
 #include "gemm/probe.h"
 #include "model/config.h"
 #include "predict/device_clock.h"
+#include "recipe/budget.h"
 #include "train/data_setup.h"
 #include "train/run_folder.h"
 
@@ -46,6 +50,24 @@ void share_host_cores(const recipe::Recipe& recipe, const dist::Communicator& co
   omp_set_num_threads(std::max(1, cores / comm.ranks_on_host()));
 }
 
+std::optional<int64_t> planned_tokens(const recipe::Recipe& recipe, const std::string& clock_spec) {
+  if (recipe::budget_seconds(recipe) <= 0)
+    return recipe::walk_budget(recipe, [](const recipe::NextStep&) { return 1.0; }).tokens;
+  if (clock_spec == "wall") return std::nullopt;
+  const std::unique_ptr<recipe::Clock> c = predict::make_clock_for(clock_spec, recipe);
+  const auto charge = [&](const recipe::NextStep& n) {
+    recipe::StepInfo step;
+    step.phase = static_cast<int64_t>(n.phase);
+    step.accum = n.accum;
+    step.rows = recipe.batch.rows;
+    step.seq_len = recipe.batch.seq_len;
+    step.tokens = n.tokens;
+    step.mtp_heads = n.mtp_heads;
+    return c->charge(step, 0.0);
+  };
+  return recipe::walk_budget(recipe, charge, c->startup_charge()).tokens;
+}
+
 nlohmann::json run_result_json(const recipe::Recipe& recipe, const train::TrainResult& r, const std::string& clock) {
   nlohmann::json j = r.to_json();
   j.erase("loss_curve");  // metrics.jsonl holds the curve
@@ -67,6 +89,11 @@ TrainRunOutcome train_run(const recipe::Recipe& recipe, const TrainRunOptions& o
   }
   share_host_cores(recipe, comm);
   const std::unique_ptr<recipe::Clock> clock = predict::make_clock_for(o.clock, recipe);
+  if (comm.rank() == 0 && o.print) {
+    const std::optional<int64_t> tokens = planned_tokens(recipe, o.clock);
+    const data::DataEpochs e = tokens ? data::epochs_needed(recipe.data.train, *tokens) : data::DataEpochs{};
+    if (e.known) o.print("data: " + data::epochs_line(e));
+  }
   train::Trainer run(recipe, train::open_training_data(recipe, o.setup_hint), *clock, trainer_options(recipe, o, comm));
   TrainRunOutcome out;
   out.result = run.run();

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "dist/communicator.h"
@@ -49,6 +50,11 @@ TrainRunOutcome train_run(const recipe::Recipe& recipe, const TrainRunOptions& o
 // Threads per rank: train.threads, else OMP_NUM_THREADS, else this machine's cores shared by its ranks (sets OpenMP's
 // thread count in the last case).
 void share_host_cores(const recipe::Recipe& recipe, const dist::Communicator& comm);
+
+// The tokens the run will train on, when its clock can say before it runs: a step-limited recipe, or a fixed or
+// device clock (the budget walked with the clock's own charges, recipe/budget.h); nullopt under the wall clock with
+// a time budget. train_run prints them as epochs of data.train (data/epochs.h).
+std::optional<int64_t> planned_tokens(const recipe::Recipe& recipe, const std::string& clock_spec);
 
 // The result.json of a finished run (what train_run writes).
 nlohmann::json run_result_json(const recipe::Recipe& recipe, const train::TrainResult& r, const std::string& clock);

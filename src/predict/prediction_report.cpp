@@ -4,6 +4,7 @@
 #include <map>
 
 #include "base/format.h"
+#include "data/epochs.h"
 #include "predict/predictor.h"
 
 namespace nanotrn::predict {
@@ -105,6 +106,7 @@ std::string prediction_text(const Prediction& p, size_t top) {
     s += " per phase), " + std::to_string(p.walk.tokens) + " tokens, charged " +
          format_number("%.1f s", p.walk.charged_s) + ", mean " +
          format_number("%.0f tok/s", static_cast<double>(p.walk.tokens) / std::max(p.walk.charged_s, 1e-12)) + "\n";
+    if (p.epochs.known) s += "data: " + data::epochs_line(p.epochs) + "\n";
   }
   if (!p.phases.empty()) {
     const StepTime& t = p.phases.back().time;
@@ -204,6 +206,7 @@ nlohmann::json prediction_json(const Prediction& p, size_t top) {
           {"steps", p.walk.steps},
           {"steps_per_phase", p.walk.steps_per_phase},
           {"tokens", p.walk.tokens},
+          {"epochs", p.epochs.known ? nlohmann::json(p.epochs.epochs) : nlohmann::json()},
           {"charged_s", p.walk.charged_s},
           {"notes", p.notes},
           {"kernels_timed", p.kernels_timed},

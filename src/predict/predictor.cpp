@@ -1,6 +1,8 @@
 // Per-phase prediction and the budget walk. See predictor.h.
 #include "predict/predictor.h"
 
+#include "data/epochs.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -51,6 +53,7 @@ Prediction predict(StepModel& m) {
       r, [&m](const recipe::NextStep& n) { return m.step(n.accum, n.mtp_heads).step_s_band[0]; }, p.startup_s);
   p.walk_high = recipe::walk_budget(
       r, [&m](const recipe::NextStep& n) { return m.step(n.accum, n.mtp_heads).step_s_band[1]; }, p.startup_s);
+  p.epochs = data::epochs_needed(r.data.train, p.walk.tokens);
   p.notes = m.notes();
   p.notes.insert(p.notes.end(), r.model_notes.begin(), r.model_notes.end());
   size_t untimed = 0;

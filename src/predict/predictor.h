@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "data/epochs.h"
 #include "hw/catalog.h"
 #include "predict/step_model.h"
 #include "predict/top_kernels.h"
@@ -55,6 +56,7 @@ struct Prediction {
   double startup_s = 0;                    // what of it counts against the budget (after launch.compile_allowance_s)
   recipe::BudgetWalk walk;                 // the trainer's own rules (recipe/budget.h)
   recipe::BudgetWalk walk_low, walk_high;  // at the band's low and high step times (walk_low: the most steps)
+  data::DataEpochs epochs;                 // walk.tokens against data.train's tokens (data/epochs.h)
   std::vector<std::string> notes;
   size_t kernels_timed = 0, shapes_cached = 0;
   double predict_wall_s = 0;

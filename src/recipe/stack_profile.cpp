@@ -17,7 +17,7 @@ using nlohmann::json;
 
 namespace {
 
-// The shipped profiles' texts, {name, JSON}: generated from configs/stacks/*.json (cmake/embed_stacks.cmake).
+// The shipped profiles' texts, {name, JSON}: generated from configs/stacks/*.json (cmake/embed_json.cmake).
 const std::vector<std::pair<std::string, std::string>>& builtin_texts() {
   static const std::vector<std::pair<std::string, std::string>> texts = {
 #include "recipe/stacks.json.inc"

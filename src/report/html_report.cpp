@@ -7,38 +7,11 @@
 #include <map>
 
 #include "base/format.h"
+#include "report/page.h"
 #include "report/svg_chart.h"
 
 namespace nanotrn::report {
 namespace {
-
-std::string exact(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
-
-// <td data-key="K" data-value="V">text</td>
-std::string keyed_cell(const std::string& key, double value, const std::string& text) {
-  return "<td data-key=\"" + xml_escape(key) + "\" data-value=\"" + exact(value) + "\">" + xml_escape(text) + "</td>";
-}
-
-std::string row(const std::string& label, const std::string& cell) {
-  return "<tr><th>" + xml_escape(label) + "</th>" + cell + "</tr>\n";
-}
-
-std::string plain(const std::string& text) { return "<td>" + xml_escape(text) + "</td>"; }
-
-const char* kStyle = R"(<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:24px auto;max-width:1280px;color:#222;background:#fafafa}
-h1{font-size:22px;margin-bottom:4px} h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc;padding-bottom:4px}
-h3{font-size:15px;margin:16px 0 6px} .sub{color:#666;font-size:13px}
-table{border-collapse:collapse;font-size:13px;margin:6px 0 12px;background:#fff}
-th,td{border:1px solid #ddd;padding:3px 8px;text-align:left} td{font-variant-numeric:tabular-nums}
-.grid{display:flex;flex-wrap:wrap;gap:12px} .grid svg{border:1px solid #ddd;background:#fff}
-.note{color:#555;font-size:12px;max-width:1100px}
-</style>
-)";
 
 std::string run_section(const ReportInputs& in, double host_tps) {
   const RunMetrics& m = in.metrics;
@@ -47,38 +20,38 @@ std::string run_section(const ReportInputs& in, double host_tps) {
   if (sum.is_object()) {
     const int64_t steps = sum["steps"].get<int64_t>(), tokens = sum["tokens"].get<int64_t>();
     const double charged = sum["charged_seconds"].get<double>();
-    s += row("steps", keyed_cell("run.steps", static_cast<double>(steps), std::to_string(steps)));
-    s += row("training tokens", keyed_cell("run.tokens", static_cast<double>(tokens), std::to_string(tokens)));
-    s += row("charged time", keyed_cell("run.charged_seconds", charged, format_number("%.1f s", charged)));
+    s += table_row("steps", keyed_cell("run.steps", static_cast<double>(steps), std::to_string(steps)));
+    s += table_row("training tokens", keyed_cell("run.tokens", static_cast<double>(tokens), std::to_string(tokens)));
+    s += table_row("charged time", keyed_cell("run.charged_seconds", charged, format_number("%.1f s", charged)));
     if (sum.contains("stop_reason") && sum["stop_reason"].is_string()) {
-      s += row("stopped by", plain(sum["stop_reason"].get<std::string>()));
+      s += table_row("stopped by", plain_cell(sum["stop_reason"].get<std::string>()));
     }
   } else {
-    s += row("status", plain("no summary event: the run has not finished (or was killed)"));
+    s += table_row("status", plain_cell("no summary event: the run has not finished (or was killed)"));
   }
   if (!m.steps.empty()) {
     const StepRecord& last = m.steps.back();
-    s += row("final training loss (step " + std::to_string(last.step) + ")",
-             keyed_cell("run.final_loss", last.loss, format_number("%.4f nats/token", last.loss)));
+    s += table_row("final training loss (step " + std::to_string(last.step) + ")",
+                   keyed_cell("run.final_loss", last.loss, format_number("%.4f nats/token", last.loss)));
   }
   if (sum.is_object() && sum.contains("val_bpb") && sum["val_bpb"].is_number()) {
     const double v = sum["val_bpb"].get<double>();
-    s += row("val_bpb", keyed_cell("run.val_bpb", v, format_number("%.4f", v)));
+    s += table_row("val_bpb", keyed_cell("run.val_bpb", v, format_number("%.4f", v)));
   }
   if (std::isfinite(in.unigram_bpb) && in.unigram_bpb > 0) {
-    s += row("unigram baseline bpb (same tokenizer)",
-             keyed_cell("run.unigram_bpb", in.unigram_bpb, format_number("%.4f", in.unigram_bpb)));
+    s += table_row("unigram baseline bpb (same tokenizer)",
+                   keyed_cell("run.unigram_bpb", in.unigram_bpb, format_number("%.4f", in.unigram_bpb)));
   } else if (!in.unigram_why.empty()) {
-    s += row("unigram baseline bpb", plain("not computed: " + in.unigram_why));
+    s += table_row("unigram baseline bpb", plain_cell("not computed: " + in.unigram_why));
   }
   if (in.core.is_object() && in.core.contains("core")) {
     const double c = in.core["core"].get<double>();
-    s += row("CORE (mean centered accuracy, " + std::to_string(in.core["tasks"].size()) + " tasks)",
-             keyed_cell("core.score", c, format_number("%.4f", c)));
+    s += table_row("CORE (mean centered accuracy, " + std::to_string(in.core["tasks"].size()) + " tasks)",
+                   keyed_cell("core.score", c, format_number("%.4f", c)));
   }
   if (std::isfinite(host_tps)) {
-    s += row("host tokens/s (measured, wall time of the charged region)",
-             keyed_cell("run.host_tokens_per_second", host_tps, format_number("%.0f", host_tps)));
+    s += table_row("host tokens/s (measured, wall time of the charged region)",
+                   keyed_cell("run.host_tokens_per_second", host_tps, format_number("%.0f", host_tps)));
   }
   s += "</table>\n";
   return s;
@@ -154,27 +127,28 @@ std::string device_section(const predict::Prediction& p, double host_tps) {
   const std::string k = "predict." + p.device + ".";
   std::string s = "<h3>" + xml_escape(p.device) + " (" + xml_escape(p.device_kind) + ", " + std::to_string(p.ranks) +
                   " rank(s), LNC " + std::to_string(p.lnc) + ")</h3>\n<table>\n";
-  s += row("software stack",
-           plain(xml_escape(p.stack.name) + " (" + std::string(recipe::to_string(p.stack.execution)) + " execution)"));
-  s += row("step time (last batch phase)",
-           keyed_cell(k + "step_s", ph.time.step_s,
-                      format_number("%.4f s", ph.time.step_s) + format_number(" (band %.4f", ph.time.step_s_band[0]) +
-                          format_number("-%.4f s)", ph.time.step_s_band[1])));
-  s += row("tokens/s",
-           keyed_cell(k + "tokens_per_s", ph.tokens_per_s,
-                      format_number("%.0f", ph.tokens_per_s) + format_number(" (band %.0f", ph.tokens_per_s_band[0]) +
-                          format_number("-%.0f)", ph.tokens_per_s_band[1])));
-  s += row("MFU", keyed_cell(k + "mfu", ph.mfu, format_number("%.1f %%", 100.0 * ph.mfu)));
-  s += row("budget", keyed_cell(k + "budget_s", p.budget_s, format_number("%.0f s", p.budget_s)));
+  s += table_row("software stack", plain_cell(xml_escape(p.stack.name) + " (" +
+                                              std::string(recipe::to_string(p.stack.execution)) + " execution)"));
+  s += table_row("step time (last batch phase)", keyed_cell(k + "step_s", ph.time.step_s,
+                                                            format_number("%.4f s", ph.time.step_s) +
+                                                                format_number(" (band %.4f", ph.time.step_s_band[0]) +
+                                                                format_number("-%.4f s)", ph.time.step_s_band[1])));
+  s += table_row("tokens/s", keyed_cell(k + "tokens_per_s", ph.tokens_per_s,
+                                        format_number("%.0f", ph.tokens_per_s) +
+                                            format_number(" (band %.0f", ph.tokens_per_s_band[0]) +
+                                            format_number("-%.0f)", ph.tokens_per_s_band[1])));
+  s += table_row("MFU", keyed_cell(k + "mfu", ph.mfu, format_number("%.1f %%", 100.0 * ph.mfu)));
+  s += table_row("budget", keyed_cell(k + "budget_s", p.budget_s, format_number("%.0f s", p.budget_s)));
   if (p.compile_s > 0)
-    s += row("compile before the first step",
-             plain(format_number("%.0f s", p.compile_s) + format_number(" (%.0f s charged)", p.startup_s)));
-  s += row("steps in the budget",
-           keyed_cell(k + "steps", static_cast<double>(p.walk.steps),
-                      std::to_string(p.walk.steps) + " (band " + std::to_string(p.walk_high.steps) + "-" +
-                          std::to_string(p.walk_low.steps) + ")"));
+    s += table_row("compile before the first step",
+                   plain_cell(format_number("%.0f s", p.compile_s) + format_number(" (%.0f s charged)", p.startup_s)));
+  s += table_row("steps in the budget",
+                 keyed_cell(k + "steps", static_cast<double>(p.walk.steps),
+                            std::to_string(p.walk.steps) + " (band " + std::to_string(p.walk_high.steps) + "-" +
+                                std::to_string(p.walk_low.steps) + ")"));
   if (std::isfinite(host_tps) && host_tps > 0) {
-    s += row("speed-up over this host (tokens/s)", plain(format_number("%.1fx", ph.tokens_per_s / host_tps)));
+    s +=
+        table_row("speed-up over this host (tokens/s)", plain_cell(format_number("%.1fx", ph.tokens_per_s / host_tps)));
   }
   s += "</table>\n";
   const predict::StepBreakdown sb = predict::step_breakdown(ph.time);
@@ -216,10 +190,7 @@ std::string run_report_html(const ReportInputs& in) {
     const double wall = m.summary["wall_seconds"].get<double>();
     if (wall > 0) host_tps = static_cast<double>(m.summary["tokens"].get<int64_t>()) / wall;
   }
-  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-                  xml_escape(in.title) + "</title>\n" + kStyle + "</head>\n<body>\n";
-  h += "<h1>" + xml_escape(in.title) + "</h1>\n<div class=\"sub\">" + xml_escape(in.source) + " &middot; " +
-       xml_escape(in.generated_by) + "</div>\n";
+  std::string h;
   if (m.recipe.is_object()) {
     h += "<p class=\"note\">Recipe <b>" + xml_escape(m.recipe.value("name", std::string("?"))) +
          "</b>: " + xml_escape(m.recipe.value("description", std::string())) + "</p>\n";
@@ -252,8 +223,7 @@ std::string run_report_html(const ReportInputs& in) {
       if (!p.phases.empty()) h += device_section(p, host_tps);
     }
   }
-  h += "</body>\n</html>\n";
-  return h;
+  return html_page(in.title, in.source + " \u00b7 " + in.generated_by, h);
 }
 
 }  // namespace nanotrn::report

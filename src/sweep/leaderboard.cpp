@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/error.h"
 #include "base/format.h"
+#include "report/page.h"
 #include "report/run_metrics.h"
 #include "report/svg_chart.h"
 
@@ -148,12 +150,9 @@ std::string leaderboard_text(const Leaderboard& lb) {
 
 std::string leaderboard_html(const Leaderboard& lb, const SweepPlan& plan, const std::string& dir, int curves) {
   std::string h =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>nanotrn sweep leaderboard"
-      "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse}"
-      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}tr.baseline{background:#eef}"
-      ".plot{max-width:100%;height:auto}</style>\n</head>\n<body>\n<h1>Sweep leaderboard</h1>\n<p>Recipe " +
-      report::xml_escape(plan.recipe) + "; " + std::to_string(plan.variants.size()) + " variants x " +
-      std::to_string(plan.seeds) + " seed(s); trained on this host under the " + report::xml_escape(plan.clock) +
+      "<style>tr.baseline{background:#eef}</style>\n<p>Recipe " + report::xml_escape(plan.recipe) + "; " +
+      std::to_string(plan.variants.size()) + " variants x " + std::to_string(plan.seeds) +
+      " seed(s); trained on this host under the " + report::xml_escape(plan.clock) +
       " clock; steps and MFU priced on " + report::xml_escape(plan.device) +
       " (modelled). val_bpb: mean and sample standard deviation over the seeds; diff and Welch's two-sided p against"
       " the baseline <b>" +
@@ -163,8 +162,8 @@ std::string leaderboard_html(const Leaderboard& lb, const SweepPlan& plan, const
       "<th>steps on " +
       report::xml_escape(plan.device) + "</th><th>MFU</th><th>note</th></tr>\n";
   for (size_t i = 0; i < lb.rows.size(); i++) h += html_row(lb.rows[i], i + 1, lb.baseline);
-  h += "</table>\n<h2>Loss curves</h2>\n" + curves_svg(lb, dir, curves) + "\n</body>\n</html>\n";
-  return h;
+  h += "</table>\n<h2>Loss curves</h2>\n" + curves_svg(lb, dir, curves) + "\n";
+  return report::html_page("Sweep leaderboard", dir, h);
 }
 
 }  // namespace nanotrn::sweep

@@ -1,11 +1,15 @@
 // Corpus sources: JSONL errors with file and line, UTF-8 checks, the hash split, Brown detagging, prepared folders
-// and their files checked against corpus.json (a cut or edited split file is an error, or rebuilt by prepare).
+// and their files checked against corpus.json (a cut or edited split file is an error, or rebuilt by prepare);
+// Parquet sources against the fixtures of tests/io/parquet/ (written by arrow-rs and hyparquet, each with the .jsonl
+// of its rows), the text field (--field) of Parquet and JSONL sources, and files of no format read refused.
 #include "data/corpus.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
+#include <map>
+#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +25,10 @@ namespace nanotrn::data {
 namespace {
 
 void write_text(const std::string& path, const std::string& s) { write_file_atomic(path, s.data(), s.size()); }
+
+// How every refusal of a file of no format read ends.
+const std::string kFormatsReadNote =
+    "not a source format nanotrn reads (plain UTF-8 text without NUL bytes, JSON Lines named .jsonl, or Parquet)";
 
 std::string jsonl_error(const std::string& content) {
   try {
@@ -173,7 +181,7 @@ TEST(Prepare, InvalidUtf8NamesFileAndByte) {
     read_source(dir / "bad.txt");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.message(), dir / "bad.txt" + ": byte 4: not valid UTF-8");
+    EXPECT_EQ(e.message(), dir / "bad.txt" + ": byte 4: not valid UTF-8; " + kFormatsReadNote);
   }
   write_text(dir / "bad.jsonl", "{\"text\": \"a\"}\n{\"txt\": \"b\"}\n");
   try {
@@ -236,6 +244,196 @@ TEST(Prepare, ACutOrEditedSplitFileIsRefusedThenRebuilt) {
   write_text(dir / "out/corpus.json", j.dump());
   const std::string old = testing_support::error_message_of([&] { read_corpus_split(dir / "out", "train"); });
   EXPECT_NE(old.find("corpus.json records no size and checksum for train.jsonl"), std::string::npos) << old;
+}
+
+const std::string kParquetDir = std::string(NANOTRN_SOURCE_DIR) + "/tests/io/parquet/";
+
+// A fixture's rows as its writer was given them (its .jsonl): id "<file>#<row>" -> the text of `column`, nulls left
+// out; *nulls counts them.
+std::map<std::string, std::string> fixture_rows(const std::string& fixture, const std::string& column,
+                                                int64_t* nulls = nullptr) {
+  const std::vector<uint8_t> bytes = read_file(kParquetDir + fixture + ".jsonl");
+  std::istringstream lines(std::string(bytes.begin(), bytes.end()));
+  std::map<std::string, std::string> rows;
+  int64_t row = 0, skipped = 0;
+  for (std::string line; std::getline(lines, line); row++) {
+    const nlohmann::json j = nlohmann::json::parse(line).at(column);
+    if (j.is_null())
+      skipped++;
+    else
+      rows[fixture + ".parquet#" + std::to_string(row)] = j.get<std::string>();
+  }
+  if (nulls) *nulls = skipped;
+  return rows;
+}
+
+// Both splits of a prepared folder, by id.
+std::map<std::string, std::string> corpus_documents(const std::string& dir) {
+  std::map<std::string, std::string> docs;
+  for (const char* split : {"train", "val"}) {
+    for (Document& d : read_corpus_split(dir, split)) EXPECT_TRUE(docs.emplace(d.id, std::move(d.text)).second);
+  }
+  return docs;
+}
+
+// Snappy and zstd, v1 and v2 pages, dictionary-encoded and not, nulls, several row groups and pages, both writers:
+// the prepared corpus holds exactly the fixture's non-null rows, byte for byte, each under "<file>#<row>".
+TEST(PrepareParquet, DocumentsAreTheFixtureRowsByteForByte) {
+  testing::TempDir dir;
+  for (const std::string fixture : {"v2_dict_snappy", "v1_dict_zstd", "required_v2_dict_zstd", "nulls_v1_dict_snappy",
+                                    "nulls_v2_plain_zstd", "row_groups_pages_v2", "hyparquet_v2_dict_snappy"}) {
+    SCOPED_TRACE(fixture);
+    int64_t nulls = 0;
+    const std::map<std::string, std::string> want = fixture_rows(fixture, "text", &nulls);
+    const std::string path = kParquetDir + fixture + ".parquet";
+    std::vector<std::string> log;
+    const CorpusInfo info =
+        prepare_corpus({path}, dir / fixture, {.say = [&](const std::string& l) { log.push_back(l); }});
+    EXPECT_EQ(corpus_documents(dir / fixture), want);
+    EXPECT_EQ(info.train.docs + info.val.docs, static_cast<int64_t>(want.size()));
+    EXPECT_GT(info.val.docs, 0);
+    const std::string rows = std::to_string(static_cast<int64_t>(want.size()) + nulls);
+    EXPECT_EQ(log,
+              std::vector<std::string>{path + ": " + std::to_string(want.size()) + " documents from column 'text' of " +
+                                       rows + " rows (" + std::to_string(nulls) + " null rows skipped)"});
+    // read_source gives them in file order.
+    std::vector<std::string> in_order;
+    for (const Document& d : read_source(path)) in_order.push_back(d.text);
+    std::vector<std::string> want_order;
+    for (int64_t row = 0; want_order.size() < want.size(); row++) {
+      const auto it = want.find(fixture + ".parquet#" + std::to_string(row));
+      if (it != want.end()) want_order.push_back(it->second);
+    }
+    EXPECT_EQ(in_order, want_order);
+  }
+}
+
+TEST(PrepareParquet, IdsAreThePathUnderTheDirectoryAndTheMagicDecides) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "src/sub");
+  std::filesystem::copy_file(kParquetDir + "nulls_v2_plain_zstd.parquet", dir / "src/sub/shard.parquet");
+  std::filesystem::copy_file(kParquetDir + "v1_dict_zstd.parquet", dir / "src/shard.data");  // a name that says nothing
+  write_text(dir / "src/notes.txt", "plain text");
+  const std::vector<Document> docs = read_source(dir / "src");
+  std::map<std::string, std::string> got;
+  for (const Document& d : docs) got[d.id] = d.text;
+  std::map<std::string, std::string> want;
+  for (const auto& [id, text] : fixture_rows("v1_dict_zstd", "text"))
+    want["shard.data#" + id.substr(id.find('#') + 1)] = text;
+  for (const auto& [id, text] : fixture_rows("nulls_v2_plain_zstd", "text"))
+    want["sub/shard.parquet#" + id.substr(id.find('#') + 1)] = text;
+  want["notes.txt"] = "plain text";
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(docs.size(), want.size());  // no id twice
+}
+
+// --field picks the column; corpus.json records it when it is not "text", so another --field rebuilds the folder.
+TEST(PrepareParquet, FieldChoosesTheColumnAndIsRecorded) {
+  testing::TempDir dir;
+  const std::string path = kParquetDir + "columns.parquet";
+  const CorpusInfo title = prepare_corpus({path}, dir / "out", {.val_fraction = 0.2, .field = "title"});
+  EXPECT_EQ(title.field, "title");
+  EXPECT_EQ(corpus_documents(dir / "out"), fixture_rows("columns", "title"));
+  const std::vector<uint8_t> meta = read_file(dir / "out/corpus.json");
+  EXPECT_EQ(nlohmann::json::parse(meta.begin(), meta.end()).at("field"), "title");
+  EXPECT_EQ(read_corpus_info(dir / "out").field, "title");
+  EXPECT_TRUE(prepare_corpus({path}, dir / "out", {.val_fraction = 0.2, .field = "title"}).reused);
+
+  const CorpusInfo text = prepare_corpus({path}, dir / "out", {.val_fraction = 0.2});
+  EXPECT_FALSE(text.reused);
+  EXPECT_EQ(text.rebuilt_because, "its text was read from field 'title', not 'text'");
+  EXPECT_EQ(corpus_documents(dir / "out"), fixture_rows("columns", "text"));
+  const std::vector<uint8_t> plain = read_file(dir / "out/corpus.json");
+  EXPECT_FALSE(nlohmann::json::parse(plain.begin(), plain.end()).contains("field"));  // the default: as before
+  EXPECT_EQ(read_corpus_info(dir / "out").field, "text");
+  EXPECT_TRUE(prepare_corpus({path}, dir / "out", {.val_fraction = 0.2}).reused);
+}
+
+TEST(PrepareParquet, FieldAppliesToJsonl) {
+  testing::TempDir dir;
+  std::string jsonl;
+  for (int i = 0; i < 30; ++i) jsonl += "{\"body\": \"document " + std::to_string(i) + "\", \"text\": 5}\n";
+  write_text(dir / "in.jsonl", jsonl);
+  const std::vector<Document> docs = read_source(dir / "in.jsonl", "body");
+  ASSERT_EQ(docs.size(), 30u);
+  EXPECT_EQ(docs[3].id, "in.jsonl:4");
+  EXPECT_EQ(docs[3].text, "document 3");
+  EXPECT_EQ(testing_support::error_message_of([&] { read_source(dir / "in.jsonl"); }),
+            dir / "in.jsonl" + ":1: the \"text\" field is not a string");
+  EXPECT_EQ(testing_support::error_message_of([&] { read_source(dir / "in.jsonl", "title"); }),
+            dir / "in.jsonl" + ":1: no \"title\" field");
+  const CorpusInfo info = prepare_corpus({dir / "in.jsonl"}, dir / "out", {.val_fraction = 0.2, .field = "body"});
+  EXPECT_EQ(info.train.docs + info.val.docs, 30);
+  EXPECT_EQ(read_corpus_info(dir / "out").field, "body");
+}
+
+TEST(PrepareParquet, AnUnknownColumnNamesTheFileAndListsItsColumns) {
+  testing::TempDir dir;
+  const std::string path = kParquetDir + "columns.parquet";
+  const std::string msg =
+      testing_support::error_message_of([&] { prepare_corpus({path}, dir / "out", {.field = "body"}); });
+  EXPECT_EQ(msg.rfind(path + ": no column 'body'; the file's columns: ", 0), 0u) << msg;
+  for (const char* column : {"id", "title", "text", "tags", "score"}) {
+    EXPECT_NE(msg.find(std::string(column) + " ("), std::string::npos) << column << " in " << msg;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "out/corpus.json"));
+}
+
+TEST(PrepareParquet, InvalidUtf8NamesTheFileAndTheRow) {
+  testing::TempDir dir;
+  // A PLAIN, uncompressed file: its values' bytes lie in the file as they are, so one can be broken in place.
+  const std::vector<uint8_t> original = read_file(kParquetDir + "v1_uncompressed.parquet");
+  std::string bytes(original.begin(), original.end());
+  const std::map<std::string, std::string> rows = fixture_rows("v1_uncompressed", "text");
+  int64_t row = 0;
+  while (!rows.at("v1_uncompressed.parquet#" + std::to_string(row)).starts_with("Plain ASCII")) row++;
+  bytes[bytes.find("Plain ASCII") + 2] = '\xff';
+  write_text(dir / "broken.parquet", bytes);
+  EXPECT_EQ(testing_support::error_message_of([&] { read_source(dir / "broken.parquet"); }),
+            dir / "broken.parquet" + ": row " + std::to_string(row) +
+                ": the text of column 'text' is not valid UTF-8 at byte 2");
+}
+
+// A binary file is never tokenized as text: in a directory or alone, whether its bytes are not UTF-8 or are UTF-8
+// with a NUL byte (a uint16 token shard of small ids is), it is refused naming the file and the byte.
+TEST(PrepareParquet, AFileOfNoFormatReadIsRefusedNamingFileAndOffset) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "src");
+  write_text(dir / "src/a.txt", "fine text");
+  write_text(dir / "src/.DS_Store", std::string("\0\0\0\1Bud1\xff", 9));  // hidden: skipped as before
+  EXPECT_EQ(read_source(dir / "src").size(), 1u);
+
+  write_text(dir / "src/tokens.bin", std::string("ab\x05\0\x07\0", 6));  // valid UTF-8, but a NUL at byte 3
+  const std::string nul = dir / "src/tokens.bin" + ": byte 3: a NUL byte; " + kFormatsReadNote;
+  EXPECT_EQ(testing_support::error_message_of([&] { read_source(dir / "src"); }), nul);
+  EXPECT_EQ(testing_support::error_message_of([&] { read_source(dir / "src/tokens.bin"); }), nul);
+  EXPECT_EQ(testing_support::error_message_of([&] { prepare_corpus({dir / "src"}, dir / "out"); }), nul);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out/corpus.json"));
+  std::filesystem::remove(dir / "src/tokens.bin");
+
+  write_text(dir / "src/image.png", "\x89PNG\r\n\x1a\n");
+  const std::string png = dir / "src/image.png" + ": byte 0: not valid UTF-8; " + kFormatsReadNote;
+  EXPECT_EQ(testing_support::error_message_of([&] { read_source(dir / "src"); }), png);
+  EXPECT_EQ(testing_support::error_message_of([&] { read_source(dir / "src/image.png"); }), png);
+}
+
+TEST(PrepareParquet, AParquetNameWithoutTheMagicIsRefused) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "src");
+  write_text(dir / "src/shard.parquet", "text, not Parquet");  // valid UTF-8: still not read as text
+  const std::string msg =
+      dir / "src/shard.parquet" + ": byte 0: no PAR1 magic, so not the Parquet file its name says; " + kFormatsReadNote;
+  EXPECT_EQ(testing_support::error_message_of([&] { read_source(dir / "src/shard.parquet"); }), msg);
+  EXPECT_EQ(testing_support::error_message_of([&] { read_source(dir / "src"); }), msg);
+  EXPECT_EQ(testing_support::error_message_of([&] { source_format(dir / "src/shard.parquet"); }), msg);
+  write_text(dir / "src/empty.parquet", "");
+  EXPECT_EQ(testing_support::error_message_of([&] {
+              read_source(dir / "src/empty.parquet");
+            }).rfind(dir / "src/empty.parquet" + ": byte 0: no PAR1 magic", 0),
+            0u);
+  EXPECT_EQ(source_format(kParquetDir + "columns.parquet"), SourceFormat::parquet);
+  EXPECT_EQ(source_format(dir / "a.jsonl"), SourceFormat::jsonl);
+  EXPECT_EQ(source_format(dir / "a.txt"), SourceFormat::text);
 }
 
 }  // namespace

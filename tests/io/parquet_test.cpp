@@ -78,7 +78,9 @@ Expected expected(const std::string& jsonl, const std::string& column) {
 
 json manifest() { return json::parse(slurp(kDir + "fixtures.json")); }
 
-TEST(Parquet, ReadsEveryFixtureAsItsWriterWroteIt) {
+// Calls check(fixture, path, column) for every text column of every fixture that is not refused; the count.
+template <class Check>
+int for_each_fixture_column(Check check) {
   int checked = 0;
   const json all = manifest();
   for (const json& f : all.at("fixtures")) {
@@ -86,24 +88,54 @@ TEST(Parquet, ReadsEveryFixtureAsItsWriterWroteIt) {
     const std::string path = kDir + f.at("file").get<std::string>();
     for (const std::string column : f.at("text_columns")) {
       SCOPED_TRACE(path + " column " + column);
-      const Expected want = expected(f.at("expected"), column);
-      const Read got = read(path, column);
-      EXPECT_EQ(got.values, want.values);
-      EXPECT_EQ(got.stats.nulls, want.nulls);
-      EXPECT_EQ(got.stats.values, want.values.size());
-      EXPECT_EQ(got.stats.rows, f.at("rows").get<uint64_t>());
-      EXPECT_EQ(got.stats.row_groups, f.at("row_groups").get<uint64_t>());
-      // The page counts the writer recorded (ColumnMetaData.encoding_stats, read by hyparquet).
-      if (f.at("columns").contains(column)) {
-        const json& pages = f.at("columns").at(column).at("pages");
-        EXPECT_EQ(got.stats.dictionary_pages, pages.value("DICTIONARY_PAGE", 0u));
-        EXPECT_EQ(got.stats.data_pages_v1, pages.value("DATA_PAGE", 0u));
-        EXPECT_EQ(got.stats.data_pages_v2, pages.value("DATA_PAGE_V2", 0u));
-      }
-      EXPECT_EQ(read_memory(slurp(path), column).values, want.values);
+      check(f, path, column);
       checked++;
     }
   }
+  return checked;
+}
+
+TEST(Parquet, ReadsEveryFixtureAsItsWriterWroteIt) {
+  const int checked = for_each_fixture_column([](const json& f, const std::string& path, const std::string& column) {
+    const Expected want = expected(f.at("expected"), column);
+    const Read got = read(path, column);
+    EXPECT_EQ(got.values, want.values);
+    EXPECT_EQ(got.stats.nulls, want.nulls);
+    EXPECT_EQ(got.stats.values, want.values.size());
+    EXPECT_EQ(got.stats.rows, f.at("rows").get<uint64_t>());
+    EXPECT_EQ(got.stats.row_groups, f.at("row_groups").get<uint64_t>());
+    // The page counts the writer recorded (ColumnMetaData.encoding_stats, read by hyparquet).
+    if (f.at("columns").contains(column)) {
+      const json& pages = f.at("columns").at(column).at("pages");
+      EXPECT_EQ(got.stats.dictionary_pages, pages.value("DICTIONARY_PAGE", 0u));
+      EXPECT_EQ(got.stats.data_pages_v1, pages.value("DATA_PAGE", 0u));
+      EXPECT_EQ(got.stats.data_pages_v2, pages.value("DATA_PAGE_V2", 0u));
+    }
+    EXPECT_EQ(read_memory(slurp(path), column).values, want.values);
+  });
+  EXPECT_GE(checked, 20);
+}
+
+// read_parquet_rows: each value with its row in the file, i.e. its line in the writer's .jsonl (nulls counted, across
+// pages and row groups).
+TEST(Parquet, RowsAreTheWritersRowsNullsCounted) {
+  const int checked = for_each_fixture_column([](const json& f, const std::string& path, const std::string& column) {
+    std::vector<uint64_t> want;
+    std::istringstream lines(slurp(kDir + f.at("expected").get<std::string>()));
+    uint64_t row = 0;
+    for (std::string line; std::getline(lines, line); row++) {
+      if (!json::parse(line).at(column).is_null()) want.push_back(row);
+    }
+    std::vector<uint64_t> rows;
+    std::vector<std::string> values;
+    const ParquetReadStats s = read_parquet_rows(path, column, [&](uint64_t r, std::string_view v) {
+      rows.push_back(r);
+      values.emplace_back(v);
+    });
+    EXPECT_EQ(rows, want);
+    EXPECT_EQ(values, expected(f.at("expected"), column).values);
+    EXPECT_EQ(s.rows, row);
+  });
   EXPECT_GE(checked, 20);
 }
 

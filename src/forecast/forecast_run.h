@@ -1,0 +1,79 @@
+// `nanotrn forecast` as a library call: the target priced, the ladder designed and run through a sweep, the law
+// fitted, the forecast with its interval, CORE, and the warnings; written to the forecast's folder.
+//
+//   ForecastRequest q{.recipe = "cpu-tiny", .device = "trn2", .budget = "30m", .out = "out/forecast"};
+//   ForecastResult r = run_forecast(q, home, {.print = ...});  // r.at.central, r.at.low, r.at.high, r.to_json()
+//   ForecastResult again = resume_forecast("out/forecast", home, {});   // after a kill: the ladder goes on
+//
+// Steps (each its own function in forecast_run.cpp):
+//  1. price the target (target.h): N (non-embedding parameters), D (tokens in the budget on the device, with the
+//     stack's band), the epochs of data.train D needs;
+//  2. design the ladder (ladder.h) at most a quarter of N and of D, within the ladder's compute;
+//  3. run it as a sweep into OUT/ladder (sweep/runner.h: workers, resumable, a trial per rung; each a step-limited
+//     run of the recipe with the rung's depth, aspect ratio, rows and steps);
+//  4. fit the law on the finished runs (scaling_law.h), forecast at (N, D) and at the band's ends of D: the printed
+//     interval covers both;
+//  5. CORE from the forecast val_bpb (core_map.h), only inside the published pairs' range and with their caveat;
+//  6. warnings: epochs of data (data/epochs.h), extrapolation beyond what the validation measured (5.3x the ladder's
+//     largest N, 4.0x its largest D: docs/VALIDATION.md "Forecast"), an under-determined fit.
+// OUT holds request.json (the request, so --resume needs nothing else), ladder/ (the sweep), forecast.json
+// (to_json) and forecast.html (forecast_page.h). A new forecast refuses an OUT that holds anything, and creates OUT
+// only once the target is priced and the ladder designed: a request that cannot be forecast leaves nothing behind.
+// --resume refuses a folder without request.json ("not a forecast folder").
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/home.h"
+#include "data/epochs.h"
+#include "forecast/core_map.h"
+#include "forecast/ladder.h"
+#include "forecast/scaling_law.h"
+#include "forecast/target.h"
+
+namespace nanotrn::forecast {
+
+struct ForecastRequest {
+  std::string recipe;
+  std::vector<std::string> sets;
+  std::string device = "trn2";  // a catalog device, or "host" (a step-limited recipe: a forecast a host run checks)
+  std::string budget;           // the target's train.budget ("" = the recipe's)
+  LadderKind ladder = LadderKind::small;
+  double ladder_flops = 0;  // 0: the ladder kind's default
+  int workers = 2, threads = 1;
+  int bootstrap = 200;
+  double coverage = 0.9;
+  std::string out;
+  nlohmann::json to_json() const;
+  static ForecastRequest from_json(const nlohmann::json& j, const std::string& where);
+};
+
+struct ForecastResult {
+  ForecastRequest request;
+  Target target;
+  Ladder ladder;
+  std::vector<LadderRun> runs;
+  LawFit fit;
+  Forecast at;                 // at (N, D)
+  double low = 0, high = 0;    // the interval over D's band
+  std::optional<double> core;  // from the CORE map, inside its range
+  std::vector<std::string> warnings;
+  nlohmann::json to_json() const;
+};
+
+// What the held-out checks measured (docs/VALIDATION.md "Forecast"), printed and written with every forecast: the
+// interval is the law's, and in every check the law was pessimistic.
+extern const char* const kValidationNote;
+
+using Print = std::function<void(const std::string&)>;
+struct ForecastHooks {
+  Print print = {};                        // progress lines; null = quiet
+  std::function<bool()> should_stop = {};  // polled by the ladder's sweep: stops it (an Error says how to resume)
+};
+ForecastResult run_forecast(const ForecastRequest& request, const Home& home, const ForecastHooks& hooks);
+ForecastResult resume_forecast(const std::string& dir, const Home& home, const ForecastHooks& hooks);
+
+}  // namespace nanotrn::forecast

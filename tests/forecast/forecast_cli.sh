@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# `nanotrn forecast` as a user meets it, on a tiny synthetic target (about 15 s on 2 cores):
+#  - refusals with a clear message that leave nothing behind: a host target that is not step limited, a ladder kind
+#    that does not exist (at parse time), a target too small for a ladder a quarter of its size, an --out that holds
+#    files, --resume of a folder that is not a forecast;
+#  - a small ladder runs; --json carries val_bpb, interval (low <= val_bpb <= high), tokens, params, the law and one
+#    line per ladder run; forecast.json in the folder is what --json printed; every ladder run is 4x below the target
+#    in N and D (what forecast_run.h promises) and the ladder's runs have the target's schedule shape (scaled warm-up);
+#  - --resume of the finished forecast runs no ladder run again and gives the same forecast;
+#  - a forecast folder is never overwritten: a second forecast into it says how to resume.
+# Usage: forecast_cli.sh NANOTRN SOURCE_DIR WORK_DIR
+set -euo pipefail
+nanotrn=$1 src=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+export NANOTRN_HOME="$work/home"
+py=/usr/bin/python3
+fail() { echo "FAIL: $*"; exit 1; }
+tiny=(--recipe "$src/recipes/cpu-tiny.json" --set data.train=synthetic:pattern --set model.vocab_size=256
+      --set train.budget=0 --set train.steps=200 --set batch.seq_len=64 --set batch.rows=4 --set eval.tokens=2048
+      --set eval.rows=4 --set model.head_dim=32 --set model.aspect_ratio=32)
+run=(--device host --workers 1 --threads 1 --bootstrap 20)
+# refuses WHAT PATTERN ARGS...: the command fails, says PATTERN, and leaves no folder at $work/r.
+refuses() {
+  local what=$1 pattern=$2
+  shift 2
+  if "$nanotrn" forecast "$@" > "$work/refused.txt" 2>&1; then fail "$what: accepted"; fi
+  grep -q -- "$pattern" "$work/refused.txt" || { cat "$work/refused.txt"; fail "$what: no '$pattern'"; }
+  [ ! -e "$work/r" ] || fail "$what: left $work/r behind"
+  echo "refused ($what): $(grep -m1 -i -E 'error|must|not|run with' "$work/refused.txt")"
+}
+refuses "host time budget" "must be step limited" "${tiny[@]}" --set train.budget=60 "${run[@]}" --out "$work/r"
+refuses "unknown ladder" "--ladder" "${tiny[@]}" "${run[@]}" --ladder huge --out "$work/r"
+refuses "target too small" "too small for a ladder" "${tiny[@]}" --set model.depth=1 --set model.aspect_ratio=16 \
+  "${run[@]}" --out "$work/r"
+refuses "not a forecast folder" "not a forecast folder" --resume "$work"
+mkdir -p "$work/full" && echo keep > "$work/full/mine.txt"
+if "$nanotrn" forecast "${tiny[@]}" "${run[@]}" --out "$work/full" > "$work/refused.txt" 2>&1; then
+  fail "wrote into a folder that holds files"
+fi
+grep -q "not an empty folder" "$work/refused.txt" || { cat "$work/refused.txt"; fail "no message for a full --out"; }
+[ "$(ls "$work/full")" = mine.txt ] && [ "$(cat "$work/full/mine.txt")" = keep ] || fail "--out's files were touched"
+
+"$nanotrn" forecast "${tiny[@]}" "${run[@]}" --out "$work/f" --json > "$work/stdout.json" 2> "$work/err.txt" \
+  || { tail "$work/err.txt"; fail "forecast"; }
+$py - "$work/stdout.json" "$work/f/forecast.json" << 'EOF' || fail "forecast.json"
+import json, sys
+f, disk = (json.load(open(p)) for p in sys.argv[1:])
+assert f == disk, "forecast.json differs from what --json printed"
+lo, hi = f["interval"]
+assert lo <= f["val_bpb"] <= hi, (lo, f["val_bpb"], hi)
+assert f["params"] > 0 and f["tokens"] == 200 * 4 * 64 and f["steps"] == 200, (f["params"], f["tokens"])
+runs = f["ladder_runs"]
+assert len(runs) == 12 and f["law"]["formula"], f["law"]
+for r in runs:
+    assert 4 * r["params"] <= f["params"] * (1 + 1e-12) and 4 * r["tokens"] <= f["tokens"], r
+ladder = {g["id"]: g for g in f["ladder"]["runs"]}
+for r in runs:
+    g = ladder[r["id"]]
+    # cpu-tiny warms the learning rate and Muon's momentum over fixed step counts: a ladder run gets the same
+    # fraction of its own steps (at least 1).
+    assert g["warmup_steps"] >= 1 and g["momentum_warmup_steps"] >= 1, g
+    assert g["momentum_warmup_steps"] == max(1, int(g["steps"] * 100 / 200 + 0.5)), g
+ex = f["extrapolation"]
+assert ex["params"] >= 4 - 1e-9 and ex["tokens"] >= 4 - 1e-9, ex
+print(f"forecast {f['val_bpb']:.4f} [{lo:.4f}, {hi:.4f}] from {len(runs)} ladder runs; law {f['law']['formula']}")
+EOF
+"$nanotrn" forecast --resume "$work/f" > "$work/again.txt" 2> "$work/again.err" \
+  || { cat "$work/again.err"; fail "resume"; }
+grep -q "0 trial(s) to run of 12" "$work/again.err" || { cat "$work/again.err"; fail "resume ran ladder runs again"; }
+$py -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); assert a["val_bpb"]==b["val_bpb"] and a["interval"]==b["interval"]' \
+  "$work/stdout.json" "$work/f/forecast.json" || fail "the resumed forecast differs"
+cp "$work/f/forecast.json" "$work/kept.json"
+if "$nanotrn" forecast "${tiny[@]}" "${run[@]}" --out "$work/f" > "$work/refused.txt" 2>&1; then
+  fail "a second forecast into a forecast folder"
+fi
+grep -q "forecast --resume $work/f" "$work/refused.txt" || { cat "$work/refused.txt"; fail "no resume hint"; }
+cmp -s "$work/kept.json" "$work/f/forecast.json" || fail "the refused forecast touched forecast.json"
+echo "PASS forecast_cli"
