@@ -22,7 +22,7 @@ namespace nanotrn {
 class Tape;
 
 struct EngineOptions {
-  int num_threads = 0;  // 0: keep the OpenMP default (OMP_NUM_THREADS or all cores)
+  int num_threads = 0;  // 0: keep the OpenMP default (OMP_NUM_THREADS or all cores), refused above max_host_threads()
 };
 
 class Engine {

@@ -156,11 +156,6 @@ std::string element_name(const std::string& key, size_t i) {
 
 }  // namespace
 
-// libgomp starts every thread of a parallel region up front, each with its own stack; a mistyped count (100000)
-// exhausts memory or the process's mappings and crashes inside the runtime. Beyond a few threads per core nothing
-// gets faster, so 4 x the cores is a generous ceiling that no sane setting reaches.
-int max_host_threads() { return 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
-
 void check_recipe_ranges(const Recipe& recipe) {
   const json j = recipe_to_json(recipe);
   for (const RangeRule& rule : kRanges) {

@@ -7,13 +7,13 @@
 // fields (model sizes, heads dividing each other) are model::resolve()'s; the thread cap is max_host_threads().
 #pragma once
 
+#include "base/host_threads.h"
 #include "recipe/recipe.h"
 
 namespace nanotrn::recipe {
 
 void check_recipe_ranges(const Recipe& recipe);
 
-// The most host threads a recipe may ask for: 4 x this machine's cores (see recipe_ranges.cpp for why).
-int max_host_threads();
+using nanotrn::max_host_threads;  // train.threads' ceiling (base/host_threads.h)
 
 }  // namespace nanotrn::recipe

@@ -124,7 +124,9 @@ TEST(KernelRegistry, ParametersParseOnceAndShapesAreTyped) {
   }
   // One flag per parameter name over the kernels: rows is shared by four.
   for (const KernelRegistry::SharedParam& p : builtin_kernels().all_params())
-    if (p.spec.name == "rows") EXPECT_EQ(p.kernels.size(), 4u);
+    if (p.spec.name == "rows") {
+      EXPECT_EQ(p.kernels.size(), 4u);
+    }
 }
 
 }  // namespace

@@ -442,7 +442,9 @@ TEST(NeuronTiming, AttentionAndKBlockedMatmulMatchTheReferenceBitForBit) {
       const View at = b.hbm("a_t", c.k, c.m, c.dtype), bm = b.hbm("b", c.k, c.n, c.dtype);
       const View cm = b.hbm("c", c.m, c.n, DType::f32);
       const MatmulBlocking blk = c.planned ? plan_matmul(s, c.m, c.k, c.n, c.dtype, c.dtype) : c.blocking;
-      if (c.planned) EXPECT_NE(blk.mode, MatmulAccumulate::resident_k) << gen << " " << c.m << "x" << c.k << "x" << c.n;
+      if (c.planned) {
+        EXPECT_NE(blk.mode, MatmulAccumulate::resident_k) << gen << " " << c.m << "x" << c.k << "x" << c.n;
+      }
       matmul_kernel_blocked(b, at, bm, cm, c.dtype, blk);
       const Program p = b.take();
       SCOPED_TRACE(testing::Message() << gen << " matmul " << c.m << "x" << c.k << "x" << c.n << " mode "

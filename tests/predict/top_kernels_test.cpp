@@ -28,7 +28,9 @@ TEST(TopKernels, EveryKernelOfTheStepIsInOneLine) {
   double sum = 0;
   for (size_t i = 0; i < lines.size(); i++) {
     sum += lines[i].seconds;
-    if (i > 0) EXPECT_GE(lines[i - 1].seconds, lines[i].seconds);
+    if (i > 0) {
+      EXPECT_GE(lines[i - 1].seconds, lines[i].seconds);
+    }
     EXPECT_NEAR(lines[i].share, lines[i].seconds / t.step_s, 1e-12);
     EXPECT_FALSE(lines[i].label.size() > 1 && lines[i].label[0] == 'L' && std::isdigit(lines[i].label[1]))
         << lines[i].label;
