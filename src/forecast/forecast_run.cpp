@@ -161,8 +161,9 @@ ForecastResult forecast_in(Prepared p, const Home& home, const ForecastHooks& ho
   }
   say(hooks.print, "ladder: " + std::to_string(r.ladder.rungs.size()) + " runs, " +
                        format_number("%.3g", r.ladder.flops) + " training FLOPs, into " + ladder_dir);
-  run_ladder(sweep::read_plan(ladder_dir), ladder_dir, home, hooks.print, hooks.should_stop);
-  r.runs = finished_runs(sweep::read_plan(ladder_dir), r.ladder, ladder_dir);
+  const sweep::SweepPlan plan = sweep::read_plan(ladder_dir);  // the folder's own plan (a resume's is on disk)
+  run_ladder(plan, ladder_dir, home, hooks.print, hooks.should_stop);
+  r.runs = finished_runs(plan, r.ladder, ladder_dir);
   fit_and_forecast(r);
   r.core = builtin_core_map().at(r.at.central);
   r.warnings = warnings_of(r);

@@ -50,22 +50,14 @@ void share_host_cores(const recipe::Recipe& recipe, const dist::Communicator& co
   omp_set_num_threads(std::max(1, cores / comm.ranks_on_host()));
 }
 
-std::optional<int64_t> planned_tokens(const recipe::Recipe& recipe, const std::string& clock_spec) {
+// The tokens the run will train on, where that is known before it starts: a step-limited recipe, or a clock that
+// charges a model of the step rather than host time.
+std::optional<int64_t> planned_tokens(const recipe::Recipe& recipe, const std::string& clock_spec,
+                                      recipe::Clock& clock) {
   if (recipe::budget_seconds(recipe) <= 0)
     return recipe::walk_budget(recipe, [](const recipe::NextStep&) { return 1.0; }).tokens;
   if (clock_spec == "wall") return std::nullopt;
-  const std::unique_ptr<recipe::Clock> c = predict::make_clock_for(clock_spec, recipe);
-  const auto charge = [&](const recipe::NextStep& n) {
-    recipe::StepInfo step;
-    step.phase = static_cast<int64_t>(n.phase);
-    step.accum = n.accum;
-    step.rows = recipe.batch.rows;
-    step.seq_len = recipe.batch.seq_len;
-    step.tokens = n.tokens;
-    step.mtp_heads = n.mtp_heads;
-    return c->charge(step, 0.0);
-  };
-  return recipe::walk_budget(recipe, charge, c->startup_charge()).tokens;
+  return recipe::walk_budget_on(recipe, clock).tokens;
 }
 
 nlohmann::json run_result_json(const recipe::Recipe& recipe, const train::TrainResult& r, const std::string& clock) {
@@ -90,7 +82,7 @@ TrainRunOutcome train_run(const recipe::Recipe& recipe, const TrainRunOptions& o
   share_host_cores(recipe, comm);
   const std::unique_ptr<recipe::Clock> clock = predict::make_clock_for(o.clock, recipe);
   if (comm.rank() == 0 && o.print) {
-    const std::optional<int64_t> tokens = planned_tokens(recipe, o.clock);
+    const std::optional<int64_t> tokens = planned_tokens(recipe, o.clock, *clock);
     const data::DataEpochs e = tokens ? data::epochs_needed(recipe.data.train, *tokens) : data::DataEpochs{};
     if (e.known) o.print("data: " + data::epochs_line(e));
   }

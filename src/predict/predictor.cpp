@@ -1,13 +1,12 @@
 // Per-phase prediction and the budget walk. See predictor.h.
 #include "predict/predictor.h"
 
-#include "data/epochs.h"
-
 #include <algorithm>
 #include <chrono>
 
 #include "base/error.h"
 #include "base/format.h"
+#include "data/epochs.h"
 
 namespace nanotrn::predict {
 

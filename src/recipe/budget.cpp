@@ -79,4 +79,20 @@ BudgetWalk walk_budget(const Recipe& r, const std::function<double(const NextSte
   return w;
 }
 
+StepInfo step_info(const Recipe& r, const NextStep& n, int64_t step) {
+  return {.step = step,
+          .phase = static_cast<int64_t>(n.phase),
+          .accum = n.accum,
+          .rows = r.batch.rows,
+          .seq_len = r.batch.seq_len,
+          .tokens = n.tokens,
+          .mtp_heads = n.mtp_heads};
+}
+
+BudgetWalk walk_budget_on(const Recipe& r, Clock& clock) {
+  int64_t step = 0;
+  return walk_budget(
+      r, [&](const NextStep& n) { return clock.charge(step_info(r, n, step++), 0.0); }, clock.startup_charge());
+}
+
 }  // namespace nanotrn::recipe

@@ -21,6 +21,7 @@
 #include <functional>
 #include <vector>
 
+#include "recipe/clock.h"
 #include "recipe/recipe.h"
 
 namespace nanotrn::recipe {
@@ -59,5 +60,11 @@ struct BudgetWalk {
 // (the trainer's Clock::startup_charge); throws past 1e8 steps.
 BudgetWalk walk_budget(const Recipe& r, const std::function<double(const NextStep&)>& step_seconds,
                        double startup_s = 0.0);
+
+// What a Clock is told of step `step` (clock.h): one construction for the trainer and for walks charged by a Clock.
+StepInfo step_info(const Recipe& r, const NextStep& n, int64_t step);
+// The walk a run under `clock` makes: each step charged by the clock (its wall time 0: for clocks that do not charge
+// host time, not WallClock), its startup charge first.
+BudgetWalk walk_budget_on(const Recipe& r, Clock& clock);
 
 }  // namespace nanotrn::recipe

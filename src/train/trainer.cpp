@@ -549,13 +549,7 @@ TrainResult Trainer::run() {
       t->exposed += step_timing.exposed;
       t->waiting += step_timing.waiting;
     }
-    const recipe::StepInfo info{.step = s.step - 1,
-                                .phase = static_cast<int64_t>(phase),
-                                .accum = ph.accum,
-                                .rows = B,
-                                .seq_len = T,
-                                .tokens = ph.accum * per_micro,
-                                .mtp_heads = next.mtp_heads};
+    const recipe::StepInfo info = recipe::step_info(r, next, s.step - 1);
     double charged = s.lead() ? s.clock.charge(info, wall) : 0.0;
     s.comm.broadcast(&charged, sizeof charged, 0);
     s.charged += charged;
