@@ -44,7 +44,7 @@ target run_metrics_fuzz src/report/run_metrics.cpp src/report/svg_chart.cpp src/
 target sweep_plan_fuzz src/sweep/plan.cpp src/sweep/variants.cpp src/sweep/records.cpp src/base/rng.cpp src/base/file.cpp
 
 # Every source is compiled once (the parsers share base/ and data/ files), two at a time, then each target linked.
-common=(src/base/error.cpp src/base/temp_files.cpp)
+common=(src/base/error.cpp src/base/temp_files.cpp src/base/json_parse.cpp)
 object() { local o=${1//\//_}; echo "$out/obj/${o%.cpp}.o"; }
 pending=()
 background() {  # command...: runs it in the background, at most two at a time

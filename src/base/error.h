@@ -31,6 +31,17 @@ inline void check(bool condition, const char* message, std::source_location wher
   if (!condition) throw Error(message, where);
 }
 
+// Whether `where` lies in nanotrn's own sources (src/): an internal detail of which check failed, which a user is
+// not shown unless debugging. A location elsewhere is the user's code (a custom kernel's line) and always shown.
+bool is_internal(const std::source_location& where);
+
+// What a user is shown for a failure: an Error's message, prefixed with "file:line: " when its location is the
+// user's code or `debug` is set (`nanotrn --debug`, or NANOTRN_DEBUG=1 in the environment); any other exception's
+// what().
+std::string user_message(const std::exception& e, bool debug);
+// NANOTRN_DEBUG set to anything but "" or "0".
+bool debug_from_environment();
+
 }  // namespace nanotrn
 
 // NANOTRN_CHECK(cond, msg): message built only on failure.

@@ -47,13 +47,27 @@ std::vector<uint8_t> read_file(const std::string& path) {
   return out;
 }
 
-void write_file_atomic(const std::string& path, const void* data, size_t size) {
-  // The rename would replace whatever `path` is: refuse anything but a regular file (or nothing), so that a device
-  // such as /dev/full or /dev/stdout is never swapped for a plain file.
+// The rename would replace whatever `path` is: refuse anything but a regular file (or nothing), so that a device
+// such as /dev/full or /dev/stdout is never swapped for a plain file; an appended log is held to the same rule.
+void check_regular_or_absent(const std::string& path) {
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
   check(!std::filesystem::exists(st) || std::filesystem::is_regular_file(st),
-        "cannot write '" + path + "': it is not a regular file (files are written to a temporary and renamed over it)");
+        "cannot write '" + path + "': it is not a regular file (a FIFO, device or folder); nanotrn writes only plain "
+        "files");
+}
+
+void check_can_write(const std::string& path) {
+  check_regular_or_absent(path);
+  const std::string tmp = temporary_path(path);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) fail("cannot create", tmp);
+  ::close(fd);
+  ::unlink(tmp.c_str());
+}
+
+void write_file_atomic(const std::string& path, const void* data, size_t size) {
+  check_regular_or_absent(path);
   const std::string tmp = temporary_path(path);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot create", tmp);

@@ -14,9 +14,9 @@ namespace nanotrn {
 
 namespace {
 
-constexpr const char* kInfix = ".tmp.";
+constexpr const char* kInfix = ".nanotrn-tmp.";
 
-// The pid in a temporary's file name "<name>.tmp.<pid>"; 0 when the name is not one.
+// The pid in a temporary's file name "<name>.nanotrn-tmp.<pid>"; 0 when the name is not one.
 pid_t pid_of(const std::string& name) {
   const size_t at = name.rfind(kInfix);
   if (at == std::string::npos || at == 0) return 0;

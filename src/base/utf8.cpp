@@ -43,4 +43,13 @@ size_t find_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
+size_t find_control_character(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7F) return i;
+    if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9F) return i;  // U+0080-U+009F
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace nanotrn

@@ -23,4 +23,9 @@ Utf8Step utf8_step(std::string_view s, size_t i);
 // std::string_view::npos when s is valid.
 size_t find_invalid_utf8(std::string_view s);
 
+// The byte offset of the first control character in s (C0 U+0000-U+001F, DEL U+007F, C1 U+0080-U+009F), or npos.
+// A name that reaches a terminal (a task label) must hold none: ESC starts the escape sequences that recolour, move
+// or retitle a terminal. s must be valid UTF-8.
+size_t find_control_character(std::string_view s);
+
 }  // namespace nanotrn

@@ -1,5 +1,7 @@
-// nanotrn: one binary, one subcommand per file in src/cli/. Errors from the library are caught here, printed with
-// the location of the failing check, and turned into exit code 1.
+// nanotrn: one binary, one subcommand per file in src/cli/. Errors from the library are caught here, printed (with the
+// location of the failing check when it is the user's code, or under --debug / NANOTRN_DEBUG=1), and turned into exit
+// code 1.
+#include <cstdlib>
 #include <iostream>
 #include <new>
 
@@ -14,6 +16,10 @@ int main(int argc, char** argv) {
       "modelled AWS Trainium device"};
   app.require_subcommand(1);
   app.set_version_flag("--version", nanotrn::version_line());
+  // --debug is NANOTRN_DEBUG=1 for this process and the processes it starts (sweep workers, ladder runs).
+  app.add_flag_callback("--debug", [] { setenv("NANOTRN_DEBUG", "1", 1); },
+                        "Show the source location of the check behind an error (also NANOTRN_DEBUG=1)");
+  app.fallthrough();
   try {
     const nanotrn::Home home = nanotrn::find_home();
     nanotrn::cli::add_speedrun(app, home);
@@ -37,7 +43,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const nanotrn::Error& e) {
-    std::cerr << "nanotrn: error: " << e.what() << "\n";
+    std::cerr << "nanotrn: error: " << nanotrn::user_message(e, nanotrn::debug_from_environment()) << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
     // The size checks (recipe/memory_need.h) refuse what cannot fit up front; this is what slipped past them.

@@ -38,7 +38,9 @@ void add_report(CLI::App& app) {
   cmd->add_option("--title", o->title, "Page heading");
   cmd->callback([o, dir, devices] {
     o->devices = *devices;
-    std::cout << "report: " << report::write_run_report(*dir, *o) << "\n";
+    const report::RunReportWritten w = report::write_run_report(*dir, *o);
+    for (const std::string& note : w.notes) std::cerr << "report: note: " << note << "\n";
+    std::cout << "report: " << w.path << "\n";
   });
 
   struct PlotArgs {
@@ -68,6 +70,7 @@ void add_report(CLI::App& app) {
     size_t points = 0;
     for (const std::string& run : a->runs) {
       const report::RunMetrics m = report::read_run_metrics(run);
+      if (!m.torn_tail.empty()) std::cerr << "plot: note: " << m.torn_tail << "\n";
       c.series.push_back(
           {a->runs.size() == 1 ? report::metric_name(y) : run_label(m.path), report::metric_points(m, y, x)});
       check(!c.series.back().points.empty(), "plot: " + m.path + " has no " + report::metric_name(y) + " points");

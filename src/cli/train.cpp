@@ -32,6 +32,16 @@ struct TrainArgs {
   int64_t stop_after = 0;
 };
 
+// A stop signal that arrived after the last step (during the final evaluation) is not swallowed: the run's results
+// are saved and shown, and the exit status still says the process was asked to stop.
+void exit_if_stopped_late() {
+  if (stop_signal() == 0) return;
+  std::cerr << "nanotrn: " << signal_name(stop_signal())
+            << " received during the final evaluation; the run finished and its results are saved\n";
+  std::cout.flush();
+  throw StopExit{128 + stop_signal()};
+}
+
 void run_train(const TrainArgs& args, const Home& home, dist::Communicator& comm) {
   const bool lead = comm.rank() == 0;
   std::vector<std::string> extra;
@@ -61,6 +71,7 @@ void run_train(const TrainArgs& args, const Home& home, dist::Communicator& comm
   if (!lead) return;
   if (args.json) {
     std::cout << r.to_json().dump(2) << "\n";
+    exit_if_stopped_late();
     return;
   }
   std::cout << "done: " << r.steps << " steps, " << r.tokens << " tokens, charged "
@@ -71,6 +82,7 @@ void run_train(const TrainArgs& args, const Home& home, dist::Communicator& comm
             << format_number("%.4f", r.last_loss) << "\n";
   std::cout << "checkpoint " << args.out << "/checkpoint.safetensors, metrics " << args.out << "/metrics.jsonl"
             << (out.result_json.is_null() ? "" : ", result " + args.out + "/result.json") << "\n";
+  exit_if_stopped_late();
 }
 
 }  // namespace

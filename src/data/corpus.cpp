@@ -1,5 +1,6 @@
 // Corpus sources, split and prepared folders. See corpus.h.
 #include "data/corpus.h"
+#include "base/json_parse.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -186,7 +187,7 @@ CorpusInfo read_corpus_info(const std::string& dir) {
   check(fs::exists(path), "data: " + dir + " is not a prepared corpus (no corpus.json); run `nanotrn data prepare`");
   const std::vector<uint8_t> bytes = read_file(path);
   try {
-    const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end());
+    const nlohmann::json j = nanotrn::parse_json(bytes);
     check(j.at("format") == "nanotrn-corpus" && j.at("version") == 1, path + ": not a version-1 nanotrn corpus");
     CorpusInfo info;
     info.dir = dir;

@@ -1,5 +1,6 @@
 // JSONL corpora. See jsonl.h.
 #include "data/jsonl.h"
+#include "base/json_parse.h"
 
 #include <filesystem>
 
@@ -34,7 +35,7 @@ void for_each_jsonl_object(
     check(bad == std::string_view::npos, at + "not valid UTF-8 at byte " + std::to_string(bad) + " of the line");
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(line);
+      j = nanotrn::parse_json(line);
     } catch (const nlohmann::json::exception& e) {
       throw Error(at + "not valid JSON: " + e.what());
     }

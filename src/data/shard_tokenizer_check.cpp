@@ -1,5 +1,6 @@
 // Shards against the tokenizer that reads them. See shard_tokenizer_check.h.
 #include "data/shard_tokenizer_check.h"
+#include "base/json_parse.h"
 
 #include <filesystem>
 
@@ -18,7 +19,7 @@ bool check_shards_match_tokenizer(const std::string& shards_dir, const tokenizer
   const std::vector<uint8_t> bytes = read_file(manifest);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(bytes.begin(), bytes.end());
+    j = nanotrn::parse_json(bytes);
   } catch (const nlohmann::json::exception& e) {
     throw Error(manifest + ": malformed: " + e.what() + "; run: " + retokenize);
   }

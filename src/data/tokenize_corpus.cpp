@@ -1,5 +1,6 @@
 // Corpus -> shards. See tokenize_corpus.h.
 #include "data/tokenize_corpus.h"
+#include "base/json_parse.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -95,7 +96,7 @@ ShardSet read_shard_set(const std::string& dir) {
   check(fs::exists(path), "data: " + dir + " holds no shards.json; run `nanotrn data tokenize`");
   const std::vector<uint8_t> bytes = read_file(path);
   try {
-    const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end());
+    const nlohmann::json j = nanotrn::parse_json(bytes);
     check(j.at("format") == "nanotrn-shards" && j.at("version") == 1, path + ": not a version-1 shard set");
     ShardSet s;
     s.dir = dir;
@@ -122,7 +123,7 @@ ShardSet tokenize_corpus(const std::string& corpus_dir, const tokenizer::Tokeniz
   if (!options.force && fs::exists(manifest)) {
     try {
       const std::vector<uint8_t> bytes = read_file(manifest);
-      const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end());
+      const nlohmann::json j = nanotrn::parse_json(bytes);
       ShardSet s = read_shard_set(out_dir);
       if (tokenized_with(s, tok) && j.value("corpus", "") == corpus_fp) {
         bool all = true;

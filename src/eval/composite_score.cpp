@@ -1,5 +1,6 @@
 // The Phase 2 composite score. See composite_score.h.
 #include "eval/composite_score.h"
+#include "base/json_parse.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,7 +33,7 @@ std::string result_file(const std::string& path) {
 
 json parse_json(const std::string& file) {
   const std::vector<uint8_t> bytes = read_file(file);
-  json j = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
+  json j = nanotrn::parse_json_or_discarded(bytes);
   if (!j.is_discarded()) return j;
   // Parse again with exceptions for the byte position of the error, noting the last key read: a value JSON cannot
   // hold ("val_bpb": NaN, or 1e400, beyond a double) fails right after its key.
@@ -43,6 +44,7 @@ json parse_json(const std::string& file) {
   };
   const auto where = [&] { return last_key.empty() ? std::string() : " (the last key read: \"" + last_key + "\")"; };
   try {
+    nanotrn::check_json_depth({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
     j = json::parse(bytes.begin(), bytes.end(), note_key);
   } catch (const json::parse_error& e) {
     throw Error(file + ": byte " + std::to_string(e.byte) + ": not valid JSON" + where() + ": " + e.what());

@@ -1,5 +1,6 @@
 // CORE from val_bpb. See core_map.h.
 #include "forecast/core_map.h"
+#include "base/json_parse.h"
 
 #include <algorithm>
 #include <cmath>
@@ -91,7 +92,7 @@ CoreMap core_map_from_json(const nlohmann::json& j, const std::string& where) {
 const CoreMap& builtin_core_map() {
   static const CoreMap m = [] {
     for (const auto& [name, text] : builtin_texts())
-      if (name == "core_vs_bpb") return core_map_from_json(nlohmann::json::parse(text), "configs/forecast/" + name);
+      if (name == "core_vs_bpb") return core_map_from_json(nanotrn::parse_json(text), "configs/forecast/" + name);
     throw Error("the build holds no configs/forecast/core_vs_bpb.json");
   }();
   return m;

@@ -1,5 +1,6 @@
 // `nanotrn forecast` as a library call. See forecast_run.h.
 #include "forecast/forecast_run.h"
+#include "base/json_parse.h"
 
 #include <algorithm>
 #include <cmath>
@@ -279,7 +280,7 @@ ForecastResult resume_forecast(const std::string& dir, const Home& home, const F
   const std::vector<uint8_t> bytes = read_file(dir + "/request.json");
   json j;
   try {
-    j = json::parse(bytes.begin(), bytes.end());
+    j = nanotrn::parse_json(bytes);
   } catch (const json::exception& e) {
     throw Error(dir + "/request.json: not valid JSON: " + e.what());
   }

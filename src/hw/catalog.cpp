@@ -1,5 +1,6 @@
 // Device catalog: strict loader, lookups, JSON/text listing. See catalog.h.
 #include "hw/catalog.h"
+#include "base/json_parse.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -229,7 +230,7 @@ const Device& Catalog::find(std::string_view name) const {
 Catalog load_catalog(const std::string& json_text, const std::string& origin) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(json_text);
+    j = nanotrn::parse_json(json_text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 1E400
     throw Error(origin + ": not valid JSON: " + e.what());
   }

@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -32,6 +33,21 @@ const char* task_type_name(TaskType type) {
 }
 
 namespace {
+
+// A bundle's files must lie inside it once symlinks are followed: a link out of the bundle (to ~/.netrc, say) is
+// refused before a byte is read, so no message ever quotes a file the user did not mean to hand over, as `../` in a
+// dataset_uri is refused.
+void check_inside_bundle(const std::string& dir, const std::string& path) {
+  std::error_code ec;
+  const fs::path root = fs::canonical(dir, ec);
+  check(!ec, "eval core: cannot resolve the bundle folder " + dir + ": " + ec.message());
+  const fs::path real = fs::canonical(path, ec);
+  check(!ec, "eval core: cannot resolve " + path + ": " + ec.message());
+  const auto [r, p] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  check(r == root.end(), "eval core: " + path + " leads out of the bundle (a link to " + real.string() +
+                             "); every file of a bundle must lie inside " + root.string());
+  check(fs::is_regular_file(real), "eval core: " + path + " is not a regular file");
+}
 
 std::string where(const std::string& name, const YAML::Node& n) {
   const YAML::Mark m = n.Mark();
@@ -106,6 +122,9 @@ std::vector<TaskSpec> parse_core_yaml(const std::string& text, const std::string
       s.delimiter = delim.Scalar();
     }
     check(find_invalid_utf8(s.label + s.delimiter) == std::string::npos, where(name, t) + "text is not valid UTF-8");
+    check(find_control_character(s.label) == std::string::npos,
+          where(name, t["label"]) + "the label holds a control character at byte " +
+              std::to_string(find_control_character(s.label)) + " (a label is printed to the terminal)");
     const auto [it, fresh] = seen.emplace(s.label, t.Mark().line + 1);
     check(fresh, where(name, t) + "the label '" + s.label + "' is also the task at line " + std::to_string(it->second));
     tasks.push_back(std::move(s));
@@ -120,11 +139,13 @@ Bundle read_bundle(const std::string& dir) {
   Bundle b{dir, {}};
   const std::string yaml_path = dir + "/core.yaml";
   check(fs::exists(yaml_path), "eval core: " + yaml_path + " is missing (is " + dir + " an eval_bundle?)");
+  check_inside_bundle(dir, yaml_path);
   const std::vector<uint8_t> bytes = read_file(yaml_path);
   b.tasks = parse_core_yaml(std::string(bytes.begin(), bytes.end()), yaml_path);
 
   const std::string csv_path = dir + "/eval_meta_data.csv";
   check(fs::exists(csv_path), "eval core: " + csv_path + " is missing (it gives each task's random baseline)");
+  check_inside_bundle(dir, csv_path);
   const io::CsvTable csv = io::read_csv(csv_path);
   const size_t task_col = csv.column("Eval Task");
   const size_t rb_col = csv.column("Random baseline");
@@ -233,6 +254,7 @@ std::vector<Example> parse_task_examples(std::string_view content, TaskType type
 std::vector<Example> read_task_examples(const Bundle& b, const TaskSpec& task) {
   const std::string path = b.dir + "/eval_data/" + task.dataset_uri;
   check(fs::exists(path), "eval core: the task '" + task.label + "' reads " + path + ", which is missing");
+  check_inside_bundle(b.dir, path);
   const std::vector<uint8_t> bytes = read_file(path);
   return parse_task_examples(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), task.type,
                              path);

@@ -60,6 +60,8 @@ struct Bundle {
   std::vector<TaskSpec> tasks;  // in core.yaml order
 };
 
+// Every file it reads (core.yaml, eval_meta_data.csv, eval_data/<uri>) must lie inside `dir` once symlinks are
+// followed; a link out of the bundle is an Error naming it, before a byte of the target is read.
 Bundle read_bundle(const std::string& dir);
 // Tasks of `b` whose labels are in `labels` (all when empty), in the bundle's order; an unknown label is an Error
 // listing the bundle's labels.

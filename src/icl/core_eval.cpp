@@ -64,6 +64,7 @@ CoreResult evaluate_core(const Ctx& ctx, model::Gpt& gpt, const tokenizer::Token
     std::vector<ExampleRecord> records(mine.size());
     std::vector<int64_t> tokens(mine.size(), 0);
     std::vector<std::exception_ptr> errors(mine.size());
+    std::vector<char> beyond(mine.size(), 0);
     int64_t done = 0;
 #pragma omp parallel for num_threads(workers) schedule(dynamic, 1)
     for (size_t k = 0; k < mine.size(); ++k) {
@@ -79,6 +80,9 @@ CoreResult evaluate_core(const Ctx& ctx, model::Gpt& gpt, const tokenizer::Token
         ExampleScore s = scorer.score(tr.spec.type, rows, data[i].gold);
         tokens[k] = s.tokens;
         records[k] = {idx, std::move(rows), std::move(s.losses), s.correct};
+      } catch (const AnswerBeyondContext&) {
+        records[k] = {idx, {}, {}, false};  // the model cannot see the answer: scored as wrong, counted
+        beyond[k] = 1;
       } catch (...) {
         errors[k] = std::current_exception();  // rethrown below: an exception may not leave an OpenMP region
       }
@@ -93,6 +97,7 @@ CoreResult evaluate_core(const Ctx& ctx, model::Gpt& gpt, const tokenizer::Token
     }
     for (size_t k = 0; k < mine.size(); ++k) {
       tr.correct += records[k].correct ? 1 : 0;
+      tr.beyond_context += beyond[k];
       tr.tokens += tokens[k];
     }
     if (options.keep_examples) tr.records = std::move(records);
@@ -115,6 +120,7 @@ CoreResult combine_ranks(const std::vector<CoreResult>& per_rank) {
       check(x.spec.label == out.tasks[t].spec.label && x.examples == out.tasks[t].examples,
             "combine_ranks: the ranks scored different tasks");
       out.tasks[t].correct += x.correct;
+      out.tasks[t].beyond_context += x.beyond_context;
       out.tasks[t].tokens += x.tokens;
       out.tasks[t].seconds = std::max(out.tasks[t].seconds, x.seconds);
       out.tasks[t].records.insert(out.tasks[t].records.end(), x.records.begin(), x.records.end());
@@ -136,6 +142,7 @@ nlohmann::ordered_json core_json(const CoreResult& r, bool with_examples) {
     j["random_baseline"] = t.spec.random_baseline;
     j["examples"] = t.examples;
     j["correct"] = t.correct;
+    j["beyond_context"] = t.beyond_context;
     j["tokens"] = t.tokens;
     j["accuracy"] = t.accuracy;
     j["centered"] = t.centered;

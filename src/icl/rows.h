@@ -10,7 +10,9 @@
 // strict prefix of "with" in tokens (else an Error naming the task and example: the tokenizer merged across the
 // boundary), and the one scored row is "with", its span the tokens after "without".
 // A row longer than the model's length keeps its last max_len tokens and its span shifts with it; a span that would
-// start at position 0 (nothing left to predict it from) is an Error. A multiple-choice option that is a token prefix
+// then start at position 0 (an answer as long as the model's context: nothing left to predict it from) is an
+// AnswerBeyondContext, which the CORE evaluation scores as a wrong answer and counts, so one long example does not
+// end the whole evaluation; a span empty without cropping is a malformed example, an Error. A multiple-choice option that is a token prefix
 // of another (or equal to it) has an empty span: its mean loss is NaN, which the scorer treats as Python's min()
 // does (scorer.h).
 #pragma once
@@ -19,11 +21,17 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "icl/bundle.h"
 #include "icl/prompts.h"
 #include "tokenizer/tokenizer.h"
 
 namespace nanotrn::icl {
+
+// An example whose answer does not fit the model's length once its row is cropped (see above).
+struct AnswerBeyondContext : Error {
+  using Error::Error;
+};
 
 struct ScoredRows {
   std::vector<std::vector<int32_t>> rows;

@@ -27,7 +27,24 @@ PositionLoss position_loss(const float* z, int64_t V, int32_t target) {
   return {m + std::log(sum) - static_cast<double>(z[target]), best == target};
 }
 
+// The host bytes one row of the rest pass holds at its peak: its logits from F, the attention scores over the
+// prefix and itself, its replica of the prefix cache plus its own keys and values, and a dozen model-width
+// activations per position (fp32). An estimate to size chunks, not an allocator's count.
+double rest_row_bytes(const model::GptConfig& c, int64_t L, int64_t M, int64_t F) {
+  const double keys = static_cast<double>(L + M);
+  const double kv_width = static_cast<double>(c.n_kv_head * c.head_dim);
+  return 4.0 * (static_cast<double>(M - F) * static_cast<double>(c.vocab_size) +
+                static_cast<double>(M) * keys * static_cast<double>(c.n_head) +
+                2.0 * static_cast<double>(c.depth) * keys * kv_width + 12.0 * static_cast<double>(M * c.model_dim));
+}
+
 }  // namespace
+
+int64_t Scorer::rows_per_pass(int64_t R, int64_t L, int64_t M, int64_t F) const {
+  const double per_row = rest_row_bytes(gpt_.config(), L, M, F);
+  const double fit = std::floor(pass_bytes_ / std::max(per_row, 1.0));
+  return std::clamp<int64_t>(static_cast<int64_t>(std::min(fit, 1e18)), 1, std::max<int64_t>(R, 1));
+}
 
 ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) {
   Ctx ctx = ctx_;
@@ -44,56 +61,44 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
   for (int64_t i = 0; i < R; ++i) L = std::min(L, rows.start[static_cast<size_t>(i)]);
   ExampleScore out;
 
-  model::KvCache cache;
+  model::KvCache prefix_cache;
   Tensor prefix_logits;  // [1, 1, V]: the prediction of the token after the prefix
   if (L > 0) {
     const std::vector<int32_t> ids(rows.rows[0].begin(), rows.rows[0].begin() + L);
-    const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({1, L}, ids), &cache);
+    const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({1, L}, ids), &prefix_cache);
     prefix_logits = gpt_.head(ctx, ops::narrow(ctx, h, 1, L - 1, 1)).contiguous();
     out.tokens += L;
   }
-  // The rest of each row that predicts a scored token: positions L .. end - 2.
+  // The rest of each row that predicts a scored token: positions L .. end - 2, padded to M for every row.
   int64_t M = 0;
   for (int64_t i = 0; i < R; ++i) M = std::max(M, rows.end[static_cast<size_t>(i)] - 1 - L);
-  Tensor rest_logits;  // [R, M - F, V]: the rest's positions F .. M - 1
-  int64_t F = 0;
-  if (M > 0) {
-    std::vector<int32_t> ids(static_cast<size_t>(R * M), 0);  // padding never reaches a scored position (causal)
-    for (int64_t i = 0; i < R; ++i) {
-      const auto& r = rows.rows[static_cast<size_t>(i)];
-      const int64_t n = std::min<int64_t>(M, static_cast<int64_t>(r.size()) - L);
-      std::copy(r.begin() + L, r.begin() + L + n, ids.begin() + i * M);
-      out.tokens += std::max<int64_t>(0, rows.end[static_cast<size_t>(i)] - 1 - L);
-    }
-    if (L > 0 && R > 1) {
-      for (size_t layer = 0; layer < cache.k.size(); ++layer) {
-        cache.k[layer] = ops::concat(ctx, std::vector<Tensor>(static_cast<size_t>(R), cache.k[layer]), 0);
-        cache.v[layer] = ops::concat(ctx, std::vector<Tensor>(static_cast<size_t>(R), cache.v[layer]), 0);
-      }
-    }
-    const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({R, M}, ids), L > 0 ? &cache : nullptr);
-    // The head only from the first position any row scores (a schema's options score only their common suffix).
-    F = M;
-    for (int64_t i = 0; i < R; ++i) F = std::min(F, std::max<int64_t>(0, rows.start[static_cast<size_t>(i)] - 1 - L));
-    rest_logits = gpt_.head(ctx, ops::narrow(ctx, h, 1, F, M - F)).contiguous();
-  }
-  auto logits_at = [&](int64_t row, int64_t pos) -> const float* {
-    if (pos == L - 1) return prefix_logits.data<float>();
-    return rest_logits.data<float>() + (row * (M - F) + (pos - L - F)) * V;
-  };
+  // The head only from the first position any row scores (a schema's options score only their common suffix).
+  int64_t F = M;
+  for (int64_t i = 0; i < R; ++i) F = std::min(F, std::max<int64_t>(0, rows.start[static_cast<size_t>(i)] - 1 - L));
+  for (int64_t i = 0; i < R; ++i) out.tokens += std::max<int64_t>(0, rows.end[static_cast<size_t>(i)] - 1 - L);
 
   std::vector<double> means(static_cast<size_t>(R));
   bool all_hit = true;
-  for (int64_t i = 0; i < R; ++i) {
-    const auto& r = rows.rows[static_cast<size_t>(i)];
-    const int64_t s = rows.start[static_cast<size_t>(i)], e = rows.end[static_cast<size_t>(i)];
-    double sum = 0.0;
-    for (int64_t pos = s - 1; pos <= e - 2; ++pos) {
-      const PositionLoss pl = position_loss(logits_at(i, pos), V, r[static_cast<size_t>(pos + 1)]);
-      sum += pl.loss;
-      all_hit = all_hit && pl.argmax_hit;
+  const int64_t chunk = rows_per_pass(R, L, M, F);
+  for (int64_t first = 0; first < R; first += chunk) {
+    const int64_t n = std::min(chunk, R - first);
+    const Tensor rest_logits = rest_pass(ctx, rows, first, n, L, M, F, prefix_cache);  // [n, M - F, V]
+    auto logits_at = [&](int64_t row, int64_t pos) -> const float* {
+      if (pos == L - 1) return prefix_logits.data<float>();
+      return rest_logits.data<float>() + ((row - first) * (M - F) + (pos - L - F)) * V;
+    };
+    for (int64_t i = first; i < first + n; ++i) {
+      const auto& r = rows.rows[static_cast<size_t>(i)];
+      const int64_t s = rows.start[static_cast<size_t>(i)], e = rows.end[static_cast<size_t>(i)];
+      double sum = 0.0;
+      for (int64_t pos = s - 1; pos <= e - 2; ++pos) {
+        const PositionLoss pl = position_loss(logits_at(i, pos), V, r[static_cast<size_t>(pos + 1)]);
+        sum += pl.loss;
+        all_hit = all_hit && pl.argmax_hit;
+      }
+      means[static_cast<size_t>(i)] =
+          e > s ? sum / static_cast<double>(e - s) : std::numeric_limits<double>::quiet_NaN();
     }
-    means[static_cast<size_t>(i)] = e > s ? sum / static_cast<double>(e - s) : std::numeric_limits<double>::quiet_NaN();
   }
   if (type == TaskType::language_modeling) {
     out.correct = all_hit;
@@ -104,6 +109,26 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
   out.correct = static_cast<int64_t>(best) == gold;
   out.losses = std::move(means);
   return out;
+}
+
+Tensor Scorer::rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M,
+                         int64_t F, const model::KvCache& prefix_cache) {
+  if (M <= 0) return {};
+  std::vector<int32_t> ids(static_cast<size_t>(n * M), 0);  // padding never reaches a scored position (causal)
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& r = rows.rows[static_cast<size_t>(first + i)];
+    const int64_t len = std::min<int64_t>(M, static_cast<int64_t>(r.size()) - L);
+    std::copy(r.begin() + L, r.begin() + L + len, ids.begin() + i * M);
+  }
+  model::KvCache cache = prefix_cache;  // the pass appends to its own copy
+  if (L > 0 && n > 1) {
+    for (size_t layer = 0; layer < cache.k.size(); ++layer) {
+      cache.k[layer] = ops::concat(ctx, std::vector<Tensor>(static_cast<size_t>(n), cache.k[layer]), 0);
+      cache.v[layer] = ops::concat(ctx, std::vector<Tensor>(static_cast<size_t>(n), cache.v[layer]), 0);
+    }
+  }
+  const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({n, M}, ids), L > 0 ? &cache : nullptr);
+  return gpt_.head(ctx, ops::narrow(ctx, h, 1, F, M - F)).contiguous();
 }
 
 }  // namespace nanotrn::icl

@@ -14,6 +14,9 @@
 // tokens after it run, right-padded with BOS to the longest (the causal mask keeps padding from reaching any scored
 // position). The head runs only from the first position any row scores. The forward is fp32 (ctx's matmul dtype is
 // ignored) so that it is the model the reference scorer in PyTorch sees; losses are summed in double.
+// Memory is bounded whatever the number of choices: the rows after the prefix run in passes of as many rows as fit
+// pass_bytes (256 MiB by default: their logits, attention scores, cache replicas and activations, estimated), one pass when they all
+// fit (every shipped task), so an example with 10^6 choices costs time, not memory.
 #pragma once
 
 #include <cstdint>
@@ -34,12 +37,25 @@ struct ExampleScore {
 
 class Scorer {
  public:
-  Scorer(const Ctx& ctx, model::Gpt& gpt) : ctx_(ctx), gpt_(gpt) {}
+  // pass_bytes: the most host bytes one pass over the rows after the prefix may hold (estimated; tests pass a small
+  // figure to force several passes).
+  Scorer(const Ctx& ctx, model::Gpt& gpt, double pass_bytes = kRestPassBytes)
+      : ctx_(ctx), gpt_(gpt), pass_bytes_(pass_bytes) {}
   ExampleScore score(TaskType type, const ScoredRows& rows, int64_t gold);
 
+  // The default bound of one pass (estimated bytes).
+  static constexpr double kRestPassBytes = 256.0 * 1024 * 1024;
+  // How many of R rows one pass takes, given the prefix length L, the padded rest M and the first scored position F.
+  int64_t rows_per_pass(int64_t R, int64_t L, int64_t M, int64_t F) const;
+
  private:
+  // Logits [n, M - F, V] of rows first .. first + n - 1 after the prefix, from a replica of the prefix's cache.
+  Tensor rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M, int64_t F,
+                   const model::KvCache& prefix_cache);
+
   Ctx ctx_;
   model::Gpt& gpt_;
+  double pass_bytes_;
 };
 
 }  // namespace nanotrn::icl

@@ -164,4 +164,14 @@ const std::string& CsvTable::cell(size_t row, size_t column) const {
   return rows[row][column];
 }
 
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
 }  // namespace nanotrn::io

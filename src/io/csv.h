@@ -40,4 +40,8 @@ CsvTable parse_csv(std::string_view text, const std::string& name);
 // The file at `path`, read whole; errors are named after `path`.
 CsvTable read_csv(const std::string& path);
 
+// The writer's side of the same rule: `s` as one field, unquoted when it holds no ',', '"', CR or LF, else wholly
+// quoted with each '"' doubled, so parse_csv reads it back as `s`.
+std::string csv_field(std::string_view s);
+
 }  // namespace nanotrn::io

@@ -1,5 +1,6 @@
 // safetensors encode/decode with strict validation. See safetensors.h.
 #include "io/safetensors.h"
+#include "base/json_parse.h"
 
 #include <algorithm>
 #include <cstring>
@@ -152,7 +153,7 @@ SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::
   }
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(data + 8, data + 8 + n);
+    header = nanotrn::parse_json(std::string_view(reinterpret_cast<const char*>(data + 8), n));
   } catch (const nlohmann::json::parse_error& e) {
     fail(8 + e.byte, std::string("header is not valid JSON: ") + e.what());
   } catch (const nlohmann::json::exception& e) {  // out_of_range: a number too large for a double ("1E400")
@@ -231,6 +232,7 @@ SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::
     fail(base + expect,
          "the tensors cover " + std::to_string(expect) + " of the " + std::to_string(buffer) + " data bytes");
   }
+  file.checksummed = !checksums.empty();
   if (!checksums.empty()) {
     // One rule for every entry: present, well-formed, matching. A stray entry means a damaged name.
     auto expect_crc = [&](const std::string& key, const std::string& what, uint64_t offset, uint32_t computed) {

@@ -31,6 +31,9 @@ namespace nanotrn {
 struct SafetensorsFile {
   std::vector<std::pair<std::string, Tensor>> tensors;  // in file order of their data
   std::map<std::string, std::string> metadata;
+  // Whether the file carried "crc32c:" entries (all verified). False for files of other tools; nanotrn's own writer
+  // always stores them, so a nanotrn file without them has been altered (train/checkpoint.h refuses it).
+  bool checksummed = false;
   const Tensor* find(const std::string& name) const;
 };
 

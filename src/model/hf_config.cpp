@@ -1,5 +1,6 @@
 // Hugging Face configs. See hf_config.h.
 #include "model/hf_config.h"
+#include "base/json_parse.h"
 
 #include <map>
 #include <set>
@@ -278,7 +279,7 @@ HfModel read_hf_config(const std::string& path) {
   const std::string text(bytes.begin(), bytes.end());
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = nanotrn::parse_json(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(path + ": not JSON at byte " + std::to_string(e.byte) + " (" + e.what() + ")");
   } catch (const nlohmann::json::exception& e) {  // out_of_range: a number beyond a double, such as 1E400

@@ -1,5 +1,6 @@
 // The speedrun pipeline. See speedrun.h.
 #include "pipeline/speedrun.h"
+#include "base/json_parse.h"
 #include "base/stopwatch.h"
 
 #include <algorithm>
@@ -128,7 +129,7 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   bool reused = false;
   if (!o.force && fs::exists(result_path)) {
     const std::vector<uint8_t> bytes = read_file(result_path);
-    const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    const nlohmann::json j = nanotrn::parse_json_or_discarded(bytes);
     if (!j.is_discarded() && j.value("recipe", nlohmann::json()) == recipe_json &&
         fs::exists(run_dir + "/checkpoint.safetensors")) {
       res.val_bpb = j.at("val_bpb").get<double>();
@@ -210,7 +211,7 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   // result.json gains what the Phase 2 composite ranks (`nanotrn score`).
   {
     const std::vector<uint8_t> bytes = read_file(result_path);
-    nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end());
+    nlohmann::json j = nanotrn::parse_json(bytes);
     j["name"] = recipe.name;
     j["params"] = res.params;
     j["unigram_bpb"] = res.unigram_bpb;  // the HTML report's baseline (report/run_report.h)

@@ -10,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "base/dir_lock.h"
 #include "base/error.h"
 #include "base/file.h"
 #include "data/epochs.h"
@@ -74,7 +75,14 @@ TrainRunOutcome train_run(const recipe::Recipe& recipe, const TrainRunOptions& o
   comm.set_timeout(o.comm_timeout);
   check(o.bucket_mb > 0.0 && o.bucket_mb <= 1024.0, "train: --bucket-mb must be in (0, 1024]");
   check(o.resume.empty() || !o.overwrite, "train: --resume and --overwrite exclude each other");
-  if (comm.rank() == 0) {  // rank 0 owns the run folder
+  // rank 0 owns the run folder, and holds its lock for the whole run: a second train into the same --out is refused
+  // (naming this one) instead of interleaving its metrics with ours.
+  std::optional<DirLock> lock;
+  if (comm.rank() == 0 && !o.out.empty()) {
+    make_directories(o.out);
+    lock.emplace(o.out, "nanotrn train");
+  }
+  if (comm.rank() == 0) {
     train::prepare_run_folder(o.out, !o.resume.empty() ? train::RunFolderUse::resume
                                      : o.overwrite     ? train::RunFolderUse::overwrite
                                                        : train::RunFolderUse::fresh);

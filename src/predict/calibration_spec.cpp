@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/json_parse.h"
 #include "base/file.h"
 #include "neuron/registry/kernel_run.h"
 #include "predict/calibration.h"
@@ -152,7 +153,7 @@ CalibrationSpec read_calibration_spec(const std::string& path, const Home& home)
   const std::vector<uint8_t> bytes = read_file(path);
   json j;
   try {
-    j = json::parse(bytes.begin(), bytes.end());
+    j = nanotrn::parse_json(bytes);
   } catch (const json::parse_error& e) {
     throw Error(path + ": byte " + std::to_string(e.byte) + ": not valid JSON: " + e.what());
   } catch (const json::exception& e) {

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "base/error.h"
+#include "io/csv.h"
 #include "dtype/convert.h"
 #include "gemm/probe.h"
 #include "hw/catalog.h"
@@ -106,15 +107,17 @@ std::vector<MatmulQaRow> run_matmul_qa(const std::vector<QaModel>& models, const
 
 std::string matmul_qa_csv(const std::vector<MatmulQaRow>& rows) {
   std::string s = "model,projection,m,k,n,flops,device,method,seconds,tflops,mfu_percent\n";
-  char line[512];
+  char numbers[128];
+  char tail[96];
   for (const MatmulQaRow& r : rows) {
-    char tail[96] = ",,";
+    std::snprintf(tail, sizeof tail, ",,");
     if (r.seconds > 0)
       std::snprintf(tail, sizeof tail, "%.6g,%.6g,%.4f", r.seconds, r.flops / r.seconds / 1e12, 100 * r.mfu);
-    std::snprintf(line, sizeof line, "%s,%s,%lld,%lld,%lld,%.6g,%s,%s,%s\n", r.model.c_str(), r.projection.c_str(),
-                  static_cast<long long>(r.m), static_cast<long long>(r.k), static_cast<long long>(r.n), r.flops,
-                  r.device.c_str(), r.method.c_str(), tail);
-    s += line;
+    std::snprintf(numbers, sizeof numbers, ",%lld,%lld,%lld,%.6g,", static_cast<long long>(r.m),
+                  static_cast<long long>(r.k), static_cast<long long>(r.n), r.flops);
+    // Names come from the user's shapes file: quoted as RFC 4180 asks when they hold a comma, quote or line break.
+    s += io::csv_field(r.model) + "," + io::csv_field(r.projection) + numbers + io::csv_field(r.device) + "," +
+         io::csv_field(r.method) + "," + tail + "\n";
   }
   return s;
 }

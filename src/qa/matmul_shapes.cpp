@@ -1,5 +1,6 @@
 // Reading configs/qa/matmul_shapes.json (see matmul_shapes.h).
 #include "qa/matmul_shapes.h"
+#include "base/json_parse.h"
 
 #include <nlohmann/json.hpp>
 #include <set>
@@ -27,7 +28,7 @@ const json& field(const json& j, const char* name, const std::string& where) {
 std::vector<QaModel> parse_matmul_shapes(const std::string& text, const std::string& origin) {
   json j;
   try {
-    j = json::parse(text);
+    j = nanotrn::parse_json(text);
   } catch (const json::parse_error& e) {
     throw Error(origin + ": not JSON (byte " + std::to_string(e.byte) + ")");
   } catch (const json::exception& e) {  // out_of_range: a number beyond a double, such as 1E400 (found by fuzzing)

@@ -1,5 +1,6 @@
 // Recipe JSON. See recipe.h.
 #include "recipe/recipe.h"
+#include "base/json_parse.h"
 
 #include <cmath>
 #include <cstdio>
@@ -497,7 +498,7 @@ void apply_override(json& j, const std::string& assignment, const json& defaults
       target = &(*target)[parts[i]];
     }
   }
-  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  json value = nanotrn::parse_json_or_discarded(text);
   // Text for string fields ("train.budget=0"), and whatever does not parse as JSON ("model.activation=relu2").
   if (value.is_discarded() || known->is_string()) value = text;
   (*target)[parts.back()] = value;
@@ -505,11 +506,11 @@ void apply_override(json& j, const std::string& assignment, const json& defaults
 
 Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides) {
   const std::vector<uint8_t> bytes = read_file(path);
-  json j = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
+  json j = nanotrn::parse_json_or_discarded(bytes);
   if (j.is_discarded()) {
     // Parse again with exceptions for the byte position of the error.
     try {
-      j = json::parse(bytes.begin(), bytes.end());
+      j = nanotrn::parse_json(bytes);
     } catch (const json::parse_error& e) {
       throw Error(path + ": byte " + std::to_string(e.byte) + ": not valid JSON: " + e.what());
     } catch (const json::exception& e) {  // out_of_range: a number too large for a double ("1E400")

@@ -1,5 +1,6 @@
 // Software-stack profiles. See stack_profile.h.
 #include "recipe/stack_profile.h"
+#include "base/json_parse.h"
 
 #include <algorithm>
 #include <cmath>
@@ -158,7 +159,7 @@ std::vector<StackProfile> parse_builtins() {
     const std::string where = "builtin stack profile configs/stacks/" + t->first + ".json";
     json j;
     try {
-      j = json::parse(t->second);
+      j = nanotrn::parse_json(t->second);
     } catch (const json::exception& e) {
       throw Error(where + ": " + e.what());
     }
@@ -235,7 +236,7 @@ StackProfile read_stack_profile(const std::string& path) {
   const std::vector<uint8_t> bytes = read_file(path);
   json j;
   try {
-    j = json::parse(bytes.begin(), bytes.end());
+    j = nanotrn::parse_json(bytes);
   } catch (const json::exception& e) {
     throw Error("stack profile " + path + ": not valid JSON: " + e.what());
   }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "base/json_parse.h"
 #include "base/file.h"
 #include "data/jsonl.h"
 
@@ -38,6 +39,15 @@ int64_t integer(const nlohmann::json& o, const char* key, const std::string& at)
 RunMetrics parse_run_metrics(std::string_view content, const std::string& name) {
   RunMetrics m;
   m.path = name;
+  if (!content.empty() && content.back() != '\n') {
+    const size_t start = content.rfind('\n') == std::string_view::npos ? 0 : content.rfind('\n') + 1;
+    if (nanotrn::parse_json_or_discarded(content.substr(start)).is_discarded()) {
+      m.torn_tail = name + ": the last line (byte " + std::to_string(start) + " on, " +
+                    std::to_string(content.size() - start) +
+                    " bytes) is cut short, as a process killed while writing it leaves it; left out";
+      content = content.substr(0, start);
+    }
+  }
   bool started = false;
   data::for_each_jsonl_object(content, name, [&](const nlohmann::json& o, int64_t, const std::string& at) {
     const auto ev = o.find("event");

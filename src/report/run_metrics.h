@@ -44,6 +44,9 @@ struct RunMetrics {
   std::vector<StepRecord> steps;
   std::vector<EvalRecord> evals;
   nlohmann::json summary;  // null when the run has not finished
+  // A last line cut short (no line break, not JSON): what a process killed mid-write leaves. It is left out and named
+  // here ("metrics.jsonl: the last line (byte 1234 on) is cut short ..."), not a reason to refuse the whole run.
+  std::string torn_tail;
 };
 
 RunMetrics parse_run_metrics(std::string_view content, const std::string& name);

@@ -1,11 +1,13 @@
 // Gathering and writing a run folder's HTML report. See run_report.h.
 #include "report/run_report.h"
+#include "base/json_parse.h"
 
 #include <cmath>
 #include <filesystem>
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/utf8.h"
 #include "base/version.h"
 #include "hw/catalog.h"
 #include "report/baseline.h"
@@ -19,10 +21,35 @@ namespace {
 nlohmann::json read_json_file(const std::string& path) {
   const std::vector<uint8_t> bytes = read_file(path);
   try {
-    return nlohmann::json::parse(bytes.begin(), bytes.end());
+    return nanotrn::parse_json(bytes);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(path + ": not valid JSON (" + e.what() + ")");
   }
+}
+
+// core.json as `eval core` writes it: {"core": number, "tasks": [{"label": string, "centered": number, ...}]}.
+// Anything else is an Error naming the file and the field, not undefined behaviour in the page.
+nlohmann::json read_core_json(const std::string& path) {
+  const nlohmann::json j = read_json_file(path);
+  const auto require = [&](bool ok, const std::string& what) {
+    check(ok, path + ": " + what + " (not core.json as `nanotrn eval core` writes it)");
+  };
+  require(j.is_object(), "not a JSON object");
+  require(j.contains("core") && j["core"].is_number(), "no \"core\" number");
+  require(j.contains("tasks") && j["tasks"].is_array(), "no \"tasks\" list");
+  for (size_t i = 0; i < j["tasks"].size(); ++i) {
+    const nlohmann::json& t = j["tasks"][i];
+    const std::string at = "task " + std::to_string(i) + ": ";
+    require(t.is_object() && t.contains("label") && t["label"].is_string(), at + "no \"label\" string");
+    const std::string label = t["label"].get<std::string>();
+    require(find_invalid_utf8(label) == std::string::npos && find_control_character(label) == std::string::npos,
+            at + "the label is not printable UTF-8 text");
+    for (const char* key : {"centered", "accuracy"})
+      require(!t.contains(key) || t[key].is_number(), at + "\"" + key + "\" is not a number");
+    for (const char* key : {"num_fewshot", "examples"})
+      require(!t.contains(key) || t[key].is_number_integer(), at + "\"" + key + "\" is not an integer");
+  }
+  return j;
 }
 
 }  // namespace
@@ -55,16 +82,19 @@ ReportInputs gather_run_report(const std::string& run_dir, const RunReportOption
     in.unigram_bpb = b.bpb;
     in.unigram_why = b.why;
   }
-  if (fs::exists(run_dir + "/core.json")) in.core = read_json_file(run_dir + "/core.json");
+  if (fs::exists(run_dir + "/core.json")) in.core = read_core_json(run_dir + "/core.json");
   in.predictions = predict_on_devices(recipe, o.devices, o.budget);
   return in;
 }
 
-std::string write_run_report(const std::string& run_dir, const RunReportOptions& o) {
-  const std::string path = o.output.empty() ? run_dir + "/report.html" : o.output;
-  const std::string html = run_report_html(gather_run_report(run_dir, o));
-  write_file_atomic(path, html.data(), html.size());
-  return path;
+RunReportWritten write_run_report(const std::string& run_dir, const RunReportOptions& o) {
+  RunReportWritten w;
+  w.path = o.output.empty() ? run_dir + "/report.html" : o.output;
+  const ReportInputs in = gather_run_report(run_dir, o);
+  if (!in.metrics.torn_tail.empty()) w.notes.push_back(in.metrics.torn_tail);
+  const std::string html = run_report_html(in);
+  write_file_atomic(w.path, html.data(), html.size());
+  return w;
 }
 
 }  // namespace nanotrn::report

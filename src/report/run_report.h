@@ -1,6 +1,7 @@
 // `nanotrn report RUN_DIR`: gathers what the HTML report shows for a run folder and writes RUN_DIR/report.html.
 //
-//   std::string path = write_run_report("out/run", {});          // trn2 and trn3, the challenge's 30 minutes
+//   RunReportWritten w = write_run_report("out/run", {});        // trn2 and trn3, the challenge's 30 minutes
+//   w.path; w.notes   // e.g. a torn last line of metrics.jsonl, left out
 //   ReportInputs in = gather_run_report("out/run", {.devices = {"trn2"}});
 //
 // From the folder: metrics.jsonl (required; report/run_metrics.h), core.json when present (eval core, speedrun),
@@ -32,7 +33,10 @@ std::vector<predict::Prediction> predict_on_devices(recipe::Recipe recipe, const
                                                     const std::string& budget);
 
 ReportInputs gather_run_report(const std::string& run_dir, const RunReportOptions& options);
-// Returns the path written.
-std::string write_run_report(const std::string& run_dir, const RunReportOptions& options);
+struct RunReportWritten {
+  std::string path;                // the page written
+  std::vector<std::string> notes;  // what was left out and why (a torn last metrics line), for the user
+};
+RunReportWritten write_run_report(const std::string& run_dir, const RunReportOptions& options);
 
 }  // namespace nanotrn::report

@@ -1,5 +1,6 @@
 // A sweep's plan. See plan.h.
 #include "sweep/plan.h"
+#include "base/json_parse.h"
 
 #include <cmath>
 #include <set>
@@ -133,7 +134,7 @@ SweepPlan read_plan(const std::string& dir) {
   const std::vector<uint8_t> bytes = read_file(path);
   json j;
   try {
-    j = json::parse(bytes.begin(), bytes.end());
+    j = nanotrn::parse_json(bytes);
   } catch (const json::exception& e) {
     throw Error(path + ": not valid JSON: " + e.what());
   }

@@ -1,5 +1,6 @@
 // Trial records. See records.h.
 #include "sweep/records.h"
+#include "base/json_parse.h"
 
 #include <filesystem>
 
@@ -15,7 +16,7 @@ namespace fs = std::filesystem;
 json read_json(const std::string& path) {
   const std::vector<uint8_t> bytes = read_file(path);
   try {
-    return json::parse(bytes.begin(), bytes.end());
+    return nanotrn::parse_json(bytes);
   } catch (const json::exception& e) {
     throw Error(path + ": not valid JSON: " + e.what());
   }

@@ -1,5 +1,6 @@
 // One trial's recipe, commands and records. See trial.h.
 #include "sweep/trial.h"
+#include "base/json_parse.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +22,7 @@ using nlohmann::json;
 json read_json_file(const std::string& path) {
   const std::vector<uint8_t> bytes = read_file(path);
   try {
-    return json::parse(bytes.begin(), bytes.end());
+    return nanotrn::parse_json(bytes);
   } catch (const json::exception& e) {
     throw Error(path + ": not valid JSON: " + e.what());
   }

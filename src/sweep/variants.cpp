@@ -1,5 +1,6 @@
 // Sweep variants: grids and random draws. See variants.h.
 #include "sweep/variants.h"
+#include "base/json_parse.h"
 
 #include <cmath>
 #include <cstdio>
@@ -123,7 +124,7 @@ SearchSpace read_search_space(const std::string& path) {
   const std::vector<uint8_t> bytes = read_file(path);
   json j;
   try {
-    j = json::parse(bytes.begin(), bytes.end());
+    j = nanotrn::parse_json(bytes);
   } catch (const json::exception& e) {
     throw Error(path + ": not valid JSON: " + e.what());
   }

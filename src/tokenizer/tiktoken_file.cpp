@@ -1,5 +1,6 @@
 // tiktoken rank files and nanotrn tokenizer metadata. See tiktoken_file.h.
 #include "tokenizer/tiktoken_file.h"
+#include "base/json_parse.h"
 
 #include <algorithm>
 #include <charconv>
@@ -133,7 +134,7 @@ std::string format_bpe_meta(const BpeMeta& meta) {
 BpeMeta parse_bpe_meta(std::string_view text, const std::string& name) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = nanotrn::parse_json(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(name + ": not valid JSON: " + e.what());
   }

@@ -1,5 +1,6 @@
 // Checkpoints. See checkpoint.h.
 #include "train/checkpoint.h"
+#include "base/json_parse.h"
 
 #include "base/error.h"
 
@@ -43,11 +44,13 @@ Checkpoint load_checkpoint(const std::string& path) {
     auto it = c.file.metadata.find(key);
     check(it != c.file.metadata.end(), path + ": not a nanotrn checkpoint (metadata '" + key + "' is missing)");
     if (key == "format") return it->second;
-    nlohmann::json j = nlohmann::json::parse(it->second, nullptr, false);
+    nlohmann::json j = nanotrn::parse_json_or_discarded(it->second);
     check(!j.is_discarded(), path + ": metadata '" + key + "' is not valid JSON");
     return j;
   };
   check(meta("format") == kFormat, path + ": checkpoint format is " + meta("format").dump() + ", expected " + kFormat);
+  check(c.file.checksummed, path + ": a nanotrn checkpoint without its crc32c: checksums; nanotrn always writes "
+                                   "them, so they were removed and a damaged byte would load unnoticed: refused");
   try {
     c.recipe = recipe::recipe_from_json(meta("recipe"));
   } catch (const Error& e) {

@@ -1,5 +1,6 @@
 // The launch identity check. See launch_check.h.
 #include "train/launch_check.h"
+#include "base/json_parse.h"
 
 #include <vector>
 
@@ -45,7 +46,7 @@ void require_same_launch(dist::Communicator& comm, const nlohmann::json& identit
   const std::string here = "on rank " + std::to_string(me);
   if (all[static_cast<size_t>(me)] != all[0]) {
     const std::optional<std::string> d =
-        recipe::first_difference(identity, nlohmann::json::parse(root), here, "on rank 0");
+        recipe::first_difference(identity, nanotrn::parse_json(root), here, "on rank 0");
     throw Error("rank " + std::to_string(me) + " was started with another recipe, run folder or build than rank 0: " +
                 d.value_or("(the same fields, another encoding)") + "; start every rank with the same command");
   }

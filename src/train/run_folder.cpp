@@ -1,5 +1,6 @@
 // The run folder. See run_folder.h.
 #include "train/run_folder.h"
+#include "base/json_parse.h"
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "base/file.h"
 
 namespace nanotrn::train {
 
@@ -24,7 +26,7 @@ std::string metrics_summary(const std::string& path) {
   std::ifstream in(path);
   std::string name, where, line;
   while (std::getline(in, line)) {
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    const nlohmann::json j = nanotrn::parse_json_or_discarded(line);
     if (!j.is_object()) continue;
     const std::string event = j.contains("event") && j["event"].is_string() ? j["event"].get<std::string>() : "";
     if (event == "start" && j.contains("recipe") && j["recipe"].is_object() && j["recipe"].contains("name") &&
@@ -59,6 +61,8 @@ void prepare_run_folder(const std::string& dir, RunFolderUse use) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   check(!ec, "cannot create the run folder " + dir + ": " + ec.message());
+  // A FIFO or device in a run file's place would block the first read or write (even SIGTERM could not end it).
+  for (const char* f : kRunFiles) check_regular_or_absent((fs::path(dir) / f).string());
   if (use == RunFolderUse::resume) return;
   const std::string there = describe_run_folder(dir);
   if (there.empty()) return;

@@ -12,6 +12,8 @@
 #include <optional>
 
 #include "autograd/tape.h"
+#include "base/file.h"
+#include "train/divergence.h"
 #include "base/format.h"
 #include "base/temp_files.h"
 #include "base/version.h"
@@ -129,6 +131,7 @@ struct Trainer::State {
   std::string metrics_path;
   std::string checkpoint_path;
   int64_t checkpoint_step = -1;
+  double best_loss = std::numeric_limits<double>::infinity();  // the lowest step loss so far (train/divergence.h)
   // A checkpoint that is due but not yet written: the weights after step `step` are saved only once the next
   // forward pass has shown that their loss is finite (see save_pending()). Holds the data position at the due point.
   std::optional<nlohmann::json> pending_position;
@@ -255,6 +258,24 @@ struct Trainer::State {
                                 : std::string("no checkpoint was written");
   }
 
+  // The step's mean loss (finite) judged for divergence to uniform guessing (train/divergence.h): dead weights stop
+  // the run before their checkpoint is written or the optimiser steps, naming the healthy checkpoint kept.
+  void check_not_diverged(double mean_loss) {
+    if (!diverged_to_uniform(best_loss, mean_loss, recipe.model.vocab_size)) {
+      best_loss = std::min(best_loss, mean_loss);
+      return;
+    }
+    tape.clear();
+    pending_position.reset();
+    emit({{"event", "diverged"}, {"step", step}, {"loss", mean_loss}, {"best_loss", best_loss}});
+    throw Diverged("training loss " + format_number("%.4f", mean_loss) + " at step " + std::to_string(step) +
+                   " is no better than guessing uniformly over the " + std::to_string(recipe.model.vocab_size) +
+                   " tokens (ln V = " + format_number("%.4f", std::log(static_cast<double>(recipe.model.vocab_size))) +
+                   ") after the run reached " + format_number("%.4f", best_loss) +
+                   ": it diverged (finite but dead weights); they were not saved; last good checkpoint: " +
+                   kept_checkpoint());
+  }
+
   // Writes the checkpoint of the current weights (the data position: `train_position`, default now). Weights that
   // are not all finite are never written: the run stops, naming the checkpoint that is kept.
   void save(nlohmann::json train_position) {
@@ -379,6 +400,7 @@ std::string Trainer::header() const {
             : std::string()) +
        (s.opts.host_peak_basis.empty() ? "" : "; peak " + s.opts.host_peak_basis) + "\n";
   h += "data: " + s.data.description + "\n";
+  for (const std::string& w : s.data.warnings) h += "warning: " + w + "\n";
   h += "budget: " + (s.budget > 0 ? clock_text(s.budget) + " charged" : std::string("no time limit")) +
        (s.recipe.train.steps > 0 ? ", at most " + std::to_string(s.recipe.train.steps) + " steps" : "") + "; clock " +
        s.clock.name() + ": " + s.clock.rule();
@@ -405,6 +427,7 @@ TrainResult Trainer::run() {
     for (const std::string& stale : remove_stale_temporaries(s.opts.out_dir))
       s.say("removed " + stale + " (left by a run that was killed)");
     s.metrics_path = s.opts.out_dir + "/metrics.jsonl";
+    check_regular_or_absent(s.metrics_path);  // a FIFO here would block the run, deaf even to SIGTERM
     s.metrics.open(s.metrics_path, std::ios::app);
     check(s.metrics.good(), "cannot open " + s.metrics_path + " for writing");
   }
@@ -503,6 +526,7 @@ TrainResult Trainer::run() {
               "; the run stopped before the optimiser step; last good checkpoint: " + s.kept_checkpoint());
         }
         loss_sum = status[0];
+        s.check_not_diverged(loss_sum / static_cast<double>(ph.accum));
         if (s.pending_position) {  // the weights' loss is finite: write their checkpoint, outside the charged time
           const double c0 = now_seconds();
           s.save_pending();

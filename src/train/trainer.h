@@ -12,7 +12,9 @@
 // the run before the optimiser touches the weights, throws NonFiniteLoss, and leaves the last checkpoint as it was.
 // Checkpoints hold only good weights: one due after step k is written when step k + 1's first forward pass has
 // shown a finite loss for those weights, and never when a weight is not finite (the final one needs finite weights),
-// so the checkpoint a NonFiniteLoss names resumes into a finite loss.
+// so the checkpoint a NonFiniteLoss names resumes into a finite loss. Nor are weights whose finite loss is back at
+// uniform guessing after the run had learned (train/divergence.h): the run stops with Diverged, keeping the last
+// healthy checkpoint instead of writing dead weights over it.
 // Files in out_dir: metrics.jsonl (one JSON object per logged step and evaluation), checkpoint.safetensors. A failed
 // write of either is an Error naming the file.
 //
@@ -55,6 +57,9 @@ struct TrainerData {
   std::vector<int32_t> token_bytes;  // per token id, 0 for specials
   int32_t bos = -1;                  // for data.mask_bos_targets
   std::string description;           // for the run header
+  // What could not be checked, for the run header as "warning: ..." lines (shards without a shards.json, from
+  // another tool: nothing says they were made with this tokenizer).
+  std::vector<std::string> warnings;
 };
 
 struct TrainerOptions {
@@ -107,6 +112,13 @@ struct TrainResult {
 class NonFiniteLoss : public Error {
  public:
   using Error::Error;
+};
+// Thrown when the loss, finite, is back at uniform guessing after the run had learned (train/divergence.h): the
+// weights are dead; their checkpoint is not written and the last healthy one is named. A NonFiniteLoss, so that
+// whoever handles one handles both.
+class Diverged : public NonFiniteLoss {
+ public:
+  using NonFiniteLoss::NonFiniteLoss;
 };
 
 class Trainer {

@@ -115,9 +115,9 @@ case "$mode" in
       # rank dies inside the write; gone, the rank goes on (SIGCONT) and the poll continues.
       deadline=$((SECONDS + 60)) caught=0
       while [ $SECONDS -lt $deadline ]; do
-        compgen -G "$work/run/*.tmp.*" > /dev/null || continue
+        compgen -G "$work/run/*.nanotrn-tmp.*" > /dev/null || continue
         kill -STOP "$pid"
-        if compgen -G "$work/run/*.tmp.*" > /dev/null; then
+        if compgen -G "$work/run/*.nanotrn-tmp.*" > /dev/null; then
           caught=1
           break
         fi
@@ -143,7 +143,7 @@ case "$mode" in
     }
     echo "the kept checkpoint resumes: $(grep -c '"event":"step"' "$work/run/metrics.jsonl") step rows in metrics"
     if [ "$mode" = kill_in_write ]; then
-      ls "$work/run/"*.tmp.* > /dev/null 2>&1 && fail "the dead writer's temporary is still there"
+      ls "$work/run/"*.nanotrn-tmp.* > /dev/null 2>&1 && fail "the dead writer's temporary is still there"
       echo "the dead writer's temporary was removed"
     fi
     ;;

@@ -51,6 +51,22 @@ TEST(CoreYaml, ReadsTheRealLayout) {
   EXPECT_EQ(t[2].type, TaskType::schema);
 }
 
+// A label reaches the terminal: one holding ESC (a colour or retitle sequence) or another control character is
+// refused at the line that gives it.
+TEST(CoreYaml, ALabelWithAControlCharacterIsRefused) {
+  const std::string yaml =
+      "icl_tasks:\n- label: \"evil\\e[2J\"\n  dataset_uri: x.jsonl\n  num_fewshot: [0]\n"
+      "  icl_task_type: multiple_choice\n";
+  EXPECT_NE(error_message_of([&] { parse_core_yaml(yaml, "core.yaml"); })
+                .find("core.yaml:2:10: the label holds a control character at byte 4"),
+            std::string::npos)
+      << error_message_of([&] { parse_core_yaml(yaml, "core.yaml"); });
+  const std::string c1 = "icl_tasks:\n- label: \"a\\x9b\"\n  dataset_uri: x.jsonl\n  num_fewshot: [0]\n"
+                         "  icl_task_type: multiple_choice\n";
+  EXPECT_NE(error_message_of([&] { parse_core_yaml(c1, "core.yaml"); }).find("control character at byte 1"),
+            std::string::npos);
+}
+
 TEST(CoreYaml, ErrorsNameTheLineAndTheKey) {
   EXPECT_EQ(error_message_of([] {
               parse_core_yaml(
@@ -239,6 +255,38 @@ TEST(Bundle, ReadsAFolderAndNamesWhatIsMissing) {
   EXPECT_EQ(select_tasks(b, {"winograd", "jeopardy"}).at(0).label, "jeopardy");  // the bundle's order
   EXPECT_EQ(error_message_of([&] { select_tasks(b, {"copa"}); }),
             "eval core: no task 'copa' in " + dir / "b" + "/core.yaml (it has hellaswag_zeroshot, jeopardy, winograd)");
+}
+
+// A bundle's files are read only inside it: a link out (to a secret, say) is refused before it is read, so no message
+// quotes it, as `../` in a dataset_uri is; a link that stays inside the bundle is followed.
+TEST(Bundle, RefusesLinksOutOfTheBundle) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  fs::create_directories(dir / "b/eval_data/language_understanding");
+  write_text(dir / "b/core.yaml", kYaml);
+  write_text(dir / "secret", "machine example.com login alice password SECRET\n");
+  fs::create_symlink(dir / "secret", dir / "b/eval_meta_data.csv");
+  const std::string e = error_message_of([&] { read_bundle(dir / "b"); });
+  EXPECT_NE(e.find(dir / "b/eval_meta_data.csv" + " leads out of the bundle"), std::string::npos) << e;
+  EXPECT_EQ(e.find("SECRET"), std::string::npos) << e;
+
+  fs::remove(dir / "b/eval_meta_data.csv");
+  write_text(dir / "b/meta.csv",
+             "Eval Task,Random baseline\nhellaswag_zeroshot,25\njeopardy,0\nwinograd,50\n");
+  fs::create_symlink(dir / "b/meta.csv", dir / "b/eval_meta_data.csv");  // inside: followed
+  const Bundle b = read_bundle(dir / "b");
+  EXPECT_EQ(b.tasks[2].random_baseline, 50.0);
+
+  write_text(dir / "outside.jsonl", std::string(kLayouts[0].line) + "\n");
+  fs::create_symlink(dir / "outside.jsonl", dir / "b/eval_data/language_understanding/hellaswag.jsonl");
+  EXPECT_NE(error_message_of([&] { read_task_examples(b, b.tasks[0]); })
+                .find("hellaswag.jsonl leads out of the bundle (a link to "),
+            std::string::npos);
+  fs::remove(dir / "b/eval_data/language_understanding/hellaswag.jsonl");
+  fs::create_directories(dir / "b/linked");
+  write_text(dir / "b/linked/h.jsonl", std::string(kLayouts[0].line) + "\n");
+  fs::create_symlink("../../linked/h.jsonl", dir / "b/eval_data/language_understanding/hellaswag.jsonl");
+  EXPECT_EQ(read_task_examples(b, b.tasks[0]).at(0).gold, 3);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include "base/rng.h"
 #include "data/temp_dir.h"
 #include "icl/core_eval.h"
+#include "icl/prompts.h"
+#include "icl/rows.h"
 #include "support/tiny_gpt.h"
 #include "tokenizer/bpe_train.h"
 
@@ -103,6 +105,40 @@ TEST(Scorer, SharedPrefixMatchesOneFullForwardPerRow) {
   const Plain wn = plain_score(ctx, gpt, none);
   const ExampleScore gn = scorer.score(TaskType::schema, none, 0);
   for (size_t i = 0; i < 2; ++i) EXPECT_NEAR(gn.losses[i], wn.losses[i], 2e-5);
+}
+
+// Many choices run in passes of a few rows each (memory bounded by the pass, not by the choices) and score as the
+// plain forward per row does; one pass and many agree.
+TEST(Scorer, ManyChoicesRunInBoundedPasses) {
+  Engine engine;
+  Ctx ctx{engine};
+  model::Gpt gpt(ctx, tiny(), 3);
+  const std::vector<int32_t> prefix = random_tokens(24, 2);
+  ScoredRows mc;
+  for (size_t c = 0; c < 23; ++c) {
+    std::vector<int32_t> row = prefix;
+    for (int32_t t : random_tokens(1 + c % 5, 300 + c)) row.push_back(t);
+    mc.start.push_back(24);
+    mc.end.push_back(static_cast<int64_t>(row.size()));
+    mc.rows.push_back(row);
+  }
+  Scorer one(ctx, gpt);
+  Scorer small(ctx, gpt, /*pass_bytes=*/1.0);  // one row per pass
+  EXPECT_EQ(one.rows_per_pass(23, 24, 4, 0), 23);
+  EXPECT_EQ(small.rows_per_pass(23, 24, 4, 0), 1);
+  Scorer some(ctx, gpt, 200e3);  // about 44 kB a row here: passes of a few rows
+  const int64_t k = some.rows_per_pass(23, 24, 4, 0);
+  EXPECT_GT(k, 1);
+  EXPECT_LT(k, 23);
+  const Plain want = plain_score(ctx, gpt, mc);
+  for (Scorer* s : {&one, &small, &some}) {
+    const ExampleScore got = s->score(TaskType::multiple_choice, mc, 7);
+    ASSERT_EQ(got.losses.size(), 23u);
+    for (size_t i = 0; i < 23; ++i) EXPECT_NEAR(got.losses[i], want.losses[i], 2e-5) << i;
+    const size_t best =
+        static_cast<size_t>(std::min_element(want.losses.begin(), want.losses.end()) - want.losses.begin());
+    EXPECT_EQ(got.correct, best == 7u);
+  }
 }
 
 TEST(Scorer, LanguageModellingNeedsEveryGreedyToken) {
@@ -220,6 +256,33 @@ TEST(CoreEval, RanksSplitTheExamplesAndCombineExactly) {
       }
     }
   }
+  // An answer as long as the model's length cannot be predicted from anything: such examples are scored as wrong and
+  // counted, and the evaluation goes on (one of them ended all of CORE before).
+  std::filesystem::create_directories(dir / "b2/eval_data");
+  write_text(dir / "b2/core.yaml",
+             "icl_tasks:\n- label: long\n  dataset_uri: long.jsonl\n  num_fewshot: [0]\n  icl_task_type: "
+             "language_modeling\n");
+  write_text(dir / "b2/eval_meta_data.csv", "Eval Task,Random baseline\nlong,0\n");
+  write_text(dir / "b2/eval_data/long.jsonl",
+             "{\"context\": \"one plus one is\", \"continuation\": \"two\"}\n"
+             "{\"context\": \"one\", \"continuation\": \"plus one is two. the cat sat on the mat. the dog\"}\n"
+             "{\"context\": \"the cat\", \"continuation\": \"sat\"}\n");
+  const Bundle b2 = read_bundle(dir / "b2");
+  CoreOptions tight = all;
+  tight.max_len = 6;
+  const std::vector<Example> ex = read_task_examples(b2, b2.tasks[0]);
+  std::vector<bool> fits;
+  for (size_t i = 0; i < ex.size(); ++i) {
+    const Prompts p = render_prompts(b2.tasks[0], ex, i, {});
+    const ScoredRows r = tokenize_prompts(TaskType::language_modeling, p, tok, 1024, "x");
+    fits.push_back(r.end[0] - r.start[0] + 1 <= tight.max_len);  // span tokens need span + 1 positions
+  }
+  ASSERT_EQ(fits, (std::vector<bool>{true, false, true}));  // the long answer alone does not fit
+  const CoreResult cut = evaluate_core(ctx, gpt, tok, b2, tight);
+  EXPECT_EQ(cut.tasks[0].examples, 3);
+  EXPECT_EQ(cut.tasks[0].beyond_context, 1);
+  EXPECT_FALSE(cut.tasks[0].records[1].correct);
+  EXPECT_EQ(core_json(cut, false)["tasks"][0]["beyond_context"], 1);
 }
 
 }  // namespace

@@ -119,6 +119,22 @@ TEST(Csv, UnknownColumnsAndCellsOutsideTheTableAreErrors) {
             "eval_meta_data.csv: no cell (row 0, column 8): the table has 1 row of 8 columns");
 }
 
+// The writer's quoting read back by the strict reader: every awkward field survives as itself.
+TEST(Csv, WrittenFieldsReadBackAsThemselves) {
+  const std::vector<std::string> fields = {"plain", "a,b", "say \"hi\"", "two\nlines", "cr\r\nlf", "", "\""};
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  std::string header, row;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    header += (i ? "," : "") + std::string("c") + std::to_string(i);
+    row += (i ? "," : "") + csv_field(fields[i]);
+  }
+  const CsvTable t = parse_csv(header + "\n" + row + "\n", "w.csv");
+  ASSERT_EQ(t.rows.size(), 1u);
+  for (size_t i = 0; i < fields.size(); ++i) EXPECT_EQ(t.cell(0, i), fields[i]) << i;
+}
+
 TEST(Csv, ReadsAFileAndNamesItsPath) {
   const std::string dir = ::testing::TempDir() + "/nanotrn_csv";
   std::filesystem::create_directories(dir);

@@ -214,5 +214,25 @@ TEST(NeuronErrors, KernelsNameTheCallingLine) {
   expect_rule([&] { transpose_kernel(b, x, y, Schedule::naive); }, "[shape]", __LINE__);
 }
 
+// [host-memory]: the count times the measured bytes per instruction (768) against what the host has left; the
+// builder applies it every 2^16 instructions with host_memory().
+TEST(NeuronErrors, HostMemory) {
+  HostMemory host{.known = true, .available_bytes = 768.0 * 1000, .basis = "MemAvailable in /proc/meminfo"};
+  check_program_fits(1000, host, std::source_location::current());  // exactly fits
+  expect_rule([&] { check_program_fits(1001, host, std::source_location::current()); }, "[host-memory]", __LINE__);
+  try {
+    check_program_fits(65536, host, std::source_location::current());
+    ADD_FAILURE() << "no error for 65536 instructions";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("65536 instructions; recording and simulating them needs about 48.00 MiB"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("more than the 750.00 KiB this machine has available (MemAvailable"),
+              std::string::npos)
+        << e.what();
+  }
+  check_program_fits(1u << 30, HostMemory{}, std::source_location::current());  // unknown: no check
+}
+
 }  // namespace
 }  // namespace nanotrn::neuron

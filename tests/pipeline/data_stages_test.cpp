@@ -68,6 +68,16 @@ TEST(DataStages, BuildsWhatTheRecipeNamesThenSkipsEverything) {
   // The recipe now opens its data.
   const train::TrainerData data = train::open_training_data(recipe);
   EXPECT_EQ(data.token_bytes.size(), 300u);
+  EXPECT_TRUE(data.warnings.empty());
+  // Shards without their shards.json (another tool's, or the manifest lost) still open, but the run says loudly that
+  // nothing checks their tokenizer (before, a val_bpb from another tokenizer's shards was silently wrong).
+  fs::rename(dir / "tokens/shards.json", dir / "tokens/shards.json.away");
+  const train::TrainerData bare = train::open_training_data(recipe);
+  ASSERT_EQ(bare.warnings.size(), 2u);  // train and val
+  EXPECT_NE(bare.warnings[0].find("no shards.json beside these shards, so nothing checks that they were tokenized"),
+            std::string::npos)
+      << bare.warnings[0];
+  fs::rename(dir / "tokens/shards.json.away", dir / "tokens/shards.json");
 
   // Another vocabulary size retrains the tokenizer and so retokenizes.
   recipe::Recipe bigger = recipe;

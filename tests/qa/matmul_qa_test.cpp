@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "io/csv.h"
 #include "hw/catalog.h"
 #include "neuron/registry/kernel_run.h"
 #include "qa/matmul_qa.h"
@@ -74,6 +75,13 @@ TEST(QaMatmul, RowsAreTheStatedMethodsFigures) {
   const std::string csv = matmul_qa_csv(rows);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
   EXPECT_EQ(csv.substr(0, csv.find('\n')), "model,projection,m,k,n,flops,device,method,seconds,tflops,mfu_percent");
+  // Names from the user's shapes file with a comma or a quote stay one field each (RFC 4180, read back strictly).
+  std::vector<MatmulQaRow> named = rows;
+  named[0].model = "llama, \"7b\"";
+  const io::CsvTable t = io::parse_csv(matmul_qa_csv(named), "matmul_qa.csv");
+  ASSERT_EQ(t.rows.size(), rows.size());
+  EXPECT_EQ(t.cell(0, t.column("model")), "llama, \"7b\"");
+  EXPECT_EQ(t.cell(0, t.column("m")), std::to_string(rows[0].m));
   const std::string svg = matmul_qa_svg(rows);
   EXPECT_NE(svg.find("data-series=\"trn2 NeuronCore-v3\""), std::string::npos);
   EXPECT_NE(svg.find("data-series=\"h100\""), std::string::npos);

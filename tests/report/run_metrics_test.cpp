@@ -52,6 +52,25 @@ TEST(RunMetrics, AResumeFromAnEarlierCheckpointReplacesTheReRunSteps) {
   EXPECT_EQ(m.steps[3].step, 4);
 }
 
+// A process killed while writing leaves a last line without its line break and cut mid-JSON: that line is left out
+// and named; the rest of the run is read. A complete last line without a break is kept; a broken line that is not
+// the last is still an error.
+TEST(RunMetrics, ATornLastLineIsLeftOutAndNamed) {
+  const std::string head = std::string(kStart) + "\n" + step_line(1, 4.0) + "\n";
+  const std::string cut = step_line(2, 3.5).substr(0, 20);
+  const RunMetrics m = parse_run_metrics(head + cut, "m.jsonl");
+  ASSERT_EQ(m.steps.size(), 1u);
+  EXPECT_EQ(m.torn_tail, "m.jsonl: the last line (byte " + std::to_string(head.size()) +
+                             " on, 20 bytes) is cut short, as a process killed while writing it leaves it; left out");
+  const RunMetrics whole = parse_run_metrics(head + step_line(2, 3.5), "m.jsonl");
+  EXPECT_EQ(whole.steps.size(), 2u);
+  EXPECT_EQ(whole.torn_tail, "");
+  EXPECT_NE(testing_support::error_message_of([&] {
+              parse_run_metrics(head + cut + "\n" + step_line(3, 3.0) + "\n", "m.jsonl");
+            }).find("m.jsonl:3: not valid JSON"),
+            std::string::npos);
+}
+
 TEST(RunMetrics, ErrorsNameTheFileAndLine) {
   EXPECT_NE(testing_support::error_message_of([] {
               parse_run_metrics(step_line(1, 1.0), "m.jsonl");

@@ -17,6 +17,7 @@
 #include "base/file.h"
 #include "base/stop_signal.h"
 #include "io/safetensors.h"
+#include "support/error_of.h"
 #include "support/pattern_data.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
@@ -80,6 +81,46 @@ TEST(TrainerSafety, ADivergingRunKeepsACheckpointThatResumesIntoAFiniteLoss) {
   FAIL() << "no learning rate gave a divergence after a few checkpoints";
 }
 
+// A device (here /dev/full, whose writes fail) or FIFO in metrics.jsonl's place is refused before the first step,
+// naming the file; a FIFO would otherwise block the run for good.
+// The probe's case: a run that diverges without overflowing (finite weights, loss back at ln V) kept its dead weights
+// as the "last good" checkpoint. A run that has learned is resumed with learning rates 1000x too large: it stops with
+// Diverged at the first step whose loss is back at uniform guessing, and the checkpoint it keeps is the healthy one
+// before (its resumed loss well below ln V).
+TEST(TrainerSafety, ARunThatDivergesToUniformGuessingKeepsItsHealthyCheckpoint) {
+  recipe::FixedClock clock(0.01);
+  const std::string dir = empty_dir("dead");
+  const recipe::Recipe good = tiny_recipe({"train.steps=80"});
+  {
+    Trainer t(good, testing_support::pattern_data(good), clock, {.out_dir = dir});
+    const TrainResult r = t.run();
+    ASSERT_LT(r.last_loss, std::log(64.0) - 1.5) << "the run must have learned for the rule to apply";
+  }
+  const std::string ckpt = dir + "/checkpoint.safetensors";
+  std::vector<std::string> set = {"train.steps=100", "train.checkpoint_every=1", "optim.momentum_warmup_steps=0"};
+  for (const char* k : {"optim.matrix_lr=", "optim.embedding_lr=", "optim.unembedding_lr=", "optim.scalar_lr="})
+    set.push_back(std::string(k) + "1000");
+  const recipe::Recipe bad = tiny_recipe(set);
+  std::string message;
+  try {
+    Trainer t(bad, testing_support::pattern_data(bad), clock, {.out_dir = dir, .resume = ckpt});
+    t.run();
+    FAIL() << "learning rates of 1000 did not diverge";
+  } catch (const Diverged& e) {
+    message = e.what();
+  }
+  const int64_t kept = load_checkpoint(ckpt).progress.at("step").get<int64_t>();
+  EXPECT_GE(kept, 80);
+  EXPECT_NE(message.find("is no better than guessing uniformly over the 64 tokens"), std::string::npos) << message;
+  EXPECT_NE(message.find(ckpt + " (step " + std::to_string(kept) + ") is intact"), std::string::npos) << message;
+  // The kept weights are alive: resumed with the sane recipe, their loss is still far below uniform guessing.
+  const recipe::Recipe sane = tiny_recipe({"train.steps=200"});
+  Trainer again(sane, testing_support::pattern_data(sane), clock, {.resume = ckpt, .stop_after_steps = kept + 1});
+  const TrainResult resumed = again.run();
+  EXPECT_EQ(resumed.steps, kept + 1);
+  EXPECT_LT(resumed.last_loss, std::log(64.0) - 1.0);
+}
+
 TEST(TrainerSafety, AFailedMetricsWriteIsAnErrorNamingTheFile) {
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   const std::string dir = empty_dir("full");
@@ -92,7 +133,7 @@ TEST(TrainerSafety, AFailedMetricsWriteIsAnErrorNamingTheFile) {
     FAIL() << "expected an Error";
   } catch (const Error& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("cannot write " + dir + "/metrics.jsonl"), std::string::npos) << m;
+    EXPECT_NE(m.find("cannot write '" + dir + "/metrics.jsonl': it is not a regular file"), std::string::npos) << m;
   }
 }
 
@@ -121,6 +162,27 @@ TEST(TrainerSafety, AMalformedProgressRecordIsAnErrorNamingTheCheckpoint) {
       EXPECT_NE(m.find(ckpt + ": the progress record"), std::string::npos) << m;
     }
   }
+}
+
+// The probe's case: a checkpoint with its crc32c: entries stripped loaded a flipped bit unnoticed. nanotrn always
+// writes them, so a nanotrn checkpoint without them is refused; the same bytes with checksums load.
+TEST(TrainerSafety, ACheckpointStrippedOfItsChecksumsIsRefused) {
+  const std::string dir = empty_dir("nocrc");
+  const recipe::Recipe r = tiny_recipe({"train.steps=2"});
+  recipe::FixedClock clock(0.01);
+  {
+    Trainer t(r, testing_support::pattern_data(r), clock, {.out_dir = dir});
+    t.run();
+  }
+  const std::string ckpt = dir + "/checkpoint.safetensors";
+  const SafetensorsFile f = load_safetensors(ckpt);
+  EXPECT_TRUE(f.checksummed);
+  EXPECT_NO_THROW(load_checkpoint(ckpt));
+  const std::vector<uint8_t> bare = encode_safetensors(f.tensors, f.metadata, SafetensorsChecksums::none);
+  write_file_atomic(ckpt, bare);
+  EXPECT_FALSE(load_safetensors(ckpt).checksummed);
+  const std::string m = testing_support::error_message_of([&] { load_checkpoint(ckpt); });
+  EXPECT_NE(m.find(ckpt + ": a nanotrn checkpoint without its crc32c: checksums"), std::string::npos) << m;
 }
 
 TEST(TrainerSafety, ASigintStopsAfterTheStepWithACheckpointThatResumes) {

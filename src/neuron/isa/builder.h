@@ -31,6 +31,10 @@
 //                      matmul before v4)
 //   [access-pattern]   a strided pattern on an on-chip view (only HBM sides of a DMA take patterns here)
 //   [shape]            operand shapes that do not match the instruction
+//   [host-memory]      the recorded program outgrowing the host: every 2^16 instructions, their count times the
+//                      measured host bytes an instruction costs by the end of a run (768) against what this
+//                      process may still allocate (base/host_memory.h), so a huge shape ends in this error, not in
+//                      the OOM killer (`kernel run matmul --m 65536 --k 65536 --n 65536` would need about 29 GiB)
 // Not here: execution (executor.h), timing (timing.h), dynamic addressing, MX quantisation (quantize_mx).
 #pragma once
 
@@ -39,6 +43,7 @@
 #include <source_location>
 #include <string>
 
+#include "base/host_memory.h"
 #include "neuron/isa/machine.h"
 #include "neuron/isa/program.h"
 
@@ -52,6 +57,10 @@ struct ActArgs {
   float scale = 1.0f, bias = 0.0f;
   std::optional<View> scale_vector, bias_vector, reduce_into;
 };
+
+// The [host-memory] rule over given figures (the builder passes host_memory()), for tests: an Error naming `loc`
+// when `instructions` recorded instructions would need more than host.available_bytes; nothing when !host.known.
+void check_program_fits(size_t instructions, const HostMemory& host, std::source_location loc);
 
 class KernelBuilder {
  public:
