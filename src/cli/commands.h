@@ -28,5 +28,6 @@ void add_score(CLI::App& app);
 void add_report(CLI::App& app);                   // `report` and `plot` (report.cpp)
 void add_sweep(CLI::App& app, const Home& home);  // `sweep`, `sweep report`, `sweep status`
 void add_forecast(CLI::App& app, const Home& home);
+void add_export(CLI::App& app, const Home& home);  // `export --pytorch DIR`
 
 }  // namespace nanotrn::cli

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
     nanotrn::cli::add_report(app);
     nanotrn::cli::add_sweep(app, home);
     nanotrn::cli::add_forecast(app, home);
+    nanotrn::cli::add_export(app, home);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

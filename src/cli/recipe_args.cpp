@@ -15,7 +15,8 @@ void add_data_root_footer(CLI::App* cmd, const Home& home) {
 void add_recipe_flags(CLI::App* cmd, RecipeArgs& args, const Home& home) {
   cmd->add_option("--recipe", args.recipe,
                   "Recipe: a JSON file, or a shipped recipe's name (see `nanotrn recipe show R` and docs/RECIPES.md)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&args](const std::string&) { args.recipe_given = true; });
   cmd->add_option("--set", args.sets, "Override a recipe field, e.g. --set optim.matrix_lr=0.02 (repeatable)");
   add_data_root_footer(cmd, home);
 }

@@ -15,6 +15,7 @@ namespace nanotrn::cli {
 struct RecipeArgs {
   std::string recipe = "cpu-tiny";  // a file or a shipped recipe's name (recipe/recipe_paths.h)
   std::vector<std::string> sets;    // "key.path=value" overrides, in order
+  bool recipe_given = false;        // --recipe was on the command line (else `recipe` is the default)
 };
 
 // Adds --recipe and --set to cmd, and the data-root rule with this machine's data root as its --help footer.

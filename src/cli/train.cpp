@@ -17,6 +17,8 @@
 #include "dist/mpi_communicator.h"
 #include "gemm/probe.h"
 #include "pipeline/train_run.h"
+#include "recipe/recipe_paths.h"
+#include "train/checkpoint.h"
 #include "train/data_setup.h"
 #include "train/trainer.h"
 
@@ -27,7 +29,7 @@ namespace {
 struct TrainArgs {
   RecipeArgs recipe;
   std::string budget, clock = "wall", out, resume;
-  bool json = false, quiet = false, overwrite = false;
+  bool json = false, quiet = false, overwrite = false, tensorboard = false;
   double comm_timeout = 20.0, bucket_mb = 4.0;
   int64_t stop_after = 0;
 };
@@ -42,14 +44,46 @@ void exit_if_stopped_late() {
   throw StopExit{128 + stop_signal()};
 }
 
+// "a.b.c=v" -> the JSON pointer /a/b/c.
+nlohmann::json::json_pointer pointer_of(const std::string& assignment) {
+  std::string p = "/" + assignment.substr(0, assignment.find('='));
+  for (char& ch : p) ch = ch == '.' ? '/' : ch;
+  return nlohmann::json::json_pointer(p);
+}
+
+// With --resume and no --recipe, the recipe is the checkpoint's own with --set (and --budget) on top, each change
+// shown as "key: before -> after"; with --recipe, that recipe (the trainer refuses one that means another training).
+recipe::Recipe resumed_recipe(const TrainArgs& args, const Home& home, const std::vector<std::string>& sets, bool lead) {
+  const nlohmann::json stored = recipe::recipe_to_json(train::load_checkpoint(args.resume).recipe);
+  nlohmann::json j = stored;
+  for (const std::string& s : sets) recipe::apply_override(j, s, j);
+  recipe::Recipe r = recipe::recipe_from_json(j);
+  recipe::resolve_data_paths(r, home);
+  if (lead && !args.quiet) {
+    std::cerr << "resume: the recipe stored in " << args.resume << " (" << r.name << ")"
+              << (sets.empty() ? "" : ", with:") << "\n";
+    for (const std::string& s : sets) {
+      const auto p = pointer_of(s);
+      std::cerr << "  " << s.substr(0, s.find('=')) << ": " << (stored.contains(p) ? stored[p].dump() : "absent")
+                << " -> " << (j.contains(p) ? j[p].dump() : "absent") << "\n";
+    }
+  }
+  return r;
+}
+
 void run_train(const TrainArgs& args, const Home& home, dist::Communicator& comm) {
   const bool lead = comm.rank() == 0;
   std::vector<std::string> extra;
   if (!args.budget.empty()) extra.push_back("train.budget=" + args.budget);
-  const recipe::Recipe recipe = open_recipe(args.recipe, home, extra);
+  std::vector<std::string> sets = args.recipe.sets;
+  sets.insert(sets.end(), extra.begin(), extra.end());
+  const recipe::Recipe recipe = !args.resume.empty() && !args.recipe.recipe_given
+                                    ? resumed_recipe(args, home, sets, lead)
+                                    : open_recipe(args.recipe, home, extra);
   pipeline::TrainRunOptions o{.out = args.out,
                               .resume = args.resume,
                               .overwrite = args.overwrite,
+                              .tensorboard = args.tensorboard,
                               .clock = args.clock,
                               .stop_after = args.stop_after,
                               .comm_timeout = args.comm_timeout,
@@ -98,7 +132,12 @@ void add_train(CLI::App& app, const Home& home) {
                   "see nanotrn devices)")
       ->capture_default_str();
   cmd->add_option("--out", args->out, "Run folder: metrics.jsonl and checkpoint.safetensors")->capture_default_str();
-  cmd->add_option("--resume", args->resume, "Continue from this checkpoint (appending to --out's metrics.jsonl)");
+  cmd->add_option("--resume", args->resume,
+                  "Continue from this checkpoint (appending to --out's metrics.jsonl), with the recipe stored in it "
+                  "unless --recipe is given; --set overrides go on top and are shown");
+  cmd->add_flag("--tensorboard", args->tensorboard,
+                "Also write TensorBoard event files (events.out.tfevents.*) into --out: every numeric field of "
+                "metrics.jsonl as the scalar <event>/<field> (tensorboard --logdir, or W&B's TensorBoard sync)");
   cmd->add_flag("--overwrite", args->overwrite,
                 "Replace the run in --out (its checkpoint and metrics.jsonl); without it or --resume, a folder that "
                 "holds a run is refused");

@@ -30,6 +30,7 @@ train::TrainerOptions trainer_options(const recipe::Recipe& recipe, const TrainR
   train::TrainerOptions t;
   t.out_dir = o.out;
   t.resume = o.resume;
+  t.tensorboard = o.tensorboard;
   t.stop_after_steps = o.stop_after;
   t.comm = &comm;
   t.bucket_bytes = static_cast<int64_t>(o.bucket_mb * (1 << 20));

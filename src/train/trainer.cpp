@@ -13,6 +13,7 @@
 
 #include "autograd/tape.h"
 #include "base/file.h"
+#include "io/tfevents.h"
 #include "train/divergence.h"
 #include "base/format.h"
 #include "base/temp_files.h"
@@ -129,6 +130,7 @@ struct Trainer::State {
   double startup = 0.0;  // the clock's startup charge inside `charged` (budget.h)
   std::ofstream metrics;
   std::string metrics_path;
+  std::unique_ptr<io::TfEventsWriter> events;  // with options.tensorboard, rank 0
   std::string checkpoint_path;
   int64_t checkpoint_step = -1;
   double best_loss = std::numeric_limits<double>::infinity();  // the lowest step loss so far (train/divergence.h)
@@ -239,6 +241,21 @@ struct Trainer::State {
     if (!metrics.is_open()) return;
     metrics << j.dump() << "\n" << std::flush;
     if (!metrics.good()) throw Error("cannot write " + metrics_path + " (" + std::strerror(errno) + ")");
+    if (events) emit_scalars(j);
+  }
+  // The record's numeric fields as TensorBoard scalars "<event>/<field>" at its step.
+  void emit_scalars(const nlohmann::json& j) {
+    const auto ev = j.find("event");
+    const auto st = j.find("step");
+    if (ev == j.end() || !ev->is_string() || st == j.end() || !st->is_number_integer()) return;
+    std::vector<std::pair<std::string, float>> values;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "step" || !it.value().is_number()) continue;
+      values.emplace_back(ev->get<std::string>() + "/" + it.key(), it.value().get<float>());
+    }
+    if (values.empty()) return;
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    events->scalars(st->get<int64_t>(), now, values);
   }
   void say(const std::string& line) const {
     if (opts.print && lead()) opts.print(line);
@@ -430,6 +447,7 @@ TrainResult Trainer::run() {
     check_regular_or_absent(s.metrics_path);  // a FIFO here would block the run, deaf even to SIGTERM
     s.metrics.open(s.metrics_path, std::ios::app);
     check(s.metrics.good(), "cannot open " + s.metrics_path + " for writing");
+    if (s.opts.tensorboard) s.events = std::make_unique<io::TfEventsWriter>(s.opts.out_dir);
   }
   if (!s.opts.resume.empty()) s.resume(s.opts.resume);
   // A fresh run pays its startup charge before the first step (the modelled device's compile time, recipe-spec §12;

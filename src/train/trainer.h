@@ -15,7 +15,9 @@
 // so the checkpoint a NonFiniteLoss names resumes into a finite loss. Nor are weights whose finite loss is back at
 // uniform guessing after the run had learned (train/divergence.h): the run stops with Diverged, keeping the last
 // healthy checkpoint instead of writing dead weights over it.
-// Files in out_dir: metrics.jsonl (one JSON object per logged step and evaluation), checkpoint.safetensors. A failed
+// Files in out_dir: metrics.jsonl (one JSON object per logged step and evaluation), checkpoint.safetensors, and with
+// options.tensorboard an events.out.tfevents.* file holding every numeric field of those objects as the scalar
+// "<event>/<field>" at its step (step/loss, eval/val_bpb, ...). A failed
 // write of either is an Error naming the file.
 //
 // Data parallel (options.comm with N ranks, e.g. under mpirun): the recipe means the same training at any N. A
@@ -65,6 +67,7 @@ struct TrainerData {
 struct TrainerOptions {
   std::string out_dir{};                            // empty: no files (no metrics, no checkpoints)
   std::string resume{};                             // a checkpoint to continue from
+  bool tensorboard = false;                         // also write TensorBoard event files into out_dir (io/tfevents.h)
   int64_t stop_after_steps = 0;                     // stop this invocation after the step count reaches this (0 = off)
   double host_peak_gflops = 0.0;                    // host arithmetic peak for "% of peak" under host-time clocks
   std::string host_peak_basis{};                    // how it was measured, for the run header (hw/cpu_peak.h)
