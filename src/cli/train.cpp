@@ -111,9 +111,23 @@ void run_train(const TrainArgs& args, const Home& home, dist::Communicator& comm
   std::cout << "done: " << r.steps << " steps, " << r.tokens << " tokens, charged "
             << format_number("%.1f", r.charged_seconds) << " s (" << out.clock_name << " clock), host wall "
             << format_number("%.1f", r.wall_seconds) << " s, stop: " << r.stop_reason << "\n";
-  std::cout << "val_bpb " << format_number("%.4f", r.val_bpb) << " (" << r.val_tokens << " tokens, "
-            << format_number("%.4f", r.val_nats_per_token) << " nats/token); last train loss "
-            << format_number("%.4f", r.last_loss) << "\n";
+  if (r.val_tokens > 0) {
+    std::cout << "val_bpb " << format_number("%.4f", r.val_bpb) << " (" << r.val_tokens << " tokens, "
+              << format_number("%.4f", r.val_nats_per_token) << " nats/token); last train loss "
+              << format_number("%.4f", r.last_loss) << "\n";
+  } else {
+    // No final evaluation (stopped by --stop-after before the end, or no validation data): say so, with the last
+    // evaluation made during the run, instead of "val_bpb nan (0 tokens)".
+    std::cout << "val_bpb not evaluated (" << (r.stop_reason == "stop_after_steps"
+                                                   ? "stopped by --stop-after at step " + std::to_string(r.steps) +
+                                                         "; the final evaluation comes when the run ends"
+                                                   : std::string("no validation data"))
+              << ")"
+              << (r.last_eval_step >= 0 ? "; last evaluation: val_bpb " + format_number("%.4f", r.last_eval_bpb) +
+                                              " at step " + std::to_string(r.last_eval_step)
+                                        : std::string())
+              << "; last train loss " << format_number("%.4f", r.last_loss) << "\n";
+  }
   std::cout << "checkpoint " << args.out << "/checkpoint.safetensors, metrics " << args.out << "/metrics.jsonl"
             << (out.result_json.is_null() ? "" : ", result " + args.out + "/result.json") << "\n";
   exit_if_stopped_late();

@@ -17,7 +17,10 @@
 #include "engine/engine.h"
 #include "gemm/probe.h"
 #include "model/config.h"
+#include "base/format.h"
+#include "hw/catalog.h"
 #include "predict/device_clock.h"
+#include "predict/predictor.h"
 #include "recipe/budget.h"
 #include "train/data_setup.h"
 #include "train/run_folder.h"
@@ -42,6 +45,20 @@ train::TrainerOptions trainer_options(const recipe::Recipe& recipe, const TrainR
   t.host_peak_gflops = peak.gflops;
   t.host_peak_basis = peak.describe();
   return t;
+}
+
+// A big recipe is silent for minutes before its first step: when the predictor's host model (the catalog's "host"
+// device at its measured peak) puts one step above kAnnounceStepSeconds, a line says so before it starts.
+constexpr double kAnnounceStepSeconds = 5.0;
+
+std::optional<double> predicted_host_step_seconds(const recipe::Recipe& recipe, double host_peak_gflops) {
+  try {
+    const hw::Device host = hw::host_device(hw::builtin_catalog(), host_peak_gflops);
+    const predict::Prediction p = predict::predict(recipe, host);
+    return p.phases.empty() ? std::nullopt : std::optional<double>(p.phases.front().time.step_s);
+  } catch (const Error&) {
+    return std::nullopt;  // an estimate only: a recipe the predictor cannot price here trains all the same
+  }
 }
 
 }  // namespace
@@ -90,12 +107,18 @@ TrainRunOutcome train_run(const recipe::Recipe& recipe, const TrainRunOptions& o
   }
   share_host_cores(recipe, comm);
   const std::unique_ptr<recipe::Clock> clock = predict::make_clock_for(o.clock, recipe);
+  train::TrainerOptions topts = trainer_options(recipe, o, comm);  // measures the host's peak
   if (comm.rank() == 0 && o.print) {
     const std::optional<int64_t> tokens = planned_tokens(recipe, o.clock, *clock);
     const data::DataEpochs e = tokens ? data::epochs_needed(recipe.data.train, *tokens) : data::DataEpochs{};
     if (e.known) o.print("data: " + data::epochs_line(e));
+    const std::optional<double> first = predicted_host_step_seconds(recipe, topts.host_peak_gflops);
+    if (first && *first > kAnnounceStepSeconds) {
+      o.print("first step: about " + format_number("%.0f", *first) +
+              " s on this host (the predictor's host model at its measured peak); nothing prints until it ends");
+    }
   }
-  train::Trainer run(recipe, train::open_training_data(recipe, o.setup_hint), *clock, trainer_options(recipe, o, comm));
+  train::Trainer run(recipe, train::open_training_data(recipe, o.setup_hint), *clock, std::move(topts));
   TrainRunOutcome out;
   out.result = run.run();
   out.clock_name = clock->name();

@@ -93,6 +93,8 @@ nlohmann::json TrainResult::to_json() const {
           {"val_bpb", std::isnan(val_bpb) ? nlohmann::json(nullptr) : nlohmann::json(val_bpb)},
           {"val_nats_per_token", val_nats_per_token},
           {"val_tokens", val_tokens},
+          {"last_eval_step", last_eval_step},
+          {"last_eval_bpb", std::isnan(last_eval_bpb) ? nlohmann::json(nullptr) : nlohmann::json(last_eval_bpb)},
           {"flops_per_token", flops_per_token},
           {"stop_reason", stop_reason},
           {"world_size", world},
@@ -662,6 +664,8 @@ TrainResult Trainer::run() {
       const BpbResult e = s.evaluate(val_start);
       s.emit({{"event", "eval"}, {"step", s.step}, {"charged_seconds", s.charged}, {"val_bpb", e.bpb}});
       s.say("eval at step " + std::to_string(s.step) + ": val_bpb " + format_number("%.4f", e.bpb));
+      res.last_eval_step = s.step;
+      res.last_eval_bpb = e.bpb;
       next_eval += r.eval.every_seconds;
     }
   }

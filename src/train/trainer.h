@@ -37,6 +37,7 @@
 
 #include <functional>
 #include <memory>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,10 @@ struct TrainResult {
   double val_bpb = 0.0;  // NaN when there is no validation source
   double val_nats_per_token = 0.0;
   int64_t val_tokens = 0;
+  // The last evaluation during the run (eval.every_seconds), -1 / NaN when none: what a run stopped before its end
+  // (--stop-after, a signal) still reports.
+  int64_t last_eval_step = -1;
+  double last_eval_bpb = std::numeric_limits<double>::quiet_NaN();
   double flops_per_token = 0.0;
   std::string stop_reason;                             // "budget", "steps", "stop_after_steps", "interrupted"
   std::vector<std::pair<int64_t, double>> loss_curve;  // (step, loss) at every logged step
