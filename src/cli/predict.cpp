@@ -50,35 +50,80 @@ std::vector<std::string> split_values(const std::string& sweep, std::string* key
 
 using RecipeLoader = std::function<recipe::Recipe(const std::vector<std::string>& extra_sets)>;
 
-void print_sweep(const RecipeLoader& load, const std::string& sweep, const hw::Device& device,
-                 const predict::PredictOptions& o, bool json) {
+// One --sweep: its key (a layout flag's name stands for its launch key: tp=1,2,4 is launch.tp=1,2,4) and values.
+struct SweepAxis {
   std::string key;
-  const std::vector<std::string> values = split_values(sweep, &key);
-  // A layout flag's name stands for its launch key: --sweep tp=1,2,4 is --sweep launch.tp=1,2,4.
+  std::vector<std::string> values;
+};
+
+SweepAxis sweep_axis(const std::string& sweep) {
+  SweepAxis axis;
+  axis.values = split_values(sweep, &axis.key);
   for (const char* k : {"tp", "pp", "ep", "zero", "lnc", "ranks_per_chip", "chips", "nodes", "stack", "recompute",
                         "sequence_parallel"}) {
-    if (key == k) key = std::string("launch.") + k;
+    if (axis.key == k) axis.key = std::string("launch.") + k;
   }
+  return axis;
+}
+
+// Every combination of the axes' values, the first axis slowest: the grid's rows as "key=value" overrides.
+std::vector<std::vector<std::string>> sweep_grid(const std::vector<SweepAxis>& axes) {
+  std::vector<std::vector<std::string>> rows = {{}};
+  for (const SweepAxis& axis : axes) {
+    std::vector<std::vector<std::string>> next;
+    for (const std::vector<std::string>& row : rows) {
+      for (const std::string& v : axis.values) {
+        next.push_back(row);
+        next.back().push_back(axis.key + "=" + v);
+      }
+    }
+    rows = std::move(next);
+  }
+  return rows;
+}
+
+// `predict --sweep k1=a,b --sweep k2=c,d`: one prediction per combination; a combination the predictor refuses (it
+// does not fit the device's memory, an impossible layout) is a row saying why, not the end of the table.
+void print_sweep(const RecipeLoader& load, const std::vector<std::string>& sweeps, const hw::Device& device,
+                 const predict::PredictOptions& o, bool json) {
+  std::vector<SweepAxis> axes;
+  for (const std::string& s : sweeps) axes.push_back(sweep_axis(s));
   nlohmann::json rows = nlohmann::json::array();
+  std::string keys;
+  for (const SweepAxis& axis : axes) keys += (keys.empty() ? "" : " x ") + axis.key;
   if (!json) {
-    std::printf("sweep %s on %s (modelled, not measured)\n", key.c_str(), device.name.c_str());
-    std::printf("%12s %12s %12s %6s %8s %s\n", key.c_str(), "params", "FLOPs/tok", "ranks", "steps",
-                "per phase: step s / tok/s / MFU");
+    std::printf("sweep %s on %s (modelled, not measured)\n", keys.c_str(), device.name.c_str());
+    for (const SweepAxis& axis : axes) std::printf("%12s ", axis.key.c_str());
+    std::printf("%12s %12s %6s %8s %s\n", "params", "FLOPs/tok", "ranks", "steps", "per phase: step s / tok/s / MFU");
   }
-  for (const std::string& v : values) {
-    const predict::Prediction p = predict::predict(load({key + "=" + v}), device, o);
-    if (json) {
-      rows.push_back({{"value", v}, {"prediction", predict::prediction_json(p)}});
-      continue;
+  for (const std::vector<std::string>& sets : sweep_grid(axes)) {
+    nlohmann::json row;
+    for (const std::string& set : sets) {
+      const std::string value = set.substr(set.find('=') + 1);
+      row["values"].push_back(value);
+      if (!json) std::printf("%12s ", value.c_str());
     }
-    std::printf("%12s %12lld %12.4g %6lld %8lld ", v.c_str(), static_cast<long long>(p.params), p.flops_per_token,
-                static_cast<long long>(p.ranks), static_cast<long long>(p.walk.steps));
-    for (const predict::PhasePrediction& ph : p.phases) {
-      std::printf(" | %.4f s %.0f tok/s %.1f%%", ph.time.step_s, ph.tokens_per_s, 100.0 * ph.mfu);
+    try {
+      const predict::Prediction p = predict::predict(load(sets), device, o);
+      row["prediction"] = predict::prediction_json(p);
+      if (!json) {
+        std::printf("%12lld %12.4g %6lld %8lld ", static_cast<long long>(p.params), p.flops_per_token,
+                    static_cast<long long>(p.ranks), static_cast<long long>(p.walk.steps));
+        for (const predict::PhasePrediction& ph : p.phases)
+          std::printf(" | %.4f s %.0f tok/s %.1f%%", ph.time.step_s, ph.tokens_per_s, 100.0 * ph.mfu);
+        std::printf("\n");
+      }
+    } catch (const Error& e) {
+      row["refused"] = e.message();
+      if (!json) std::printf("refused: %s\n", e.message().c_str());
     }
-    std::printf("\n");
+    rows.push_back(std::move(row));
   }
-  if (json) std::cout << nlohmann::json{{"sweep", key}, {"rows", rows}}.dump(2) << "\n";
+  if (json) {
+    nlohmann::json ks = nlohmann::json::array();
+    for (const SweepAxis& axis : axes) ks.push_back(axis.key);
+    std::cout << nlohmann::json{{"sweep", ks}, {"rows", rows}}.dump(2) << "\n";
+  }
 }
 
 // `predict --calibrate runs.json --out profile.json`: the fit, printed, and the profile written (never over a file).
@@ -100,7 +145,8 @@ void run_calibration(const std::string& runs, const std::string& out, bool json,
 void add_predict(CLI::App& app, const Home& home) {
   struct Args {
     RecipeArgs recipe;
-    std::string device = "trn2", trace, sweep, model_config;
+    std::string device = "trn2", trace, model_config;
+    std::vector<std::string> sweep;  // one axis each: key=v1,v2,...
     int64_t trace_phase = -1, top = 10;
     std::string lnc, ranks_per_chip, chips, nodes, stack, tp, pp, ep, zero;  // launch overrides ("" = the recipe's)
     bool recompute = false, sequence_parallel = false;
@@ -154,7 +200,9 @@ void add_predict(CLI::App& app, const Home& home) {
   cmd->add_option("--trace-phase", a->trace_phase, "Batch phase of the traced step (default: the last)");
   cmd->add_option("--sweep", a->sweep,
                   "Predict once per value: key=v1,v2,... (e.g. model.depth=8,10,12; a layout flag's name stands for "
-                  "its launch key: tp=1,2,4)");
+                  "its launch key: tp=1,2,4); repeat it for a grid over several keys. A combination that does not "
+                  "fit is a row saying why")
+      ->take_all();
   cmd->callback([a, home] {
     if (!a->calibrate.empty()) {
       run_calibration(a->calibrate, a->out, a->json, home);
