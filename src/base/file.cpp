@@ -53,8 +53,9 @@ void check_regular_or_absent(const std::string& path) {
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
   check(!std::filesystem::exists(st) || std::filesystem::is_regular_file(st),
-        "cannot write '" + path + "': it is not a regular file (a FIFO, device or folder); nanotrn writes only plain "
-        "files");
+        "cannot write '" + path +
+            "': it is not a regular file (a FIFO, device or folder); nanotrn writes only plain "
+            "files");
 }
 
 void check_can_write(const std::string& path) {

@@ -6,8 +6,8 @@
 //
 // After write_file_atomic returns, the file holds exactly `bytes`; if the process dies or an error is thrown at any
 // point before, the previous file at `path` (if any) is untouched and no partial file carries its name. A leftover
-// "<path>.nanotrn-tmp.<pid>" can remain only after a crash. Errors name the path and the failing system call. A `path` that
-// exists and is not a regular file (a device, a folder) is refused before anything is written.
+// "<path>.nanotrn-tmp.<pid>" can remain only after a crash. Errors name the path and the failing system call. A `path`
+// that exists and is not a regular file (a device, a folder) is refused before anything is written.
 #pragma once
 
 #include <cstdint>

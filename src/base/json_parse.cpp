@@ -11,15 +11,20 @@ std::size_t json_too_deep_at(std::string_view text, int max_depth) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > max_depth) return i;
-    } else if ((c == ']' || c == '}') && depth > 0) --depth;
+    } else if ((c == ']' || c == '}') && depth > 0)
+      --depth;
   }
   return std::string_view::npos;
 }

@@ -2,7 +2,7 @@
 // writing process, so that a leftover of a killed process can be told from one being written now, and with an infix
 // no other tool uses, so that a user's own "notes.tmp.42" is never taken for one and removed.
 //
-//   std::string tmp = temporary_path("out/run/checkpoint.safetensors");   // ".../checkpoint.safetensors.nanotrn-tmp.4242"
+//   std::string tmp = temporary_path("out/run/ckpt.safetensors");   // ".../ckpt.safetensors.nanotrn-tmp.4242"
 //   for (const std::string& p : remove_stale_temporaries("out/run")) ...  // the dead processes' leftovers, removed
 #pragma once
 

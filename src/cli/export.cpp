@@ -1,4 +1,5 @@
-// `nanotrn export --pytorch DIR`: a checkpoint's model as a PyTorch folder with load_for_eval (export/pytorch_export.h).
+// `nanotrn export --pytorch DIR`: a checkpoint's model as a PyTorch folder with load_for_eval
+// (export/pytorch_export.h).
 // `--hf DIR` is refused with the reason: the baseline GPT maps onto no Hugging Face transformers class.
 #include <filesystem>
 #include <iostream>
@@ -56,10 +57,8 @@ void run_export(const ExportArgs& a, const Home& home) {
     tokenizer.clear();
   }
   const exporting::PytorchExport e = exporting::export_pytorch(
-      *m.gpt, ctx,
-      {.dir = a.pytorch, .tokenizer = tokenizer, .check_ids = check_ids(m.recipe, 2, T), .check_rows = 2});
-  std::cout << "export: " << e.dir << " (" << e.parameters << " parameters" << (a.ema ? ", EMA weights" : "")
-            << ")\n";
+      *m.gpt, ctx, {.dir = a.pytorch, .tokenizer = tokenizer, .check_ids = check_ids(m.recipe, 2, T), .check_rows = 2});
+  std::cout << "export: " << e.dir << " (" << e.parameters << " parameters" << (a.ema ? ", EMA weights" : "") << ")\n";
   for (const std::string& f : e.files) std::cout << "  " << f << "\n";
   std::cout << "load it with: from model import load_for_eval; model = load_for_eval(\"" << e.dir
             << "\", \"cpu\")\ncheck it with: python3 " << e.dir << "/model.py " << e.dir << "\n";
@@ -71,8 +70,9 @@ void add_export(CLI::App& app, const Home& home) {
   auto a = std::make_shared<ExportArgs>();
   a->ckpt = home.path("out/run/checkpoint.safetensors");
   auto* cmd = app.add_subcommand(
-      "export", "Write a checkpoint's model for PyTorch: weights only (safetensors), config.json, a self-contained "
-                "model.py with load_for_eval, a self-check and the tokenizer");
+      "export",
+      "Write a checkpoint's model for PyTorch: weights only (safetensors), config.json, a self-contained "
+      "model.py with load_for_eval, a self-check and the tokenizer");
   cmd->add_option("--ckpt", a->ckpt, "Checkpoint (safetensors)")->capture_default_str();
   cmd->add_option("--pytorch", a->pytorch, "Folder to create (must not exist, or be empty)");
   cmd->add_option("--hf", a->hf, "Hugging Face transformers folder (refused for the baseline GPT: see the message)");

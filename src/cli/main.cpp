@@ -17,8 +17,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", nanotrn::version_line());
   // --debug is NANOTRN_DEBUG=1 for this process and the processes it starts (sweep workers, ladder runs).
-  app.add_flag_callback("--debug", [] { setenv("NANOTRN_DEBUG", "1", 1); },
-                        "Show the source location of the check behind an error (also NANOTRN_DEBUG=1)");
+  app.add_flag_callback(
+      "--debug", [] { setenv("NANOTRN_DEBUG", "1", 1); },
+      "Show the source location of the check behind an error (also NANOTRN_DEBUG=1)");
   app.fallthrough();
   try {
     const nanotrn::Home home = nanotrn::find_home();

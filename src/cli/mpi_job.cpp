@@ -19,7 +19,8 @@ void run_on_ranks(const std::function<void(dist::Communicator&)>& job) {
     exit_code = stop.code;
   } catch (const std::exception& e) {
     if (comm->size() == 1) throw;
-    std::cerr << "nanotrn: error (rank " << comm->rank() << " of " << comm->size() << "): " << user_message(e, debug_from_environment()) << "\n";
+    std::cerr << "nanotrn: error (rank " << comm->rank() << " of " << comm->size()
+              << "): " << user_message(e, debug_from_environment()) << "\n";
     session.abort(1);
   }
   if (exit_code >= 0) {

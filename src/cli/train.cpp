@@ -53,7 +53,8 @@ nlohmann::json::json_pointer pointer_of(const std::string& assignment) {
 
 // With --resume and no --recipe, the recipe is the checkpoint's own with --set (and --budget) on top, each change
 // shown as "key: before -> after"; with --recipe, that recipe (the trainer refuses one that means another training).
-recipe::Recipe resumed_recipe(const TrainArgs& args, const Home& home, const std::vector<std::string>& sets, bool lead) {
+recipe::Recipe resumed_recipe(const TrainArgs& args, const Home& home, const std::vector<std::string>& sets,
+                              bool lead) {
   const nlohmann::json stored = recipe::recipe_to_json(train::load_checkpoint(args.resume).recipe);
   nlohmann::json j = stored;
   for (const std::string& s : sets) recipe::apply_override(j, s, j);
@@ -118,10 +119,10 @@ void run_train(const TrainArgs& args, const Home& home, dist::Communicator& comm
   } else {
     // No final evaluation (stopped by --stop-after before the end, or no validation data): say so, with the last
     // evaluation made during the run, instead of "val_bpb nan (0 tokens)".
-    std::cout << "val_bpb not evaluated (" << (r.stop_reason == "stop_after_steps"
-                                                   ? "stopped by --stop-after at step " + std::to_string(r.steps) +
-                                                         "; the final evaluation comes when the run ends"
-                                                   : std::string("no validation data"))
+    std::cout << "val_bpb not evaluated ("
+              << (r.stop_reason == "stop_after_steps" ? "stopped by --stop-after at step " + std::to_string(r.steps) +
+                                                            "; the final evaluation comes when the run ends"
+                                                      : std::string("no validation data"))
               << ")"
               << (r.last_eval_step >= 0 ? "; last evaluation: val_bpb " + format_number("%.4f", r.last_eval_bpb) +
                                               " at step " + std::to_string(r.last_eval_step)

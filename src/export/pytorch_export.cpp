@@ -24,11 +24,13 @@ void check_destination(const std::string& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return;
   check(fs::is_directory(dir, ec), "export: " + dir + " exists and is not a folder; name a new folder");
-  check(fs::is_empty(dir, ec), "export: " + dir + " is not empty; name a new (or empty) folder: an export never " +
-                                   "replaces files");
+  check(fs::is_empty(dir, ec),
+        "export: " + dir + " is not empty; name a new (or empty) folder: an export never " + "replaces files");
 }
 
-void write_text(const fs::path& path, const std::string& text) { write_file_atomic(path.string(), text.data(), text.size()); }
+void write_text(const fs::path& path, const std::string& text) {
+  write_file_atomic(path.string(), text.data(), text.size());
+}
 
 // The weights only, under nanotrn's parameter names (model.py's state-dict names).
 int64_t write_weights(const model::Gpt& gpt, const fs::path& dir) {

@@ -30,10 +30,10 @@
 namespace nanotrn::exporting {
 
 struct PytorchExportOptions {
-  std::string dir{};               // the folder to create
-  std::string tokenizer{};         // the tokenizer's path (a file or a folder), copied into dir/tokenizer/
+  std::string dir{};                 // the folder to create
+  std::string tokenizer{};           // the tokenizer's path (a file or a folder), copied into dir/tokenizer/
   std::vector<int32_t> check_ids{};  // R * T token ids for check.safetensors
-  int64_t check_rows = 2;          // R
+  int64_t check_rows = 2;            // R
 };
 
 struct PytorchExport {

@@ -58,7 +58,7 @@ struct TaskResult {
   // Examples whose answer is longer than the model's length (rows.h AnswerBeyondContext): scored as wrong (they stay
   // in `examples`, so every model is judged on the same set) and counted here, by this rank.
   int64_t beyond_context = 0;
-  int64_t tokens = 0;    // run through the model by this rank
+  int64_t tokens = 0;  // run through the model by this rank
   double accuracy = 0.0, centered = 0.0, seconds = 0.0;
   std::vector<ExampleRecord> records;  // with keep_examples
 };

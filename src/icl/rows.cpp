@@ -70,11 +70,10 @@ ScoredRows tokenize_prompts(TaskType type, const Prompts& prompts, const tokeniz
       r.end[i] -= crop;
     }
     if (r.start[i] >= 1 && r.start[i] <= r.end[i]) continue;
-    const std::string message = what + ": option " + std::to_string(i) + " has no answer tokens to score (span [" +
-                                std::to_string(r.start[i]) + ", " + std::to_string(r.end[i]) + ") of a " +
-                                std::to_string(r.rows[i].size()) + "-token row" +
-                                (len > max_len ? ", after cropping to the model's " + std::to_string(max_len) +
-                                                     " tokens" : "") + ")";
+    const std::string message =
+        what + ": option " + std::to_string(i) + " has no answer tokens to score (span [" + std::to_string(r.start[i]) +
+        ", " + std::to_string(r.end[i]) + ") of a " + std::to_string(r.rows[i].size()) + "-token row" +
+        (len > max_len ? ", after cropping to the model's " + std::to_string(max_len) + " tokens" : "") + ")";
     if (len > max_len) throw AnswerBeyondContext(message);
     throw Error(message);
   }

@@ -12,9 +12,9 @@
 // A row longer than the model's length keeps its last max_len tokens and its span shifts with it; a span that would
 // then start at position 0 (an answer as long as the model's context: nothing left to predict it from) is an
 // AnswerBeyondContext, which the CORE evaluation scores as a wrong answer and counts, so one long example does not
-// end the whole evaluation; a span empty without cropping is a malformed example, an Error. A multiple-choice option that is a token prefix
-// of another (or equal to it) has an empty span: its mean loss is NaN, which the scorer treats as Python's min()
-// does (scorer.h).
+// end the whole evaluation; a span empty without cropping is a malformed example, an Error. A multiple-choice option
+// that is a token prefix of another (or equal to it) has an empty span: its mean loss is NaN, which the scorer treats
+// as Python's min() does (scorer.h).
 #pragma once
 
 #include <cstdint>

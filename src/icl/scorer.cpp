@@ -111,8 +111,8 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
   return out;
 }
 
-Tensor Scorer::rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M,
-                         int64_t F, const model::KvCache& prefix_cache) {
+Tensor Scorer::rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M, int64_t F,
+                         const model::KvCache& prefix_cache) {
   if (M <= 0) return {};
   std::vector<int32_t> ids(static_cast<size_t>(n * M), 0);  // padding never reaches a scored position (causal)
   for (int64_t i = 0; i < n; ++i) {

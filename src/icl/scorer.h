@@ -15,8 +15,8 @@
 // position). The head runs only from the first position any row scores. The forward is fp32 (ctx's matmul dtype is
 // ignored) so that it is the model the reference scorer in PyTorch sees; losses are summed in double.
 // Memory is bounded whatever the number of choices: the rows after the prefix run in passes of as many rows as fit
-// pass_bytes (256 MiB by default: their logits, attention scores, cache replicas and activations, estimated), one pass when they all
-// fit (every shipped task), so an example with 10^6 choices costs time, not memory.
+// pass_bytes (256 MiB by default: their logits, attention scores, cache replicas and activations, estimated), one pass
+// when they all fit (every shipped task), so an example with 10^6 choices costs time, not memory.
 #pragma once
 
 #include <cstdint>

@@ -107,8 +107,7 @@ TfEventsWriter::TfEventsWriter(const std::string& dir) {
   write(tfrecord(event_file_version_proto(now)));
 }
 
-void TfEventsWriter::scalars(int64_t step, double wall_time,
-                             const std::vector<std::pair<std::string, float>>& values) {
+void TfEventsWriter::scalars(int64_t step, double wall_time, const std::vector<std::pair<std::string, float>>& values) {
   write(tfrecord(event_scalars_proto(step, wall_time, values)));
 }
 

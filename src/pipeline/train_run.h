@@ -27,9 +27,9 @@
 namespace nanotrn::pipeline {
 
 struct TrainRunOptions {
-  std::string out;         // the run folder
-  std::string resume;      // a checkpoint to continue from ("" = a fresh run)
-  bool overwrite = false;  // replace the run in `out`
+  std::string out;           // the run folder
+  std::string resume;        // a checkpoint to continue from ("" = a fresh run)
+  bool overwrite = false;    // replace the run in `out`
   bool tensorboard = false;  // also write TensorBoard event files into `out`
   std::string clock = "wall";
   int64_t stop_after = 0;  // end this invocation with a checkpoint once the run has this many steps (0 = off)

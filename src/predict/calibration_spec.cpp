@@ -4,8 +4,8 @@
 #include <set>
 
 #include "base/error.h"
-#include "base/json_parse.h"
 #include "base/file.h"
+#include "base/json_parse.h"
 #include "neuron/registry/kernel_run.h"
 #include "predict/calibration.h"
 #include "recipe/recipe_paths.h"

@@ -12,10 +12,10 @@
 #include <random>
 
 #include "base/error.h"
-#include "io/csv.h"
 #include "dtype/convert.h"
 #include "gemm/probe.h"
 #include "hw/catalog.h"
+#include "io/csv.h"
 #include "predict/kernel_cost.h"
 #include "report/svg_chart.h"
 

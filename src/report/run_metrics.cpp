@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "base/error.h"
-#include "base/json_parse.h"
 #include "base/file.h"
+#include "base/json_parse.h"
 #include "data/jsonl.h"
 
 namespace nanotrn::report {

@@ -49,8 +49,9 @@ Checkpoint load_checkpoint(const std::string& path) {
     return j;
   };
   check(meta("format") == kFormat, path + ": checkpoint format is " + meta("format").dump() + ", expected " + kFormat);
-  check(c.file.checksummed, path + ": a nanotrn checkpoint without its crc32c: checksums; nanotrn always writes "
-                                   "them, so they were removed and a damaged byte would load unnoticed: refused");
+  check(c.file.checksummed, path +
+                                ": a nanotrn checkpoint without its crc32c: checksums; nanotrn always writes "
+                                "them, so they were removed and a damaged byte would load unnoticed: refused");
   try {
     c.recipe = recipe::recipe_from_json(meta("recipe"));
   } catch (const Error& e) {

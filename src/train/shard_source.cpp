@@ -72,8 +72,10 @@ TrainerData open_shard_data(const recipe::Recipe& r, const std::string& setup_co
   if (with_train) d.train = open(r.data.train, "data.train", r.batch.rows, true);
   d.val = open(r.data.val, "data.val", r.eval.rows, false);  // fixed order: every evaluation sees the same rows
   for (const std::string& glob : unchecked) {
-    d.warnings.push_back(glob + ": no shards.json beside these shards, so nothing checks that they were tokenized with " +
-                         r.data.tokenizer + "; shards of another tokenizer train and score (val_bpb) silently wrong. "
+    d.warnings.push_back(glob +
+                         ": no shards.json beside these shards, so nothing checks that they were tokenized with " +
+                         r.data.tokenizer +
+                         "; shards of another tokenizer train and score (val_bpb) silently wrong. "
                          "Shards nanotrn makes always carry one (nanotrn data tokenize)");
   }
   d.description = with_train ? "train " + r.data.train + " (" + d.train->describe() + "), " : "";

@@ -13,20 +13,20 @@
 
 #include "autograd/tape.h"
 #include "base/file.h"
-#include "io/tfevents.h"
-#include "train/divergence.h"
 #include "base/format.h"
 #include "base/temp_files.h"
 #include "base/version.h"
 #include "dist/grad_reducer.h"
 #include "dist/ownership.h"
 #include "eval/finite_weights.h"
+#include "io/tfevents.h"
 #include "ops/ops.h"
 #include "optim/schedule.h"
 #include "recipe/budget.h"
 #include "recipe/memory_need.h"
 #include "recipe/recipe_diff.h"
 #include "train/checkpoint.h"
+#include "train/divergence.h"
 #include "train/evaluate.h"
 #include "train/launch_check.h"
 #include "train/optimizers.h"
@@ -287,12 +287,12 @@ struct Trainer::State {
     tape.clear();
     pending_position.reset();
     emit({{"event", "diverged"}, {"step", step}, {"loss", mean_loss}, {"best_loss", best_loss}});
-    throw Diverged("training loss " + format_number("%.4f", mean_loss) + " at step " + std::to_string(step) +
-                   " is no better than guessing uniformly over the " + std::to_string(recipe.model.vocab_size) +
-                   " tokens (ln V = " + format_number("%.4f", std::log(static_cast<double>(recipe.model.vocab_size))) +
-                   ") after the run reached " + format_number("%.4f", best_loss) +
-                   ": it diverged (finite but dead weights); they were not saved; last good checkpoint: " +
-                   kept_checkpoint());
+    throw Diverged(
+        "training loss " + format_number("%.4f", mean_loss) + " at step " + std::to_string(step) +
+        " is no better than guessing uniformly over the " + std::to_string(recipe.model.vocab_size) +
+        " tokens (ln V = " + format_number("%.4f", std::log(static_cast<double>(recipe.model.vocab_size))) +
+        ") after the run reached " + format_number("%.4f", best_loss) +
+        ": it diverged (finite but dead weights); they were not saved; last good checkpoint: " + kept_checkpoint());
   }
 
   // Writes the checkpoint of the current weights (the data position: `train_position`, default now). Weights that

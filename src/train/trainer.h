@@ -36,8 +36,8 @@
 #pragma once
 
 #include <functional>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 

@@ -57,12 +57,14 @@ TEST(CoreYaml, ALabelWithAControlCharacterIsRefused) {
   const std::string yaml =
       "icl_tasks:\n- label: \"evil\\e[2J\"\n  dataset_uri: x.jsonl\n  num_fewshot: [0]\n"
       "  icl_task_type: multiple_choice\n";
-  EXPECT_NE(error_message_of([&] { parse_core_yaml(yaml, "core.yaml"); })
-                .find("core.yaml:2:10: the label holds a control character at byte 4"),
+  EXPECT_NE(error_message_of([&] {
+              parse_core_yaml(yaml, "core.yaml");
+            }).find("core.yaml:2:10: the label holds a control character at byte 4"),
             std::string::npos)
       << error_message_of([&] { parse_core_yaml(yaml, "core.yaml"); });
-  const std::string c1 = "icl_tasks:\n- label: \"a\\x9b\"\n  dataset_uri: x.jsonl\n  num_fewshot: [0]\n"
-                         "  icl_task_type: multiple_choice\n";
+  const std::string c1 =
+      "icl_tasks:\n- label: \"a\\x9b\"\n  dataset_uri: x.jsonl\n  num_fewshot: [0]\n"
+      "  icl_task_type: multiple_choice\n";
   EXPECT_NE(error_message_of([&] { parse_core_yaml(c1, "core.yaml"); }).find("control character at byte 1"),
             std::string::npos);
 }
@@ -271,16 +273,16 @@ TEST(Bundle, RefusesLinksOutOfTheBundle) {
   EXPECT_EQ(e.find("SECRET"), std::string::npos) << e;
 
   fs::remove(dir / "b/eval_meta_data.csv");
-  write_text(dir / "b/meta.csv",
-             "Eval Task,Random baseline\nhellaswag_zeroshot,25\njeopardy,0\nwinograd,50\n");
+  write_text(dir / "b/meta.csv", "Eval Task,Random baseline\nhellaswag_zeroshot,25\njeopardy,0\nwinograd,50\n");
   fs::create_symlink(dir / "b/meta.csv", dir / "b/eval_meta_data.csv");  // inside: followed
   const Bundle b = read_bundle(dir / "b");
   EXPECT_EQ(b.tasks[2].random_baseline, 50.0);
 
   write_text(dir / "outside.jsonl", std::string(kLayouts[0].line) + "\n");
   fs::create_symlink(dir / "outside.jsonl", dir / "b/eval_data/language_understanding/hellaswag.jsonl");
-  EXPECT_NE(error_message_of([&] { read_task_examples(b, b.tasks[0]); })
-                .find("hellaswag.jsonl leads out of the bundle (a link to "),
+  EXPECT_NE(error_message_of([&] {
+              read_task_examples(b, b.tasks[0]);
+            }).find("hellaswag.jsonl leads out of the bundle (a link to "),
             std::string::npos);
   fs::remove(dir / "b/eval_data/language_understanding/hellaswag.jsonl");
   fs::create_directories(dir / "b/linked");

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "base/error.h"
-#include "io/csv.h"
 #include "hw/catalog.h"
+#include "io/csv.h"
 #include "neuron/registry/kernel_run.h"
 #include "qa/matmul_qa.h"
 #include "qa/matmul_shapes.h"

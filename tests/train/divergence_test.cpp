@@ -17,8 +17,8 @@ TEST(Divergence, BackAtUniformGuessingAfterLearning) {
   EXPECT_FALSE(diverged_to_uniform(u - 1.0, u - 1e-9, 256));  // still (just) better than guessing
   EXPECT_FALSE(diverged_to_uniform(u - 0.99, 1e4, 256));      // never learned a whole nat: not judged
   EXPECT_FALSE(diverged_to_uniform(std::numeric_limits<double>::infinity(), 1e4, 256));  // the first step
-  EXPECT_FALSE(diverged_to_uniform(2.0, 3.0, 256));                                       // a spike that stays below
-  EXPECT_FALSE(diverged_to_uniform(-5.0, 100.0, 1));                                      // no vocabulary to guess over
+  EXPECT_FALSE(diverged_to_uniform(2.0, 3.0, 256));                                      // a spike that stays below
+  EXPECT_FALSE(diverged_to_uniform(-5.0, 100.0, 1));                                     // no vocabulary to guess over
 }
 
 }  // namespace

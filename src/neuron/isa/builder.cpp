@@ -42,16 +42,16 @@ void check_program_fits(size_t instructions, const HostMemory& host, std::source
   const double need = static_cast<double>(instructions) * kHostBytesPerInstruction;
   if (need <= host.available_bytes) return;
   fail("host-memory",
-       "the program has reached " + std::to_string(instructions) + " instructions; recording and simulating them needs "
-       "about " + format_bytes(need) + " (" + std::to_string(static_cast<int>(kHostBytesPerInstruction)) +
+       "the program has reached " + std::to_string(instructions) +
+           " instructions; recording and simulating them needs "
+           "about " +
+           format_bytes(need) + " (" + std::to_string(static_cast<int>(kHostBytesPerInstruction)) +
            " B each), more than the " + format_bytes(host.available_bytes) + " this machine has available (" +
            host.basis + "); run a smaller shape (the time of a large GEMM scales from a smaller one's)",
        loc);
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 KernelBuilder::KernelBuilder(const NeuronCoreSpec& spec) : spec_(spec) { program_.target = spec.name; }
 
