@@ -46,6 +46,7 @@ void add_report(CLI::App& app) {
   struct PlotArgs {
     std::vector<std::string> runs;
     std::string out, y = "loss", x = "step", title;
+    double smooth = 0.0;
   };
   auto a = std::make_shared<PlotArgs>();
   auto* plot = app.add_subcommand("plot", "Plot one curve of one or several runs as an SVG file (one line per run)");
@@ -55,7 +56,10 @@ void add_report(CLI::App& app) {
                    "loss | lr_multiplier | muon_momentum | weight_decay | tokens_per_second | host_tokens_per_second "
                    "| peak_fraction | val_bpb")
       ->capture_default_str();
-  plot->add_option("--x", a->x, "step | charged_seconds")->capture_default_str();
+  plot->add_option("--x", a->x, "step | charged_seconds | tokens")->capture_default_str();
+  plot->add_option("--smooth", a->smooth,
+                   "Exponential moving average weight in [0, 1) (TensorBoard's smoothing, debiased); 0 = raw")
+      ->capture_default_str();
   plot->add_option("--title", a->title, "Chart title (default: the metric)");
   plot->callback([a] {
     const report::Metric y = report::parse_metric(a->y);
@@ -65,14 +69,14 @@ void add_report(CLI::App& app) {
                                      ? report::metric_name(y) + " of " +
                                            (a->runs.size() == 1 ? a->runs[0] : std::to_string(a->runs.size()) + " runs")
                                      : a->title,
-                        .x_label = x == report::XAxis::step ? "step" : "charged seconds",
+                        .x_label = report::x_axis_label(x),
                         .y_label = report::metric_name(y)};
     size_t points = 0;
     for (const std::string& run : a->runs) {
       const report::RunMetrics m = report::read_run_metrics(run);
       if (!m.torn_tail.empty()) std::cerr << "plot: note: " << m.torn_tail << "\n";
-      c.series.push_back(
-          {a->runs.size() == 1 ? report::metric_name(y) : run_label(m.path), report::metric_points(m, y, x)});
+      c.series.push_back({a->runs.size() == 1 ? report::metric_name(y) : run_label(m.path),
+                          report::smooth(report::metric_points(m, y, x), a->smooth)});
       check(!c.series.back().points.empty(), "plot: " + m.path + " has no " + report::metric_name(y) + " points");
       points += c.series.back().points.size();
     }

@@ -146,24 +146,72 @@ std::string metric_name(Metric m) {
 XAxis parse_x_axis(const std::string& name) {
   if (name == "step") return XAxis::step;
   if (name == "charged_seconds" || name == "time") return XAxis::charged_seconds;
-  throw Error("unknown x axis '" + name + "' (step or charged_seconds)");
+  if (name == "tokens") return XAxis::tokens;
+  throw Error("unknown x axis '" + name + "' (step, charged_seconds or tokens)");
 }
+
+std::string x_axis_label(XAxis x) {
+  switch (x) {
+    case XAxis::step:
+      return "step";
+    case XAxis::charged_seconds:
+      return "charged seconds";
+    case XAxis::tokens:
+      return "tokens";
+  }
+  return "?";
+}
+
+std::vector<std::pair<double, double>> smooth(const std::vector<std::pair<double, double>>& points, double weight) {
+  check(weight >= 0.0 && weight < 1.0, "smoothing weight must be in [0, 1), got " + std::to_string(weight));
+  std::vector<std::pair<double, double>> out;
+  double s = 0.0, debias = 1.0;
+  for (const auto& [x, y] : points) {
+    s = weight * s + (1.0 - weight) * y;
+    debias *= weight;
+    out.emplace_back(x, s / (1.0 - debias));
+  }
+  return out;
+}
+
+namespace {
+
+// The tokens trained by step `step`: its step record's, else the last record before it (0 before any).
+double tokens_at(const RunMetrics& m, int64_t step) {
+  double t = 0.0;
+  for (const StepRecord& s : m.steps) {
+    if (s.step > step) break;
+    t = static_cast<double>(s.tokens);
+  }
+  return t;
+}
+
+}  // namespace
 
 std::vector<std::pair<double, double>> metric_points(const RunMetrics& m, Metric y, XAxis x) {
   std::vector<std::pair<double, double>> p;
   if (y == Metric::val_bpb) {
     for (const EvalRecord& e : m.evals) {
-      p.emplace_back(x == XAxis::step ? static_cast<double>(e.step) : e.charged_seconds, e.val_bpb);
+      const double at = x == XAxis::step              ? static_cast<double>(e.step)
+                        : x == XAxis::charged_seconds ? e.charged_seconds
+                                                      : tokens_at(m, e.step);
+      p.emplace_back(at, e.val_bpb);
     }
     if (m.summary.is_object() && m.summary.contains("val_bpb") && m.summary["val_bpb"].is_number()) {
-      p.emplace_back(x == XAxis::step ? static_cast<double>(m.summary["steps"].get<int64_t>())
-                                      : m.summary["charged_seconds"].get<double>(),
-                     m.summary["val_bpb"].get<double>());
+      const double at = x == XAxis::step              ? static_cast<double>(m.summary["steps"].get<int64_t>())
+                        : x == XAxis::charged_seconds ? m.summary["charged_seconds"].get<double>()
+                        : m.summary.contains("tokens") && m.summary["tokens"].is_number()
+                            ? m.summary["tokens"].get<double>()
+                            : tokens_at(m, std::numeric_limits<int64_t>::max());
+      p.emplace_back(at, m.summary["val_bpb"].get<double>());
     }
     return p;
   }
   for (const StepRecord& s : m.steps) {
-    p.emplace_back(x == XAxis::step ? static_cast<double>(s.step) : s.charged_seconds, field(s, y));
+    const double at = x == XAxis::step              ? static_cast<double>(s.step)
+                      : x == XAxis::charged_seconds ? s.charged_seconds
+                                                    : static_cast<double>(s.tokens);
+    p.emplace_back(at, field(s, y));
   }
   return p;
 }

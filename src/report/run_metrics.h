@@ -63,11 +63,16 @@ enum class Metric {
   peak_fraction,
   val_bpb
 };
-enum class XAxis { step, charged_seconds };
+enum class XAxis { step, charged_seconds, tokens };
 Metric parse_metric(const std::string& name);  // the enumerator's name; throws listing them
-XAxis parse_x_axis(const std::string& name);   // "step" | "charged_seconds" (or "time")
+XAxis parse_x_axis(const std::string& name);   // "step" | "charged_seconds" (or "time") | "tokens"
+std::string x_axis_label(XAxis x);             // "step", "charged seconds", "tokens"
 std::string metric_name(Metric m);
+// x by tokens: an evaluation's tokens are those of the step record at its step (the summary's, at the end).
 std::vector<std::pair<double, double>> metric_points(const RunMetrics& m, Metric y, XAxis x);
+// An exponential moving average of the y values with TensorBoard's debiasing (weight w in [0, 1): 0 leaves them as
+// they are): s_i = w s_{i-1} + (1 - w) y_i, shown as s_i / (1 - w^(i+1)), so the first point is y_0 itself.
+std::vector<std::pair<double, double>> smooth(const std::vector<std::pair<double, double>>& points, double weight);
 // `path` is a metrics.jsonl file, or a run folder (its metrics.jsonl; an Error names the folder when it has none).
 RunMetrics read_run_metrics(const std::string& path);
 

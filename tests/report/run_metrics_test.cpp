@@ -52,6 +52,27 @@ TEST(RunMetrics, AResumeFromAnEarlierCheckpointReplacesTheReRunSteps) {
   EXPECT_EQ(m.steps[3].step, 4);
 }
 
+// x by tokens (an evaluation at a step takes that step's tokens, the summary its own), and TensorBoard's debiased
+// exponential smoothing computed by hand: s = w s + (1 - w) y, shown as s / (1 - w^(i+1)).
+TEST(RunMetrics, TokensAxisAndSmoothing) {
+  const std::string text = std::string(kStart) + "\n" + step_line(1, 4.0) + "\n" + step_line(2, 2.0) + "\n" +
+                           R"({"event":"eval","step":2,"charged_seconds":2.0,"val_bpb":1.5})" + "\n" +
+                           R"({"event":"summary","steps":2,"tokens":128,"charged_seconds":2.0,"val_bpb":1.25})";
+  const RunMetrics m = parse_run_metrics(text, "m.jsonl");
+  EXPECT_EQ(metric_points(m, Metric::loss, parse_x_axis("tokens")),
+            (std::vector<std::pair<double, double>>{{64.0, 4.0}, {128.0, 2.0}}));
+  EXPECT_EQ(metric_points(m, Metric::val_bpb, XAxis::tokens),
+            (std::vector<std::pair<double, double>>{{128.0, 1.5}, {128.0, 1.25}}));
+  EXPECT_EQ(x_axis_label(XAxis::tokens), "tokens");
+  const auto s = smooth({{1, 4.0}, {2, 2.0}, {3, 3.0}}, 0.5);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_DOUBLE_EQ(s[0].second, 4.0);                        // 2 / 0.5
+  EXPECT_DOUBLE_EQ(s[1].second, (0.5 * 2.0 + 1.0) / 0.75);   // (1 + 1) / 0.75
+  EXPECT_DOUBLE_EQ(s[2].second, (0.5 * 2.0 + 1.5) / 0.875);  // s2 = 0.5 * 2 + 1.5 = 2.5
+  EXPECT_EQ(smooth({{1, 4.0}, {2, 2.0}}, 0.0), (std::vector<std::pair<double, double>>{{1, 4.0}, {2, 2.0}}));
+  EXPECT_THROW(smooth({{1, 4.0}}, 1.0), Error);
+}
+
 // A process killed while writing leaves a last line without its line break and cut mid-JSON: that line is left out
 // and named; the rest of the run is read. A complete last line without a break is kept; a broken line that is not
 // the last is still an error.
