@@ -22,23 +22,12 @@
 #include "model/config.h"
 #include "recipe/recipe_paths.h"
 #include "support/error_of.h"
+#include "support/python_reference.h"
 
 namespace nanotrn::forecast {
 namespace {
 
-nlohmann::json python(const std::string& script, const std::string& args, const nlohmann::json& input) {
-  const std::string in = ::testing::TempDir() + "/forecast_reference_in.json";
-  std::ofstream(in) << input.dump();
-  const std::string cmd =
-      "/usr/bin/python3 " + std::string(NANOTRN_SOURCE_DIR) + "/tests/python/" + script + " " + args + " < " + in;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string text;
-  char buf[4096];
-  for (size_t n; p && (n = fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
-  const int rc = p ? pclose(p) : -1;
-  EXPECT_EQ(rc, 0) << "the reference " << script << " failed (python3-scipy: scripts/setup.sh)";
-  return nlohmann::json::parse(text);
-}
+using testing_support::python_reference;
 
 // A 4 x 3 factorial ladder of a known law, with a deterministic +-`noise` pattern on the losses.
 std::vector<LadderRun> ladder_of(const ScalingLaw& truth, double noise) {
@@ -71,7 +60,7 @@ void expect_scipy_agrees(const std::vector<LadderRun>& runs, const nlohmann::jso
   const LawFit f = fit_scaling_law(runs);
   nlohmann::json q = {{"runs", nlohmann::json::array()}, {"at", at}};
   for (const LadderRun& r : runs) q["runs"].push_back({r.params, r.tokens, r.val_bpb});
-  const nlohmann::json want = python("scaling_law_reference.py", "", q);
+  const nlohmann::json want = python_reference("scaling_law_reference.py", "", q);
   double cost = 0;
   for (double r : f.residuals) cost += r * r / 2;
   EXPECT_NEAR(cost, want["cost"].get<double>(), 1e-4 * want["cost"].get<double>() + 1e-12);
@@ -140,7 +129,7 @@ TEST(ScalingLaw, NormalQuantileIsTheTablesValue) {
 
 TEST(CoreMap, IsNumpysLineOnThePublishedPairs) {
   const std::string file = std::string(NANOTRN_SOURCE_DIR) + "/configs/forecast/core_vs_bpb.json";
-  const nlohmann::json want = python("core_map_reference.py", file, nlohmann::json::object());
+  const nlohmann::json want = python_reference("core_map_reference.py", file, nlohmann::json::object());
   const CoreMap& m = builtin_core_map();
   EXPECT_NEAR(m.intercept, want["intercept"].get<double>(), 1e-10);
   EXPECT_NEAR(m.slope, want["slope"].get<double>(), 1e-10);

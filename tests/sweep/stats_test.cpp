@@ -4,32 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <random>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "support/python_reference.h"
 #include "sweep/stats.h"
 
 namespace nanotrn::sweep {
 namespace {
-
-// Runs the reference on `pairs` (JSON in a temp file, the answer read from a pipe).
-nlohmann::json reference(const nlohmann::json& pairs) {
-  const std::string in = ::testing::TempDir() + "/welch_pairs.json";
-  std::ofstream(in) << pairs.dump();
-  const std::string cmd =
-      "/usr/bin/python3 " + std::string(NANOTRN_SOURCE_DIR) + "/tests/python/welch_reference.py < " + in;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string text;
-  char buf[4096];
-  for (size_t n; p && (n = fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
-  const int rc = p ? pclose(p) : -1;
-  EXPECT_EQ(rc, 0) << "the scipy reference failed (is python3-scipy installed? scripts/setup.sh)";
-  return nlohmann::json::parse(text);
-}
 
 TEST(SweepStats, WelchMatchesScipy) {
   std::mt19937 g(7);
@@ -43,7 +27,7 @@ TEST(SweepStats, WelchMatchesScipy) {
     samples.emplace_back(x, y);
     pairs.push_back({x, y});
   }
-  const nlohmann::json want = reference(pairs);
+  const nlohmann::json want = testing_support::python_reference("welch_reference.py", "", pairs);
   ASSERT_EQ(want.size(), samples.size());
   for (size_t i = 0; i < samples.size(); i++) {
     const auto& [x, y] = samples[i];
