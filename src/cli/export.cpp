@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/eval_model.h"
 #include "data/shard.h"
+#include "data/synthetic.h"
 #include "export/pytorch_export.h"
 
 namespace nanotrn::cli {
@@ -23,11 +24,13 @@ struct ExportArgs {
   int64_t check_tokens = 64;
 };
 
-// R rows of T tokens for the export's self-check: the first of the recipe's validation shards when they are here
-// (held-out text), else a seeded random draw over the vocabulary.
+// R rows of T tokens for the export's self-check: the first of the recipe's validation shards when it trained on shards
+// and they are here (held-out text), else a seeded random draw over the vocabulary (a synthetic run's data.val names
+// shards it never read, possibly of another vocabulary).
 std::vector<int32_t> check_ids(const recipe::Recipe& r, int64_t rows, int64_t T) {
   std::vector<int32_t> ids(static_cast<size_t>(rows * T));
-  const std::vector<std::string> shards = data::glob_shards(r.data.val);
+  const std::vector<std::string> shards =
+      data::is_synthetic_source(r.data.train) ? std::vector<std::string>{} : data::glob_shards(r.data.val);
   if (!shards.empty()) {
     const data::MappedShard s(shards[0], static_cast<int32_t>(r.model.vocab_size));
     if (s.view().count >= rows * T) {

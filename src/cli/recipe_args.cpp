@@ -21,10 +21,16 @@ void add_recipe_flags(CLI::App* cmd, RecipeArgs& args, const Home& home) {
   add_data_root_footer(cmd, home);
 }
 
+void add_model_config_flag(CLI::App* cmd, RecipeArgs& args) {
+  cmd->add_option("--model-config", args.model_config,
+                  "A Hugging Face config.json as the model (Llama, Mistral, Qwen2/3, GPT-2 dense configs), with the "
+                  "recipe's batch, optimiser and schedule; --set model.depth=2 ... scales it down");
+}
+
 recipe::Recipe open_recipe(const RecipeArgs& args, const Home& home, const std::vector<std::string>& extra_sets) {
   std::vector<std::string> sets = args.sets;
   sets.insert(sets.end(), extra_sets.begin(), extra_sets.end());
-  return recipe::open_recipe(args.recipe, sets, home);
+  return recipe::open_recipe(args.recipe, sets, home, args.model_config);
 }
 
 std::string setup_command(const std::string& recipe, const std::vector<std::string>& sets) {

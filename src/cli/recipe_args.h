@@ -16,10 +16,14 @@ struct RecipeArgs {
   std::string recipe = "cpu-tiny";  // a file or a shipped recipe's name (recipe/recipe_paths.h)
   std::vector<std::string> sets;    // "key.path=value" overrides, in order
   bool recipe_given = false;        // --recipe was on the command line (else `recipe` is the default)
+  std::string model_config;         // --model-config: a Hugging Face config.json as the model (train, bench train)
 };
 
 // Adds --recipe and --set to cmd, and the data-root rule with this machine's data root as its --help footer.
 void add_recipe_flags(CLI::App* cmd, RecipeArgs& args, const Home& home);
+// Adds --model-config (the recipe's batch, optimiser and schedule; the model from a Hugging Face config.json, which
+// --set model.* scales down).
+void add_model_config_flag(CLI::App* cmd, RecipeArgs& args);
 // The footer alone (for commands that read a recipe from elsewhere, e.g. a checkpoint).
 void add_data_root_footer(CLI::App* cmd, const Home& home);
 

@@ -141,6 +141,7 @@ void add_train(CLI::App& app, const Home& home) {
   args->out = home.path("out/run");
   auto* cmd = app.add_subcommand("train", "Train a recipe until its charged-time budget runs out, then score val_bpb");
   add_recipe_flags(cmd, args->recipe, home);
+  add_model_config_flag(cmd, args->recipe);
   cmd->add_option("--budget", args->budget, "Charged-time budget, e.g. 30m (overrides train.budget)");
   cmd->add_option("--clock", args->clock,
                   "What a step is charged: wall, fixed:<s per micro-batch>, or a device (trn1, trn2, trn3, h100, ...; "
@@ -305,6 +306,7 @@ void add_bench(CLI::App& app, const Home& home) {
   args->recipe.recipe = "cpu-small";
   auto* cmd = bench->add_subcommand("train", "Time N training steps (forward, backward, optimiser) on random tokens");
   add_recipe_flags(cmd, args->recipe, home);
+  add_model_config_flag(cmd, args->recipe);
   cmd->add_option("--steps", args->steps, "Timed steps")->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "Untimed steps first")->capture_default_str();
   cmd->add_flag("--json", args->json, "Machine-readable output");

@@ -3,13 +3,14 @@
 
 #include "base/format.h"
 #include "data/shard.h"
+#include "data/synthetic.h"
 
 namespace nanotrn::data {
 
 DataEpochs epochs_needed(const std::string& train_glob, int64_t tokens) {
   DataEpochs e;
   e.tokens = tokens;
-  if (train_glob.rfind("synthetic:", 0) == 0) return e;
+  if (is_synthetic_source(train_glob)) return e;
   const std::vector<std::string> files = glob_shards(train_glob);
   if (files.empty()) return e;
   for (const std::string& f : files) e.train_tokens += MappedShard(f, 0).view().count;

@@ -108,10 +108,13 @@ bool has_value_embed(const GptConfig& c, int64_t layer) {
   return c.value_embeds == ValueEmbeds::alternating && layer % 2 == (c.depth - 1) % 2;
 }
 
+bool layer_windowed(const GptConfig& c, int64_t layer) {
+  return c.window > 0 && (c.window_pattern.empty() ||
+                          c.window_pattern[static_cast<size_t>(layer) % c.window_pattern.size()] == 'S');
+}
+
 int64_t layer_keys(const GptConfig& c, int64_t layer, int64_t seq_len) {
-  const bool windowed = c.window > 0 && (c.window_pattern.empty() ||
-                                         c.window_pattern[static_cast<size_t>(layer) % c.window_pattern.size()] == 'S');
-  return windowed ? std::min(c.window, seq_len) : seq_len;
+  return layer_windowed(c, layer) ? std::min(c.window, seq_len) : seq_len;
 }
 
 int64_t value_embed_layers(const GptConfig& c) {
@@ -147,6 +150,20 @@ double flops_per_token(const GptConfig& c, int64_t seq_len) {
   // In double: heads x head_dim x the layers' spans can pass int64 for shapes resolve() admits.
   return 6.0 * static_cast<double>(n.block_matrices - inactive_expert_params(c) + n.ve_gates + head) +
          12.0 * static_cast<double>(c.n_head) * static_cast<double>(c.head_dim) * spans;
+}
+
+std::string describe_variants(const GptConfig& c) {
+  std::vector<std::string> parts;
+  if (c.norm_weights) parts.push_back("Llama block (norm gains" + std::string(c.qk_norm ? ", QK-norm gains" : "") + ")");
+  if (c.activation != Activation::relu2 && c.activation != Activation::leaky_relu2)
+    parts.push_back(to_string(c.activation) + " MLP of " + std::to_string(c.mlp_hidden));
+  if (c.tie_embeddings) parts.push_back("tied head");
+  if (c.window > 0)
+    parts.push_back("window " + std::to_string(c.window) +
+                    (c.window_pattern.empty() ? std::string(" on every layer") : " on S of " + c.window_pattern));
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
 }
 
 std::string to_string(Activation a) {

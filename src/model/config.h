@@ -16,9 +16,8 @@
 
 namespace nanotrn::model {
 
-// swiglu: the Llama MLP, down(SiLU(gate x) * up x) with three matrices; gelu: GPT-2 / GPT-3's MLP. Both come from
-// Hugging Face configs and are priced by `nanotrn predict` (the host GPT trains relu2 and leaky_relu2 only and refuses
-// them).
+// swiglu: the Llama MLP, down(SiLU(gate x) * up x) with three matrices; gelu: GPT-2 / GPT-3's MLP (the host GPT uses
+// GPT-2's tanh approximation, "gelu_new"). Hugging Face configs bring both; the host GPT trains all four.
 enum class Activation { relu2, leaky_relu2, swiglu, gelu };
 enum class ValueEmbeds { none, alternating };
 
@@ -50,9 +49,9 @@ struct GptConfig {
   int64_t experts = 0;
   int64_t experts_per_token = 0;
   Activation activation = Activation::relu2;
-  // Hugging Face conventions (predict only; the host GPT refuses them): the lm_head shares the embedding
+  // Hugging Face conventions (the host GPT trains them: model/gpt.h): the lm_head shares the embedding
   // (tie_word_embeddings), and every RMSNorm has a learned gain (d per norm, head_dim for QK-norm) in place of the
-  // baseline's per-layer residual scalars.
+  // baseline's per-layer residual scalars (the Llama block: no norm on the embedding, no x0 path).
   bool tie_embeddings = false;
   bool norm_weights = false;
   float leaky_slope = 0.5f;  // LeakyReLU^2 negative slope
@@ -61,7 +60,7 @@ struct GptConfig {
   float qk_gain = 1.0f;  // multiplies the attention scores (nanochat HEAD: 1.2^2 = 1.44)
   int64_t window = 0;    // sliding attention window, 0 = full causal
   // Which layers the window applies to: 'S' (windowed) or 'L' (full causal) per layer, repeated over the depth
-  // ("SL": alternating, gpt-oss); empty = every layer (predict only when set: the host GPT refuses it).
+  // ("SL": alternating, gpt-oss); empty = every layer.
   std::string window_pattern;
   float softcap = 15.0f;                                // logits = softcap * tanh(logits / softcap); 0 = off
   ValueEmbeds value_embeds = ValueEmbeds::alternating;  // on layers i % 2 == (depth - 1) % 2
@@ -75,6 +74,8 @@ struct GptConfig {
 // The config with every derived field filled in; throws an Error naming the field when the shape is impossible.
 GptConfig resolve(const GptConfig& config);
 bool has_value_embed(const GptConfig& resolved, int64_t layer);
+// Whether `layer` attends through the sliding window (model.window on the layers window_pattern marks 'S').
+bool layer_windowed(const GptConfig& resolved, int64_t layer);
 // The keys each query of `layer` attends to at sequence length T: min(window, T) on a windowed layer, else T.
 int64_t layer_keys(const GptConfig& resolved, int64_t layer, int64_t seq_len);
 int64_t value_embed_layers(const GptConfig& resolved);
@@ -95,6 +96,10 @@ int64_t inactive_expert_params(const GptConfig& resolved);
 // 6 * (matmul params a token uses: all but the inactive experts) + sum over layers of 12 * n_head * head_dim *
 // layer_keys (recipe-spec §2.4).
 double flops_per_token(const GptConfig& resolved, int64_t seq_len);
+
+// What sets the block apart from the baseline's, for a run's header: "" for the baseline, else e.g. "Llama block
+// (norm gains), swiglu MLP of 256, tied head, window 5 on S of SL".
+std::string describe_variants(const GptConfig& resolved);
 
 std::string to_string(Activation a);
 std::string to_string(ValueEmbeds v);

@@ -23,6 +23,8 @@ std::string to_string(ParamGroup g) {
       return "resid_lambda";
     case ParamGroup::x0_lambda:
       return "x0_lambda";
+    case ParamGroup::norm_gain:
+      return "norm_gain";
   }
   return "?";
 }
@@ -65,60 +67,81 @@ Tensor shift_targets(const Tensor& targets, int64_t shift) {
   return Tensor::from_ints({B, T}, out, targets.allocator());
 }
 
-Gpt::Gpt(const Ctx& ctx, const GptConfig& config, uint64_t seed) : config_(config) {
-  const GptConfig& c = config_;
-  check(c.model_dim > 0 && c.n_head > 0 && c.n_kv_head > 0, "Gpt: the config must be resolved (model::resolve)");
-  // Hugging Face shapes are priced by `nanotrn predict --model-config`; this GPT trains the baseline family only.
-  const bool priced_only = c.activation == Activation::swiglu || c.activation == Activation::gelu;
-  if (!c.window_pattern.empty()) {
-    throw Error(
-        "model: model.window_pattern (windows on some layers) is priced by nanotrn predict only; the host "
-        "GPT windows every layer or none");
+// Each parameter from its own Philox stream of the seed, in the order they are made (the baseline's order is
+// unchanged by the variants: their parameters exist only when they are on).
+struct ParamMaker {
+  const Ctx& ctx;
+  uint64_t seed;
+  std::vector<Parameter>& params;
+  uint64_t stream = 0;
+  size_t operator()(std::string name, const Shape& shape, Init kind, float scale, ParamGroup group) {
+    params.push_back({std::move(name), make_param(ctx, shape, kind, scale, seed, stream++), group});
+    params.back().value.set_name(params.back().name);
+    return params.size() - 1;
   }
+};
+
+namespace {
+
+void refuse_what_the_host_does_not_train(const GptConfig& c) {
+  check(c.model_dim > 0 && c.n_head > 0 && c.n_kv_head > 0, "Gpt: the config must be resolved (model::resolve)");
   if (c.experts > 0) {
     throw Error(
-        "model: model.experts (a mixture of experts) is priced by nanotrn predict only; the host GPT trains "
-        "the baseline family's dense MLP");
+        "model: model.experts (a mixture of experts) is priced by nanotrn predict only; the host GPT trains dense "
+        "MLPs");
   }
-  if (priced_only || c.tie_embeddings || c.norm_weights) {
-    throw Error(std::string("model: ") +
-                (priced_only        ? "model.activation " + to_string(c.activation)
-                 : c.tie_embeddings ? std::string("model.tie_embeddings")
-                                    : std::string("model.norm_weights")) +
-                " is priced by nanotrn predict only; the host GPT trains the baseline family (relu2 or leaky_relu2, "
-                "untied head, no norm gains)");
-  }
-  const int64_t d = c.model_dim, qd = c.n_head * c.head_dim, kvd = c.n_kv_head * c.head_dim, V = c.vocab_size;
+}
+
+// U(-a, a) with a = sqrt(3) * scale * d^-1/2 has the std of N(0, scale^2 / d).
+float uniform_unit(const GptConfig& c) { return std::sqrt(3.0f) / std::sqrt(static_cast<float>(c.model_dim)); }
+
+}  // namespace
+
+Gpt::LayerIndex Gpt::add_block(ParamMaker& make, int64_t i) const {
+  const GptConfig& c = config_;
   const InitScales& in = c.init;
-  // U(-a, a) with a = sqrt(3) * scale * d^-1/2 has the std of N(0, scale^2 / d).
-  const float s = std::sqrt(3.0f) / std::sqrt(static_cast<float>(d));
-  uint64_t stream = 0;
-  auto add = [&](std::string name, const Shape& shape, Init kind, float scale, ParamGroup group) {
-    params_.push_back({std::move(name), make_param(ctx, shape, kind, scale, seed, stream++), group});
-    params_.back().value.set_name(params_.back().name);
-    return params_.size() - 1;
-  };
-  wte_ = add("wte", {V, d}, Init::normal, in.wte_std, ParamGroup::wte);
-  for (int64_t i = 0; i < c.depth; i++) {
-    const std::string b = "blocks." + std::to_string(i) + ".";
-    LayerIndex L;
-    L.c_q = add(b + "attn.c_q", {qd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
-    L.c_k = add(b + "attn.c_k", {kvd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
-    L.c_v = add(b + "attn.c_v", {kvd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
-    L.c_o = add(b + "attn.c_proj", {d, qd}, Init::uniform_sym, in.attn_proj * s, ParamGroup::matrix);
-    L.c_fc = add(b + "mlp.c_fc", {c.mlp_hidden, d}, Init::uniform_sym, in.fc * s, ParamGroup::matrix);
-    L.c_proj = add(b + "mlp.c_proj", {d, c.mlp_hidden}, Init::uniform_sym, in.mlp_proj * s, ParamGroup::matrix);
-    if (has_value_embed(c, i)) {
-      L.ve_gate = static_cast<int64_t>(add(b + "attn.ve_gate", {c.n_kv_head, c.ve_gate_channels}, Init::uniform_pos,
-                                           in.ve_gate, ParamGroup::matrix));
-      L.ve = static_cast<int64_t>(add("value_embeds." + std::to_string(i), {V, kvd}, Init::uniform_sym,
-                                      in.value_embed * s, ParamGroup::value_embed));
-    }
-    layers_.push_back(L);
+  const int64_t d = c.model_dim, qd = c.n_head * c.head_dim, kvd = c.n_kv_head * c.head_dim;
+  const float s = uniform_unit(c);
+  const std::string b = "blocks." + std::to_string(i) + ".";
+  LayerIndex L;
+  if (c.norm_weights) L.attn_norm = make(b + "attn_norm", {d}, Init::constant, 1.0f, ParamGroup::norm_gain);
+  L.c_q = make(b + "attn.c_q", {qd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
+  L.c_k = make(b + "attn.c_k", {kvd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
+  L.c_v = make(b + "attn.c_v", {kvd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
+  if (c.norm_weights && c.qk_norm) {
+    L.q_norm = make(b + "attn.q_norm", {c.head_dim}, Init::constant, 1.0f, ParamGroup::norm_gain);
+    L.k_norm = make(b + "attn.k_norm", {c.head_dim}, Init::constant, 1.0f, ParamGroup::norm_gain);
   }
-  lm_head_ = add("lm_head", {V, d}, Init::normal, in.lm_head_std, ParamGroup::lm_head);
-  resid_ = add("resid_lambdas", {c.depth}, Init::constant, c.resid_lambda_init, ParamGroup::resid_lambda);
-  x0_ = add("x0_lambdas", {c.depth}, Init::constant, c.x0_lambda_init, ParamGroup::x0_lambda);
+  L.c_o = make(b + "attn.c_proj", {d, qd}, Init::uniform_sym, in.attn_proj * s, ParamGroup::matrix);
+  if (c.norm_weights) L.mlp_norm = make(b + "mlp_norm", {d}, Init::constant, 1.0f, ParamGroup::norm_gain);
+  if (c.activation == Activation::swiglu)
+    L.c_gate = make(b + "mlp.c_gate", {c.mlp_hidden, d}, Init::uniform_sym, in.fc * s, ParamGroup::matrix);
+  L.c_fc = make(b + "mlp.c_fc", {c.mlp_hidden, d}, Init::uniform_sym, in.fc * s, ParamGroup::matrix);
+  L.c_proj = make(b + "mlp.c_proj", {d, c.mlp_hidden}, Init::uniform_sym, in.mlp_proj * s, ParamGroup::matrix);
+  if (has_value_embed(c, i)) {
+    L.ve_gate = make(b + "attn.ve_gate", {c.n_kv_head, c.ve_gate_channels}, Init::uniform_pos, in.ve_gate,
+                     ParamGroup::matrix);
+    L.ve = make("value_embeds." + std::to_string(i), {c.vocab_size, kvd}, Init::uniform_sym, in.value_embed * s,
+                ParamGroup::value_embed);
+  }
+  return L;
+}
+
+Gpt::Gpt(const Ctx& ctx, const GptConfig& config, uint64_t seed) : config_(config) {
+  const GptConfig& c = config_;
+  refuse_what_the_host_does_not_train(c);
+  ParamMaker make{ctx, seed, params_};
+  wte_ = make("wte", {c.vocab_size, c.model_dim}, Init::normal, c.init.wte_std, ParamGroup::wte);
+  for (int64_t i = 0; i < c.depth; i++) layers_.push_back(add_block(make, i));
+  lm_head_ = c.tie_embeddings ? wte_
+                              : make("lm_head", {c.vocab_size, c.model_dim}, Init::normal, c.init.lm_head_std,
+                                     ParamGroup::lm_head);
+  if (c.norm_weights) {
+    norm_f_ = make("norm_f", {c.model_dim}, Init::constant, 1.0f, ParamGroup::norm_gain);
+  } else {
+    resid_ = make("resid_lambdas", {c.depth}, Init::constant, c.resid_lambda_init, ParamGroup::resid_lambda);
+    x0_ = make("x0_lambdas", {c.depth}, Init::constant, c.x0_lambda_init, ParamGroup::x0_lambda);
+  }
 }
 
 Parameter& Gpt::parameter(const std::string& name) {
@@ -128,60 +151,95 @@ Parameter& Gpt::parameter(const std::string& name) {
   throw Error("Gpt: no parameter named '" + name + "'");
 }
 
-Tensor Gpt::hidden(Ctx& ctx, const Tensor& ids, KvCache* cache) {
+Tensor Gpt::norm(Ctx& ctx, const Tensor& x, size_t gain) {
+  const Tensor y = ops::rms_norm(ctx, x);
+  return gain == kNone ? y : ops::mul(ctx, y, p(gain));
+}
+
+Tensor Gpt::attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& ids, KvCache* cache, int64_t offset) {
   const GptConfig& c = config_;
-  check(ids.dim() == 2 && ids.dtype() == DType::i32,
-        "Gpt: ids must be i32 [B, T], got shape " + shape_str(ids.shape()));
-  check(!cache || ctx.tape == nullptr, "Gpt: a KV cache is for inference only (use a NoGradGuard)");
+  const LayerIndex& L = layers_[static_cast<size_t>(layer)];
   const int64_t B = ids.size(0), T = ids.size(1), D = c.head_dim;
-  const int64_t offset = cache ? cache->length() : 0;
-  if (cache && cache->k.empty()) {
-    cache->k.resize(static_cast<size_t>(c.depth));
-    cache->v.resize(static_cast<size_t>(c.depth));
+  Tensor q = ops::reshape(ctx, ops::linear(ctx, h, p(L.c_q)), {B, T, c.n_head, D});
+  Tensor k = ops::reshape(ctx, ops::linear(ctx, h, p(L.c_k)), {B, T, c.n_kv_head, D});
+  Tensor v = ops::reshape(ctx, ops::linear(ctx, h, p(L.c_v)), {B, T, c.n_kv_head, D});
+  if (L.ve != kNone) {
+    const Tensor ve = ops::reshape(ctx, ops::embedding(ctx, ids, p(L.ve)), {B, T, c.n_kv_head, D});
+    const Tensor logit = ops::linear(ctx, ops::narrow(ctx, h, 2, 0, c.ve_gate_channels), p(L.ve_gate));
+    const Tensor gate = ops::scale(ctx, ops::sigmoid(ctx, logit), c.ve_gate_max);
+    v = ops::add(ctx, v, ops::mul(ctx, ops::reshape(ctx, gate, {B, T, c.n_kv_head, 1}), ve));
   }
   const ops::RotaryOptions ro{.base = c.rotary_base, .fraction = 1.0, .position_offset = offset};
-  ops::AttentionOptions ao;
-  ao.window = c.window;
-  ao.scale = c.qk_gain / std::sqrt(static_cast<float>(D));
-  const Tensor x0 = ops::rms_norm(ctx, ops::embedding(ctx, ids, p(wte_)));
-  Tensor x = x0;
-  for (int64_t i = 0; i < c.depth; i++) {
-    const LayerIndex& L = layers_[static_cast<size_t>(i)];
-    x = ops::add(ctx, ops::mul(ctx, x, ops::narrow(ctx, p(resid_), 0, i, 1)),
-                 ops::mul(ctx, x0, ops::narrow(ctx, p(x0_), 0, i, 1)));
-    const Tensor h = ops::rms_norm(ctx, x);
-    Tensor q = ops::reshape(ctx, ops::linear(ctx, h, p(L.c_q)), {B, T, c.n_head, D});
-    Tensor k = ops::reshape(ctx, ops::linear(ctx, h, p(L.c_k)), {B, T, c.n_kv_head, D});
-    Tensor v = ops::reshape(ctx, ops::linear(ctx, h, p(L.c_v)), {B, T, c.n_kv_head, D});
-    if (L.ve >= 0) {
-      const Tensor ve =
-          ops::reshape(ctx, ops::embedding(ctx, ids, p(static_cast<size_t>(L.ve))), {B, T, c.n_kv_head, D});
-      const Tensor logit =
-          ops::linear(ctx, ops::narrow(ctx, h, 2, 0, c.ve_gate_channels), p(static_cast<size_t>(L.ve_gate)));
-      const Tensor gate = ops::scale(ctx, ops::sigmoid(ctx, logit), c.ve_gate_max);
-      v = ops::add(ctx, v, ops::mul(ctx, ops::reshape(ctx, gate, {B, T, c.n_kv_head, 1}), ve));
-    }
+  if (c.qk_norm && c.norm_weights) {  // gains: norm first (Qwen3's order)
+    q = ops::rotary(ctx, norm(ctx, q, L.q_norm), ro);
+    k = ops::rotary(ctx, norm(ctx, k, L.k_norm), ro);
+  } else {
     q = ops::rotary(ctx, q, ro);
     k = ops::rotary(ctx, k, ro);
     if (c.qk_norm) {
       q = ops::rms_norm(ctx, q);
       k = ops::rms_norm(ctx, k);
     }
-    if (cache) {
-      Tensor& ck = cache->k[static_cast<size_t>(i)];
-      Tensor& cv = cache->v[static_cast<size_t>(i)];
-      ck = ck.defined() ? ops::concat(ctx, {ck, k}, 1) : k.contiguous();
-      cv = cv.defined() ? ops::concat(ctx, {cv, v}, 1) : v.contiguous();
-      k = ck;
-      v = cv;
-    }
-    const Tensor a = ops::reshape(ctx, ops::attention(ctx, q, k, v, ao), {B, T, c.n_head * D});
-    x = ops::add(ctx, x, ops::linear(ctx, a, p(L.c_o)));
-    Tensor f = ops::linear(ctx, ops::rms_norm(ctx, x), p(L.c_fc));
-    f = c.activation == Activation::relu2 ? ops::relu2(ctx, f) : ops::leaky_relu2(ctx, f, c.leaky_slope);
-    x = ops::add(ctx, x, ops::linear(ctx, f, p(L.c_proj)));
   }
-  return ops::rms_norm(ctx, x);
+  if (cache) {
+    Tensor& ck = cache->k[static_cast<size_t>(layer)];
+    Tensor& cv = cache->v[static_cast<size_t>(layer)];
+    ck = ck.defined() ? ops::concat(ctx, {ck, k}, 1) : k.contiguous();
+    cv = cv.defined() ? ops::concat(ctx, {cv, v}, 1) : v.contiguous();
+    k = ck;
+    v = cv;
+  }
+  ops::AttentionOptions ao;
+  ao.window = layer_windowed(c, layer) ? c.window : 0;
+  ao.scale = c.qk_gain / std::sqrt(static_cast<float>(D));
+  const Tensor a = ops::reshape(ctx, ops::attention(ctx, q, k, v, ao), {B, T, c.n_head * D});
+  return ops::linear(ctx, a, p(L.c_o));
+}
+
+Tensor Gpt::mlp(Ctx& ctx, const LayerIndex& L, const Tensor& h) {
+  const GptConfig& c = config_;
+  const Tensor up = ops::linear(ctx, h, p(L.c_fc));
+  Tensor f;
+  switch (c.activation) {
+    case Activation::relu2:
+      f = ops::relu2(ctx, up);
+      break;
+    case Activation::leaky_relu2:
+      f = ops::leaky_relu2(ctx, up, c.leaky_slope);
+      break;
+    case Activation::gelu:
+      f = ops::gelu(ctx, up, /*tanh_approximation=*/true);
+      break;
+    case Activation::swiglu:
+      f = ops::mul(ctx, ops::silu(ctx, ops::linear(ctx, h, p(L.c_gate))), up);
+      break;
+  }
+  return ops::linear(ctx, f, p(L.c_proj));
+}
+
+Tensor Gpt::hidden(Ctx& ctx, const Tensor& ids, KvCache* cache) {
+  const GptConfig& c = config_;
+  check(ids.dim() == 2 && ids.dtype() == DType::i32,
+        "Gpt: ids must be i32 [B, T], got shape " + shape_str(ids.shape()));
+  check(!cache || ctx.tape == nullptr, "Gpt: a KV cache is for inference only (use a NoGradGuard)");
+  const int64_t offset = cache ? cache->length() : 0;
+  if (cache && cache->k.empty()) {
+    cache->k.resize(static_cast<size_t>(c.depth));
+    cache->v.resize(static_cast<size_t>(c.depth));
+  }
+  Tensor x = ops::embedding(ctx, ids, p(wte_));
+  const Tensor x0 = c.norm_weights ? Tensor() : ops::rms_norm(ctx, x);
+  if (!c.norm_weights) x = x0;
+  for (int64_t i = 0; i < c.depth; i++) {
+    const LayerIndex& L = layers_[static_cast<size_t>(i)];
+    if (!c.norm_weights) {
+      x = ops::add(ctx, ops::mul(ctx, x, ops::narrow(ctx, p(resid_), 0, i, 1)),
+                   ops::mul(ctx, x0, ops::narrow(ctx, p(x0_), 0, i, 1)));
+    }
+    x = ops::add(ctx, x, attention(ctx, i, norm(ctx, x, L.attn_norm), ids, cache, offset));
+    x = ops::add(ctx, x, mlp(ctx, L, norm(ctx, x, L.mlp_norm)));
+  }
+  return norm(ctx, x, norm_f_);
 }
 
 Tensor Gpt::loss(Ctx& ctx, const Tensor& ids, const Tensor& targets, const std::vector<float>& mtp_weights) {

@@ -1,6 +1,8 @@
-// The GPT of the challenge baseline (recipe-spec §2.2): untied embedding and head, weightless RMSNorm, per-layer
-// residual and x0 scalars, rotary + QK-norm attention with GQA, value embeddings with gates on alternating layers,
-// ReLU^2 (or LeakyReLU^2) MLP, softcapped fused cross-entropy, optional multi-token-prediction targets.
+// The GPT of the challenge baseline (recipe-spec §2.2) and the Llama-family variants Hugging Face configs bring.
+//
+// Baseline: untied embedding and head, weightless RMSNorm, per-layer residual and x0 scalars, rotary + QK-norm
+// attention with GQA, value embeddings with gates on alternating layers, ReLU^2 (or LeakyReLU^2) MLP, softcapped fused
+// cross-entropy, optional multi-token-prediction targets.
 //
 //   Gpt gpt(ctx, resolve(config), /*seed=*/42);          // initialised as §2.2 says (zero output projections, ...)
 //   Tensor loss = gpt.loss(ctx, ids, targets);          // ids/targets i32 [B, T]; records onto ctx.tape
@@ -12,7 +14,21 @@
 //   x += attention(q, k, v) W_o;  x += act(norm(x) W_fc) W_proj.
 // Then logits = softcap(norm(x) lm_head^T) and the mean cross-entropy over targets != -1. With MTP weights
 // (w_1, ..., w_k) the same logits are also scored against the targets k - 1 positions further on, and the loss is
-// sum_j w_j * CE_j (FrontierForge's variant, recipe-spec §6.4). Not here: optimisers, data, the training loop.
+// sum_j w_j * CE_j (FrontierForge's variant, recipe-spec §6.4).
+//
+// The variants, each a field of GptConfig (any combination):
+//   norm_weights    the Llama block: every norm has a gain g (ones at init, AdamW group norm_gain), the embedding is
+//                   not normalised and there are no resid/x0 scalars:  x = wte(ids);  x += attn(norm(x) g_attn);
+//                   x += mlp(norm(x) g_mlp);  hidden = norm(x) g_f.  QK-norm with gains comes before rotary (Qwen3's
+//                   order; without gains the two commute, as rotary keeps each head's norm).
+//   swiglu          mlp(h) = (silu(h W_gate^T) * (h W_fc^T)) W_proj^T  (W_gate "mlp.c_gate", initialised as W_fc).
+//   gelu            mlp(h) = gelu_tanh(h W_fc^T) W_proj^T  (GPT-2's "gelu_new").
+//   tie_embeddings  the head multiplies by wte (no lm_head parameter; wte's init, model.init.wte_std, is the head's).
+//   window_pattern  the sliding window on the layers the pattern marks 'S' only.
+// A Hugging Face config trains as its nearest member of this family: RMSNorm with eps 2^-23 (the configs say 1e-5 or
+// 1e-6), no biases, and GPT-2's LayerNorm and learned positions as gained RMSNorm and rotary (hf_config.h's notes).
+// Refused: mixtures of experts (model.experts; priced by `nanotrn predict` only).
+// Not here: optimisers, data, the training loop.
 #pragma once
 
 #include <memory>
@@ -25,7 +41,7 @@
 namespace nanotrn::model {
 
 // Which optimiser group a parameter belongs to (recipe-spec §3.1, §3.2).
-enum class ParamGroup { matrix, wte, lm_head, value_embed, resid_lambda, x0_lambda };
+enum class ParamGroup { matrix, wte, lm_head, value_embed, resid_lambda, x0_lambda, norm_gain };
 std::string to_string(ParamGroup g);
 
 struct Parameter {
@@ -39,6 +55,8 @@ struct KvCache {
   std::vector<Tensor> k, v;  // per layer: [B, T_so_far, n_kv_head, head_dim]
   int64_t length() const { return k.empty() || !k[0].defined() ? 0 : k[0].size(1); }
 };
+
+struct ParamMaker;  // gpt.cpp: draws each new parameter from its own Philox stream of the seed
 
 class Gpt {
  public:
@@ -65,14 +83,22 @@ class Gpt {
 
  private:
   Tensor& p(size_t index) { return params_[index].value; }
+  static constexpr size_t kNone = static_cast<size_t>(-1);
   struct LayerIndex {
     size_t c_q, c_k, c_v, c_o, c_fc, c_proj;
-    int64_t ve = -1, ve_gate = -1;  // indices into params_, -1 when the layer has no value embedding
+    size_t c_gate = kNone;                // swiglu's gate matrix
+    size_t ve = kNone, ve_gate = kNone;   // the value embedding and its gate, on value-embedding layers
+    size_t attn_norm = kNone, mlp_norm = kNone, q_norm = kNone, k_norm = kNone;  // gains (norm_weights)
   };
+  LayerIndex add_block(ParamMaker& make, int64_t layer) const;
+  // rms_norm(x), times the gain params_[gain] unless gain is kNone.
+  Tensor norm(Ctx& ctx, const Tensor& x, size_t gain);
+  Tensor attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& ids, KvCache* cache, int64_t offset);
+  Tensor mlp(Ctx& ctx, const LayerIndex& L, const Tensor& h);
   GptConfig config_;
   std::vector<Parameter> params_;
   std::vector<LayerIndex> layers_;
-  size_t wte_ = 0, lm_head_ = 0, resid_ = 0, x0_ = 0;
+  size_t wte_ = 0, lm_head_ = 0, resid_ = kNone, x0_ = kNone, norm_f_ = kNone;
 };
 
 // Targets shifted for multi-token prediction: out[b, t] = targets[b, t + shift] when t + shift < T, else -1.

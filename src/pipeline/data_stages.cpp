@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/format.h"
+#include "data/synthetic.h"
 #include "tokenizer/bpe_train.h"
 
 namespace nanotrn::pipeline {
@@ -53,7 +54,7 @@ tokenizer::Tokenizer train_tokenizer(const std::string& corpus_dir, const std::s
 DataPaths data_paths(const recipe::Recipe& r) {
   for (const auto& [key, glob, prefix] :
        {std::tuple{"data.train", r.data.train, "train_"}, std::tuple{"data.val", r.data.val, "val_"}}) {
-    check(glob.rfind("synthetic:", 0) != 0,
+    check(!data::is_synthetic_source(glob),
           std::string(key) + " is '" + glob + "': a synthetic source needs no data (nothing to set up)");
     const std::string want = std::string(prefix) + "*.bin";
     check(fs::path(glob).filename() == want, std::string(key) + " is '" + glob +

@@ -230,6 +230,7 @@ void read_optim(const json& j, OptimConfig& o) {
   r.get("value_embed_lr", o.value_embed_lr);
   r.get("scalar_lr", o.scalar_lr);
   r.get("resid_lr_scale", o.resid_lr_scale);
+  r.get("norm_gain_lr", o.norm_gain_lr);
   r.get("adam_beta1", o.adam_beta1);
   r.get("adam_beta2", o.adam_beta2);
   r.get("x0_beta1", o.x0_beta1);
@@ -424,6 +425,7 @@ json recipe_to_json(const Recipe& r) {
         {"value_embed_lr", decimal(o.value_embed_lr)},
         {"scalar_lr", decimal(o.scalar_lr)},
         {"resid_lr_scale", decimal(o.resid_lr_scale)},
+        {"norm_gain_lr", decimal(o.norm_gain_lr)},
         {"adam_beta1", decimal(o.adam_beta1)},
         {"adam_beta2", decimal(o.adam_beta2)},
         {"x0_beta1", decimal(o.x0_beta1)},
@@ -504,7 +506,7 @@ void apply_override(json& j, const std::string& assignment, const json& defaults
   (*target)[parts.back()] = value;
 }
 
-Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides) {
+Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides, const std::string& model_config) {
   const std::vector<uint8_t> bytes = read_file(path);
   json j = nanotrn::parse_json_or_discarded(bytes);
   if (j.is_discarded()) {
@@ -519,14 +521,24 @@ Recipe load_recipe(const std::string& path, const std::vector<std::string>& over
   }
   check(j.is_object(),
         path + ": a recipe is a JSON object of sections ({\"model\": {...}, ...}), got " + std::string(j.type_name()));
+  if (!model_config.empty()) {
+    j.erase("model");
+    j["model_config"] = std::filesystem::absolute(model_config).string();
+  }
   // "model_config": a Hugging Face config.json, relative to the recipe's folder, read as the model.
   std::optional<model::HfModel> hf;
+  std::string hf_path;
   if (j.contains("model_config")) {
     check(j.at("model_config").is_string(), path + ": model_config must be a path (string)");
     check(!j.contains("model"), path + ": give either a model section or model_config, not both");
     const std::filesystem::path p = j.at("model_config").get<std::string>();
-    hf = model::read_hf_config((p.is_absolute() ? p : std::filesystem::path(path).parent_path() / p).string());
+    hf_path = (p.is_absolute() ? p : std::filesystem::path(path).parent_path() / p).string();
+    hf = model::read_hf_config(hf_path);
     j.erase("model_config");
+    // The config becomes the model section, so model.* overrides scale it down ("--set model.depth=2").
+    Recipe with_model;
+    with_model.model = hf->config;
+    j["model"] = recipe_to_json(with_model).at("model");
   }
   // launch.stack as a file, relative to the recipe's folder like model_config (an override's is relative to where
   // the user stands).
@@ -538,18 +550,12 @@ Recipe load_recipe(const std::string& path, const std::vector<std::string>& over
       j["launch"]["stack"] = (std::filesystem::path(path).parent_path() / sp).string();
   }
   const json defaults = recipe_to_json(Recipe{});
-  for (const std::string& o : overrides) {
-    check(
-        !hf || o.rfind("model.", 0) != 0,
-        path + ": override '" + o + "': the model comes from the recipe's model_config and takes no model.* override");
-    apply_override(j, o, defaults);
-  }
+  for (const std::string& o : overrides) apply_override(j, o, defaults);
   try {
     Recipe r = recipe_from_json(j);
     if (hf) {
-      r.model = hf->config;
       r.model_notes = hf->notes;
-      r.model_notes.insert(r.model_notes.begin(), "model: " + hf->architecture + " from the recipe's model_config");
+      r.model_notes.insert(r.model_notes.begin(), hf->architecture + " from " + hf_path);
     }
     return r;
   } catch (const Error& e) {

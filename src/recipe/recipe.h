@@ -48,6 +48,9 @@ struct OptimConfig {
   float value_embed_lr = 0.6f;
   float scalar_lr = 0.5f;  // x0 lambdas; resid lambdas use scalar_lr * resid_lr_scale
   float resid_lr_scale = 0.01f;
+  // The norm gains of the Llama block (model.norm_weights), not width-scaled. Assumed: the head's rate (nanochat and
+  // the baseline have no gains to take one from).
+  float norm_gain_lr = 0.004f;
   float adam_beta1 = 0.8f, adam_beta2 = 0.95f;
   float x0_beta1 = 0.96f, x0_beta2 = 0.95f;
   float adam_eps = 1e-10f;
@@ -157,8 +160,11 @@ nlohmann::json recipe_to_json(const Recipe& r);
 void apply_override(nlohmann::json& j, const std::string& assignment, const nlohmann::json& defaults_json);
 // Reads the file (errors name it), applies the overrides in order, parses strictly. A top-level "model_config" (a
 // path relative to the recipe's folder) names a Hugging Face config.json read as the model (model/hf_config.h), in
-// place of a "model" section; such a recipe takes no model.* overrides.
-Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides = {});
+// place of a "model" section; model.* overrides apply to it (a scaled-down instance: --set model.depth=2 ...).
+// A non-empty `model_config` (a path from the working folder) is read as the model in place of the recipe's model
+// section or model_config (`nanotrn train --model-config`).
+Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides = {},
+                   const std::string& model_config = "");
 Recipe default_recipe_with(const std::vector<std::string>& overrides);
 
 // "90s", "30m", "1.5h", "45" (seconds) -> seconds; throws naming the text otherwise.

@@ -69,8 +69,9 @@ void resolve_data_paths(Recipe& r, const Home& home) {
   }
 }
 
-Recipe open_recipe(const std::string& name, const std::vector<std::string>& overrides, const Home& home) {
-  Recipe r = load_recipe(find_recipe(name, home), overrides);
+Recipe open_recipe(const std::string& name, const std::vector<std::string>& overrides, const Home& home,
+                   const std::string& model_config) {
+  Recipe r = load_recipe(find_recipe(name, home), overrides, model_config);
   resolve_data_paths(r, home);
   return r;
 }

@@ -24,7 +24,9 @@ namespace nanotrn::recipe {
 std::string find_recipe(const std::string& name_or_path, const Home& home);
 void resolve_data_paths(Recipe& recipe, const Home& home);
 // find_recipe + load_recipe (overrides applied) + resolve_data_paths.
-Recipe open_recipe(const std::string& name_or_path, const std::vector<std::string>& overrides, const Home& home);
+// `model_config`: as load_recipe's.
+Recipe open_recipe(const std::string& name_or_path, const std::vector<std::string>& overrides, const Home& home,
+                   const std::string& model_config = "");
 
 // The names of the recipes shipped in <project>/recipes (file stems, sorted); empty without a project folder.
 std::vector<std::string> shipped_recipes(const Home& home);

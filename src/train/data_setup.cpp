@@ -2,14 +2,15 @@
 #include "train/data_setup.h"
 
 #include "base/error.h"
+#include "data/synthetic.h"
 
 namespace nanotrn::train {
 
 TrainerData open_training_data(const recipe::Recipe& r, const std::string& setup_command) {
   const int32_t V = static_cast<int32_t>(r.model.vocab_size);
   const std::string& train = r.data.train;
-  if (train.rfind("synthetic:", 0) == 0) {
-    const std::string kind = train.substr(10);
+  if (data::is_synthetic_source(train)) {
+    const std::string kind = train.substr(std::string(data::kSyntheticPrefix).size());
     check(kind == "random" || kind == "pattern",
           "data.train '" + train + "': synthetic sources are synthetic:random and synthetic:pattern");
     auto make = kind == "random" ? make_random_source : make_pattern_source;
@@ -24,7 +25,7 @@ TrainerData open_training_data(const recipe::Recipe& r, const std::string& setup
 }
 
 TrainerData open_validation_data(const recipe::Recipe& r, const std::string& setup_command) {
-  if (r.data.train.rfind("synthetic:", 0) == 0) {
+  if (data::is_synthetic_source(r.data.train)) {
     TrainerData d = open_training_data(r, setup_command);
     d.train.reset();
     return d;

@@ -50,6 +50,7 @@ OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const recipe::OptimConfi
       {ParamGroup::resid_lambda, "resid_lambda", config.scalar_lr * config.resid_lr_scale, config.adam_beta1,
        config.adam_beta2},
       {ParamGroup::x0_lambda, "x0_lambda", config.scalar_lr, config.x0_beta1, config.x0_beta2},
+      {ParamGroup::norm_gain, "norm_gain", config.norm_gain_lr, config.adam_beta1, config.adam_beta2},
   };
   for (size_t i = 0; i < params.size(); i++) {
     model::Parameter& p = params[i];

@@ -410,6 +410,9 @@ std::string Trainer::header() const {
        ", " + std::to_string(c.n_head) + " heads of " + std::to_string(c.head_dim) + " (" +
        std::to_string(c.n_kv_head) + " kv), vocab " + std::to_string(c.vocab_size) + ", T " +
        std::to_string(s.recipe.batch.seq_len) + "\n";
+  const std::string variants = model::describe_variants(c);
+  if (!variants.empty()) h += "model: " + variants + "\n";
+  for (const std::string& note : s.recipe.model_notes) h += "model: " + note + "\n";
   h += "params " + std::to_string(n.total()) + " total, " + std::to_string(n.scaling()) + " matmul; " +
        format_number("%.4g", s.flops_per_token) + " FLOPs/token; precision " + s.recipe.train.precision + "\n";
   const Bf16Support& bf16 = s.engine.gemm().bf16_support();

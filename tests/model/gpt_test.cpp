@@ -1,6 +1,7 @@
 // The GPT module: parameter shapes against the §2.3 formula, the zero-init properties of recipe-spec §8 (loss ln V
 // at step 0, every block the identity so only c_proj, lm_head and the embeddings get gradients), multi-token
-// targets, and the KV-cache decode against the full forward.
+// targets, and the KV-cache decode against the full forward; the Llama-family variants' parameters against the same
+// formula (their numerics: tests/train/parity_test.cpp against PyTorch).
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -47,6 +48,56 @@ TEST(Gpt, ParameterTensorsMatchTheCountFormula) {
   EXPECT_NO_THROW(gpt.parameter("value_embeds.2"));
   EXPECT_THROW(gpt.parameter("value_embeds.1"), Error);
   EXPECT_EQ(gpt.parameter("blocks.1.attn.c_k").value.shape(), (Shape{16, 48}));
+}
+
+// The Llama-family variants (gpt.h): Qwen3's block with SwiGLU, a tied head and alternating windows.
+GptConfig llama_variant() {
+  GptConfig c = tiny();
+  c.activation = Activation::swiglu;
+  c.mlp_hidden = 40;
+  c.norm_weights = true;
+  c.tie_embeddings = true;
+  c.value_embeds = ValueEmbeds::none;
+  c.window = 3;
+  c.window_pattern = "SL";
+  return resolve(c);
+}
+
+TEST(Gpt, TheLlamaVariantsParametersMatchTheCountFormula) {
+  Engine engine;
+  Ctx ctx{engine};
+  for (const bool qk_norm : {true, false}) {
+    GptConfig c = llama_variant();
+    c.qk_norm = qk_norm;
+    Gpt gpt(ctx, c, 1);
+    const ParamCounts n = count_params(c);
+    int64_t total = 0, gains = 0;
+    for (const Parameter& p : gpt.parameters()) {
+      total += p.value.numel();
+      if (p.group == ParamGroup::norm_gain) gains += p.value.numel();
+    }
+    EXPECT_EQ(total, n.total());
+    EXPECT_EQ(gains, n.scalars);  // the gains in place of the resid / x0 scalars
+    EXPECT_EQ(n.lm_head, 0);
+    EXPECT_THROW(gpt.parameter("lm_head"), Error);
+    EXPECT_THROW(gpt.parameter("resid_lambdas"), Error);
+    EXPECT_EQ(gpt.parameter("blocks.0.mlp.c_gate").value.shape(), (Shape{40, 48}));
+    EXPECT_EQ(gpt.parameter("norm_f").value.to_vector(), std::vector<float>(48, 1.0f));
+  }
+}
+
+TEST(Gpt, AMixtureOfExpertsIsRefusedNamingTheField) {
+  Engine engine;
+  Ctx ctx{engine};
+  GptConfig c = tiny();
+  c.experts = 4;
+  c.experts_per_token = 2;
+  try {
+    Gpt gpt(ctx, resolve(c), 1);
+    FAIL() << "a mixture of experts was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("model.experts"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Gpt, ZeroInitMakesEveryBlockTheIdentityAtStepZero) {
@@ -97,10 +148,9 @@ TEST(Gpt, MultiTokenLossIsTheWeightedSumOfShiftedLosses) {
   EXPECT_NEAR(gpt.loss(ctx, ids, targets, {1.0f, 0.5f, 0.25f}).item(), l1 + 0.5 * l2 + 0.25 * l3, 1e-5);
 }
 
-TEST(Gpt, KvCacheDecodeMatchesTheFullForward) {
+void expect_kv_cache_decode_matches_the_full_forward(GptConfig c) {
   Engine engine;
   Ctx ctx{engine};
-  GptConfig c = tiny();
   c.init.attn_proj = 1.0f;
   c.init.mlp_proj = 1.0f;
   c.init.lm_head_std = 0.5f;
@@ -119,6 +169,13 @@ TEST(Gpt, KvCacheDecodeMatchesTheFullForward) {
   ASSERT_EQ(got.size(), full.size());
   EXPECT_EQ(cache.length(), T);
   for (size_t i = 0; i < full.size(); i++) ASSERT_NEAR(got[i], full[i], 2e-4) << i;
+}
+
+TEST(Gpt, KvCacheDecodeMatchesTheFullForward) { expect_kv_cache_decode_matches_the_full_forward(tiny()); }
+
+// Windows shorter than the decoded length, on alternate layers, and the norm gains before rotary.
+TEST(Gpt, KvCacheDecodeMatchesTheFullForwardForTheLlamaVariant) {
+  expect_kv_cache_decode_matches_the_full_forward(llama_variant());
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #!/usr/bin/python3
 """An independent PyTorch implementation of nanotrn's GPT and its Muon + AdamW step, for the parity test
-(tests/train/parity_test.cpp). Written from recipe-spec §2.2 and §3.1-§3.2, not from nanotrn's C++.
+(tests/train/parity_test.cpp). Written from recipe-spec §2.2 and §3.1-§3.2, not from nanotrn's C++; the Llama-family
+variants (norm gains, SwiGLU, GELU, tied head, per-layer windows) from Hugging Face's LlamaForCausalLM and
+Qwen3ForCausalLM modelling code's definitions (RMSNorm(x) * weight, down(silu(gate x) * up x), q_norm/k_norm before
+rotary, lm_head = embed_tokens when tied).
 
 Reads  IN.safetensors:  "model.<name>" initial weights, "ids" and "targets" i32 [steps, B, T], metadata "recipe"
                         (nanotrn's resolved recipe JSON) and "steps".
@@ -68,17 +71,42 @@ class Gpt:
     def has_ve(self, i):
         return self.c["value_embeds"] == "alternating" and i % 2 == (self.c["depth"] - 1) % 2
 
+    def norm(self, x, gain):  # the Llama block's norms carry a gain (norm_weights), the baseline's none
+        return rms_norm(x) * self.w[gain] if self.c["norm_weights"] else rms_norm(x)
+
+    def windowed(self, i):  # model.window on the layers window_pattern marks 'S' ('' = every layer)
+        pat = self.c["window_pattern"]
+        return self.c["window"] > 0 and (pat == "" or pat[i % len(pat)] == "S")
+
+    def mlp(self, p, h):
+        c, w = self.c, self.w
+        f = h @ w[p + "mlp.c_fc"].T
+        act = c["activation"]
+        if act == "relu2":
+            f = F.relu(f).square()
+        elif act == "leaky_relu2":
+            f = F.leaky_relu(f, c["leaky_slope"]).square()
+        elif act == "gelu":  # GPT-2's gelu_new
+            f = F.gelu(f, approximate="tanh")
+        else:  # swiglu, Llama's MLP: down(silu(gate h) * up h)
+            f = F.silu(h @ w[p + "mlp.c_gate"].T) * f
+        return f @ w[p + "mlp.c_proj"].T
+
     def logits(self, ids):  # ids [B, T] -> logits [B, T, V] (softcapped)
         c, w = self.c, self.w
         B, T = ids.shape
         H, Hkv, D = c["n_head"], c["n_kv_head"], c["head_dim"]
+        llama = c["norm_weights"]
         ids = ids.long()
-        x0 = rms_norm(F.embedding(ids, w["wte"]))
-        x = x0
+        x = F.embedding(ids, w["wte"])
+        if not llama:
+            x0 = rms_norm(x)
+            x = x0
         for i in range(c["depth"]):
             p = f"blocks.{i}."
-            x = w["resid_lambdas"][i] * x + w["x0_lambdas"][i] * x0
-            h = rms_norm(x)
+            if not llama:
+                x = w["resid_lambdas"][i] * x + w["x0_lambdas"][i] * x0
+            h = self.norm(x, p + "attn_norm")
             q = (h @ w[p + "attn.c_q"].T).view(B, T, H, D)
             k = (h @ w[p + "attn.c_k"].T).view(B, T, Hkv, D)
             v = (h @ w[p + "attn.c_v"].T).view(B, T, Hkv, D)
@@ -86,20 +114,25 @@ class Gpt:
                 ve = F.embedding(ids, w[f"value_embeds.{i}"]).view(B, T, Hkv, D)
                 gate = c["ve_gate_max"] * torch.sigmoid(h[..., :c["ve_gate_channels"]] @ w[p + "attn.ve_gate"].T)
                 v = v + gate.unsqueeze(-1) * ve
-            q, k = rotary(q, c["rotary_base"]), rotary(k, c["rotary_base"])
-            if c["qk_norm"]:
-                q, k = rms_norm(q), rms_norm(k)
+            if c["qk_norm"] and llama:  # Qwen3: q_norm / k_norm (with gains) before rotary
+                q = rotary(rms_norm(q) * w[p + "attn.q_norm"], c["rotary_base"])
+                k = rotary(rms_norm(k) * w[p + "attn.k_norm"], c["rotary_base"])
+            else:
+                q, k = rotary(q, c["rotary_base"]), rotary(k, c["rotary_base"])
+                if c["qk_norm"]:
+                    q, k = rms_norm(q), rms_norm(k)
             k = k.repeat_interleave(H // Hkv, dim=2)
             v = v.repeat_interleave(H // Hkv, dim=2)
             s = torch.einsum("bthd,bshd->bhts", q, k) * (c["qk_gain"] / math.sqrt(D))
             mask = torch.ones(T, T, dtype=torch.bool).tril()
+            if self.windowed(i):
+                mask &= ~torch.ones(T, T, dtype=torch.bool).tril(-c["window"])  # keys t - s < window
             s = s.masked_fill(~mask, float("-inf"))
             a = torch.einsum("bhts,bshd->bthd", torch.softmax(s, dim=-1), v).reshape(B, T, H * D)
             x = x + a @ w[p + "attn.c_proj"].T
-            f = rms_norm(x) @ w[p + "mlp.c_fc"].T
-            f = F.relu(f).square() if c["activation"] == "relu2" else F.leaky_relu(f, c["leaky_slope"]).square()
-            x = x + f @ w[p + "mlp.c_proj"].T
-        z = rms_norm(x) @ w["lm_head"].T
+            x = x + self.mlp(p, self.norm(x, p + "mlp_norm"))
+        head = w["wte"] if c["tie_embeddings"] else w["lm_head"]
+        z = self.norm(x, "norm_f") @ head.T
         if c["softcap"] > 0:
             z = c["softcap"] * torch.tanh(z / c["softcap"])
         return z
@@ -167,7 +200,8 @@ def build_optimizers(gpt, cfg, o):
     b = (o["adam_beta1"], o["adam_beta2"])
     groups = {"lm_head": (o["unembedding_lr"] * s_d, b), "wte": (o["embedding_lr"] * s_d, b),
               "value_embed": (o["value_embed_lr"] * s_d, b),
-              "resid": (o["scalar_lr"] * o["resid_lr_scale"], b), "x0": (o["scalar_lr"], (o["x0_beta1"], o["x0_beta2"]))}
+              "resid": (o["scalar_lr"] * o["resid_lr_scale"], b), "x0": (o["scalar_lr"], (o["x0_beta1"], o["x0_beta2"])),
+              "gain": (o["norm_gain_lr"], b)}
 
     def group_of(name):
         if name in ("lm_head", "wte"):
@@ -178,6 +212,8 @@ def build_optimizers(gpt, cfg, o):
             return "resid"
         if name == "x0_lambdas":
             return "x0"
+        if name == "norm_f" or name.endswith("_norm"):  # attn_norm, mlp_norm, attn.q_norm, attn.k_norm
+            return "gain"
         return "matrix"
 
     adams = []

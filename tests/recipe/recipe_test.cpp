@@ -233,15 +233,26 @@ TEST(Recipe, AModelConfigIsReadRelativeToTheRecipeAsItsModel) {
   EXPECT_EQ(r.model.activation, model::Activation::swiglu);
   EXPECT_EQ(r.batch.rows, 2);
   ASSERT_FALSE(r.model_notes.empty());
-  EXPECT_EQ(r.model_notes[0], "model: LlamaForCausalLM from the recipe's model_config");
+  EXPECT_EQ(r.model_notes[0], "LlamaForCausalLM from " + (dir / "hf" / "tiny.json").string());
   // Saved in full: the JSON carries the model itself, and reads back to the same model.
   const Recipe back = recipe_from_json(recipe_to_json(r));
   EXPECT_EQ(back.model.mlp_hidden, 688);
   EXPECT_EQ(back.model.activation, model::Activation::swiglu);
-  EXPECT_NE(testing_support::error_text_of([&] {
-              load_recipe(path, {"model.depth=4"});
-            }).find("the model comes from the recipe's model_config and takes no model.* override"),
-            std::string::npos);
+  // model.* overrides scale the config down; the rest of it stays the config's.
+  const Recipe small = load_recipe(path, {"model.depth=1", "model.mlp_hidden=64"});
+  // And --model-config replaces a recipe's model section the same way.
+  const std::string plain = (dir / "plain.json").string();
+  const std::string plain_text = R"({"model": {"depth": 2}})";
+  write_file_atomic(plain, plain_text.data(), plain_text.size());
+  const Recipe given = load_recipe(plain, {"model.depth=1"}, (dir / "hf" / "tiny.json").string());
+  EXPECT_EQ(given.model.depth, 1);
+  EXPECT_EQ(given.model.model_dim, 256);
+  EXPECT_EQ(given.model.activation, model::Activation::swiglu);
+  EXPECT_EQ(small.model.depth, 1);
+  EXPECT_EQ(small.model.mlp_hidden, 64);
+  EXPECT_EQ(small.model.n_kv_head, 2);
+  EXPECT_EQ(small.model.activation, model::Activation::swiglu);
+  EXPECT_TRUE(small.model.norm_weights);
   const std::string both = R"({"model": {"depth": 2}, "model_config": "hf/tiny.json"})";
   write_file_atomic(path, both.data(), both.size());
   EXPECT_NE(testing_support::error_text_of([&] {

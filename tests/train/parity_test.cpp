@@ -1,4 +1,5 @@
-// Parity with PyTorch: tests/python/gpt_parity.py is an independent PyTorch implementation of the same GPT and of
+// Parity with PyTorch, for the baseline GPT and its Llama-family variants (model/gpt.h):
+// tests/python/gpt_parity.py is an independent PyTorch implementation of the same GPT and of
 // one Muon + AdamW step (Debian's python3-torch, CPU, fp32). From the same initial weights (exported here as
 // safetensors) both compute the step-0 loss and every gradient (relative error < 1e-4), then take 10 optimiser
 // steps on the same 10 batches (loss after the last step: relative error < 1e-3; every weight within 3% of the
@@ -23,15 +24,34 @@ namespace {
 
 constexpr int kSteps = 10;
 
-recipe::Recipe parity_recipe() {
-  // Every block feature on: GQA, value embeddings with gates (layers 0 and 2 of 3), LeakyReLU^2, QK gain, rotary
-  // base 1e5, MTP; non-zero output projections and lm_head so that every gradient is non-trivial at step 0.
-  return recipe::default_recipe_with(
-      {"model.vocab_size=96", "model.depth=3", "model.model_dim=64", "model.head_dim=16", "model.n_kv_head=2",
-       "model.ve_gate_channels=8", "model.activation=leaky_relu2", "model.leaky_slope=0.35", "model.qk_gain=1.44",
-       "model.rotary_base=100000", "model.init.attn_proj=0.5", "model.init.mlp_proj=0.5", "model.init.lm_head_std=0.3",
-       "model.init.ve_gate=0.5", "train.mtp_weights=[1,0.5]", "train.budget=0", "train.steps=10",
-       "optim.momentum_warmup_steps=5", "optim.matrix_lr=0.02"});
+// Every block feature of the baseline on: GQA, value embeddings with gates (layers 0 and 2 of 3), LeakyReLU^2, QK gain,
+// rotary base 1e5, MTP; non-zero output projections and lm_head so that every gradient is non-trivial at step 0.
+const std::vector<std::string> kBaseline = {
+    "model.vocab_size=96",   "model.depth=3",          "model.model_dim=64",
+    "model.head_dim=16",     "model.n_kv_head=2",      "model.ve_gate_channels=8",
+    "model.activation=leaky_relu2", "model.leaky_slope=0.35", "model.qk_gain=1.44",
+    "model.rotary_base=100000",     "model.init.attn_proj=0.5", "model.init.mlp_proj=0.5",
+    "model.init.lm_head_std=0.3",   "model.init.ve_gate=0.5",   "train.mtp_weights=[1,0.5]",
+    "train.budget=0",        "train.steps=10",         "optim.momentum_warmup_steps=5",
+    "optim.matrix_lr=0.02"};
+
+// The Llama family as Hugging Face configs bring it (Qwen3's block: norm gains, QK-norm with gains before rotary,
+// SwiGLU, tied head, no softcap or value embeddings) with gpt-oss's alternating sliding window.
+std::vector<std::string> llama_variant() {
+  std::vector<std::string> o = kBaseline;
+  o.insert(o.end(), {"model.activation=swiglu", "model.mlp_hidden=96", "model.norm_weights=true",
+                     "model.tie_embeddings=true", "model.init.wte_std=0.3", "model.softcap=0",
+                     "model.value_embeds=none", "model.window=5", "model.window_pattern=SL", "model.qk_gain=1",
+                     "optim.norm_gain_lr=0.01", "optim.embedding_lr=0.02"});  // the head's rate, not the table's
+  return o;
+}
+
+// GPT-2's MLP (GELU, tanh form) in the Llama block without QK-norm, untied, softcapped.
+std::vector<std::string> gelu_variant() {
+  std::vector<std::string> o = kBaseline;
+  o.insert(o.end(), {"model.activation=gelu", "model.norm_weights=true", "model.qk_norm=false",
+                     "model.value_embeds=none", "optim.norm_gain_lr=0.01"});
+  return o;
 }
 
 double max_rel_error(const std::vector<float>& got, const std::vector<float>& want) {
@@ -43,8 +63,8 @@ double max_rel_error(const std::vector<float>& got, const std::vector<float>& wa
   return scale > 0 ? err / scale : err;
 }
 
-TEST(PyTorchParity, LossGradientsAndTenMuonAdamWSteps) {
-  recipe::Recipe recipe = parity_recipe();
+void expect_parity_with_pytorch(const std::vector<std::string>& overrides, const std::string& name) {
+  recipe::Recipe recipe = recipe::default_recipe_with(overrides);
   recipe.model = model::resolve(recipe.model);
   Engine engine;
   Tape tape;
@@ -56,7 +76,7 @@ TEST(PyTorchParity, LossGradientsAndTenMuonAdamWSteps) {
     ids[i] = static_cast<int32_t>(random_u32(5, 1, i) % static_cast<uint32_t>(V));
     targets[i] = static_cast<int32_t>(random_u32(5, 2, i) % static_cast<uint32_t>(V));
   }
-  const std::string dir = ::testing::TempDir() + "/nanotrn_parity";
+  const std::string dir = ::testing::TempDir() + "/nanotrn_parity_" + name;
   std::filesystem::create_directories(dir);
   const std::string in_path = dir + "/in.safetensors", out_path = dir + "/out.safetensors";
   std::filesystem::remove(out_path);
@@ -111,6 +131,14 @@ TEST(PyTorchParity, LossGradientsAndTenMuonAdamWSteps) {
   // The weights after the 10 steps, every parameter (parity_weights.h: the tolerance and why).
   testing::expect_weights_match(gpt, initial, ref);
 }
+
+TEST(PyTorchParity, LossGradientsAndTenMuonAdamWSteps) { expect_parity_with_pytorch(kBaseline, "baseline"); }
+
+TEST(PyTorchParity, LlamaBlockSwigluTiedHeadAndAlternatingWindows) {
+  expect_parity_with_pytorch(llama_variant(), "llama");
+}
+
+TEST(PyTorchParity, GeluMlpInTheLlamaBlock) { expect_parity_with_pytorch(gelu_variant(), "gelu"); }
 
 }  // namespace
 }  // namespace nanotrn::train
