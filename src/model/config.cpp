@@ -109,8 +109,8 @@ bool has_value_embed(const GptConfig& c, int64_t layer) {
 }
 
 bool layer_windowed(const GptConfig& c, int64_t layer) {
-  return c.window > 0 && (c.window_pattern.empty() ||
-                          c.window_pattern[static_cast<size_t>(layer) % c.window_pattern.size()] == 'S');
+  return c.window > 0 &&
+         (c.window_pattern.empty() || c.window_pattern[static_cast<size_t>(layer) % c.window_pattern.size()] == 'S');
 }
 
 int64_t layer_keys(const GptConfig& c, int64_t layer, int64_t seq_len) {
@@ -154,7 +154,8 @@ double flops_per_token(const GptConfig& c, int64_t seq_len) {
 
 std::string describe_variants(const GptConfig& c) {
   std::vector<std::string> parts;
-  if (c.norm_weights) parts.push_back("Llama block (norm gains" + std::string(c.qk_norm ? ", QK-norm gains" : "") + ")");
+  if (c.norm_weights)
+    parts.push_back("Llama block (norm gains" + std::string(c.qk_norm ? ", QK-norm gains" : "") + ")");
   if (c.activation != Activation::relu2 && c.activation != Activation::leaky_relu2)
     parts.push_back(to_string(c.activation) + " MLP of " + std::to_string(c.mlp_hidden));
   if (c.tie_embeddings) parts.push_back("tied head");

@@ -119,8 +119,8 @@ Gpt::LayerIndex Gpt::add_block(ParamMaker& make, int64_t i) const {
   L.c_fc = make(b + "mlp.c_fc", {c.mlp_hidden, d}, Init::uniform_sym, in.fc * s, ParamGroup::matrix);
   L.c_proj = make(b + "mlp.c_proj", {d, c.mlp_hidden}, Init::uniform_sym, in.mlp_proj * s, ParamGroup::matrix);
   if (has_value_embed(c, i)) {
-    L.ve_gate = make(b + "attn.ve_gate", {c.n_kv_head, c.ve_gate_channels}, Init::uniform_pos, in.ve_gate,
-                     ParamGroup::matrix);
+    L.ve_gate =
+        make(b + "attn.ve_gate", {c.n_kv_head, c.ve_gate_channels}, Init::uniform_pos, in.ve_gate, ParamGroup::matrix);
     L.ve = make("value_embeds." + std::to_string(i), {c.vocab_size, kvd}, Init::uniform_sym, in.value_embed * s,
                 ParamGroup::value_embed);
   }
@@ -133,9 +133,9 @@ Gpt::Gpt(const Ctx& ctx, const GptConfig& config, uint64_t seed) : config_(confi
   ParamMaker make{ctx, seed, params_};
   wte_ = make("wte", {c.vocab_size, c.model_dim}, Init::normal, c.init.wte_std, ParamGroup::wte);
   for (int64_t i = 0; i < c.depth; i++) layers_.push_back(add_block(make, i));
-  lm_head_ = c.tie_embeddings ? wte_
-                              : make("lm_head", {c.vocab_size, c.model_dim}, Init::normal, c.init.lm_head_std,
-                                     ParamGroup::lm_head);
+  lm_head_ = c.tie_embeddings
+                 ? wte_
+                 : make("lm_head", {c.vocab_size, c.model_dim}, Init::normal, c.init.lm_head_std, ParamGroup::lm_head);
   if (c.norm_weights) {
     norm_f_ = make("norm_f", {c.model_dim}, Init::constant, 1.0f, ParamGroup::norm_gain);
   } else {

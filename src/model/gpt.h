@@ -86,8 +86,8 @@ class Gpt {
   static constexpr size_t kNone = static_cast<size_t>(-1);
   struct LayerIndex {
     size_t c_q, c_k, c_v, c_o, c_fc, c_proj;
-    size_t c_gate = kNone;                // swiglu's gate matrix
-    size_t ve = kNone, ve_gate = kNone;   // the value embedding and its gate, on value-embedding layers
+    size_t c_gate = kNone;               // swiglu's gate matrix
+    size_t ve = kNone, ve_gate = kNone;  // the value embedding and its gate, on value-embedding layers
     size_t attn_norm = kNone, mlp_norm = kNone, q_norm = kNone, k_norm = kNone;  // gains (norm_weights)
   };
   LayerIndex add_block(ParamMaker& make, int64_t layer) const;

@@ -506,7 +506,8 @@ void apply_override(json& j, const std::string& assignment, const json& defaults
   (*target)[parts.back()] = value;
 }
 
-Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides, const std::string& model_config) {
+Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides,
+                   const std::string& model_config) {
   const std::vector<uint8_t> bytes = read_file(path);
   json j = nanotrn::parse_json_or_discarded(bytes);
   if (j.is_discarded()) {

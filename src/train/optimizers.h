@@ -9,11 +9,11 @@
 //
 // Base learning rates: Muon matrix_lr; AdamW embedding/unembedding/value-embedding lrs times (d/768)^-1/2 when
 // optim.scale_lr_by_width (autoresearch's s_d); resid lambdas scalar_lr * resid_lr_scale; x0 lambdas scalar_lr with
-// betas (x0_beta1, x0_beta2); norm gains (the Llama block) norm_gain_lr. Every lr is multiplied by the schedule's multiplier each step.
-// state()/load_state() are the checkpoint's view: named tensors "optim.<param>.<slot>" plus the step counters.
-// Sharded (ZeRO-1, dist/ownership.h): constructed with `owned` (one flag per gpt.parameters() entry), the set keeps
-// state for, and steps, only the owned parameters; state() lists only their tensors and state_layout() every
-// parameter's slot names with the parameter's index, so a checkpoint can collect the slots from their owners. The
+// betas (x0_beta1, x0_beta2); norm gains (the Llama block) norm_gain_lr. Every lr is multiplied by the schedule's
+// multiplier each step. state()/load_state() are the checkpoint's view: named tensors "optim.<param>.<slot>" plus the
+// step counters. Sharded (ZeRO-1, dist/ownership.h): constructed with `owned` (one flag per gpt.parameters() entry),
+// the set keeps state for, and steps, only the owned parameters; state() lists only their tensors and state_layout()
+// every parameter's slot names with the parameter's index, so a checkpoint can collect the slots from their owners. The
 // step counters are kept for every group on every rank. Gradient clipping still sees every gradient.
 #pragma once
 

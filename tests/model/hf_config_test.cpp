@@ -200,8 +200,8 @@ TEST(HfConfig, TheHostGptBuildsDenseConfigsAndRefusesExperts) {
   Ctx ctx{engine};
   nlohmann::json qwen3 = llama_like();
   qwen3["architectures"] = {"Qwen3ForCausalLM"};
-  nlohmann::json gpt2 = {{"architectures", {"GPT2LMHeadModel"}}, {"vocab_size", 500}, {"n_embd", 128},
-                         {"n_layer", 2},  {"n_head", 4}};
+  nlohmann::json gpt2 = {
+      {"architectures", {"GPT2LMHeadModel"}}, {"vocab_size", 500}, {"n_embd", 128}, {"n_layer", 2}, {"n_head", 4}};
   for (const nlohmann::json& j : {llama_like(), qwen3, gpt2}) {
     const GptConfig c = resolve(hf_config_from_json(j, "config.json").config);
     Gpt g(ctx, c, 1);

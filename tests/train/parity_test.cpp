@@ -26,14 +26,25 @@ constexpr int kSteps = 10;
 
 // Every block feature of the baseline on: GQA, value embeddings with gates (layers 0 and 2 of 3), LeakyReLU^2, QK gain,
 // rotary base 1e5, MTP; non-zero output projections and lm_head so that every gradient is non-trivial at step 0.
-const std::vector<std::string> kBaseline = {
-    "model.vocab_size=96",   "model.depth=3",          "model.model_dim=64",
-    "model.head_dim=16",     "model.n_kv_head=2",      "model.ve_gate_channels=8",
-    "model.activation=leaky_relu2", "model.leaky_slope=0.35", "model.qk_gain=1.44",
-    "model.rotary_base=100000",     "model.init.attn_proj=0.5", "model.init.mlp_proj=0.5",
-    "model.init.lm_head_std=0.3",   "model.init.ve_gate=0.5",   "train.mtp_weights=[1,0.5]",
-    "train.budget=0",        "train.steps=10",         "optim.momentum_warmup_steps=5",
-    "optim.matrix_lr=0.02"};
+const std::vector<std::string> kBaseline = {"model.vocab_size=96",
+                                            "model.depth=3",
+                                            "model.model_dim=64",
+                                            "model.head_dim=16",
+                                            "model.n_kv_head=2",
+                                            "model.ve_gate_channels=8",
+                                            "model.activation=leaky_relu2",
+                                            "model.leaky_slope=0.35",
+                                            "model.qk_gain=1.44",
+                                            "model.rotary_base=100000",
+                                            "model.init.attn_proj=0.5",
+                                            "model.init.mlp_proj=0.5",
+                                            "model.init.lm_head_std=0.3",
+                                            "model.init.ve_gate=0.5",
+                                            "train.mtp_weights=[1,0.5]",
+                                            "train.budget=0",
+                                            "train.steps=10",
+                                            "optim.momentum_warmup_steps=5",
+                                            "optim.matrix_lr=0.02"};
 
 // The Llama family as Hugging Face configs bring it (Qwen3's block: norm gains, QK-norm with gains before rotary,
 // SwiGLU, tied head, no softcap or value embeddings) with gpt-oss's alternating sliding window.
