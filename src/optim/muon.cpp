@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 
 #include "base/error.h"
 #include "dtype/convert.h"
@@ -19,25 +21,45 @@ constexpr std::array<std::array<double, 3>, 5> kPolarExpress = {{
     {2.3465413258596377, -1.7097828382687081, 0.42323551169305323},
 }};
 
-void gemm(Gemm& g, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-          const float* b, int64_t ldb, float beta, float* c) {
-  g.f32(GemmDims{ta, tb, m, n, k, lda, ldb, n}, alpha, a, b, beta, c);
-}
+// The products of one iteration over `batch` matrices stored back to back, in f32 or with bf16 operands (each operand
+// rounded once per iteration: X, A and B; fp32 accumulation and outputs).
+class BatchedProducts {
+ public:
+  BatchedProducts(Gemm& g, DType dtype, int64_t batch) : g_(g), bf16_(dtype == DType::bf16), batch_(batch) {}
 
-// The same product with both operands rounded to bf16 (nearest even) first; fp32 accumulation and output.
-void gemm_bf16(Gemm& g, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-               const float* b, int64_t ldb, float beta, float* c, std::vector<uint16_t>& ab, std::vector<uint16_t>& bb,
-               size_t a_size, size_t b_size) {
-  ab.resize(a_size);
-  convert(a, DType::f32, ab.data(), DType::bf16, a_size);
-  const uint16_t* bp = ab.data();
-  if (b != a) {
-    bb.resize(b_size);
-    convert(b, DType::f32, bb.data(), DType::bf16, b_size);
-    bp = bb.data();
+  // Rounds `n` elements per matrix of x to bf16 in place (kept as f32), so that both terms of the update see the same
+  // X, as under bf16 autocast; remembers the bf16 copy for the products.
+  void round_x(float* x, size_t n) {
+    if (!bf16_) return;
+    xb_.resize(n * static_cast<size_t>(batch_));
+    convert(x, DType::f32, xb_.data(), DType::bf16, xb_.size());
+    convert(xb_.data(), DType::bf16, x, DType::f32, xb_.size());
   }
-  g.bf16(GemmDims{ta, tb, m, n, k, lda, ldb, n}, alpha, ab.data(), bp, beta, c);
-}
+  // C_i = alpha op(A_i) op(B_i) + beta C_i for every matrix i; `a_is_x` / `b_is_x` say the operand is X (its bf16
+  // copy is reused), else the operand is converted here. Strides are the matrices' element counts.
+  void mm(const GemmDims& d, float alpha, const float* a, size_t a_size, bool a_is_x, const float* b, size_t b_size,
+          bool b_is_x, float beta, float* c, size_t c_size) {
+    const auto sa = static_cast<int64_t>(a_size), sb = static_cast<int64_t>(b_size), sc = static_cast<int64_t>(c_size);
+    if (!bf16_) {
+      g_.f32_batched(d, batch_, sa, sb, sc, alpha, a, b, beta, c);
+      return;
+    }
+    const uint16_t* ab = a_is_x ? xb_.data() : round(a, a_size, ab_);
+    const uint16_t* bb = b_is_x ? xb_.data() : (b == a ? ab : round(b, b_size, bb_));
+    g_.bf16_batched(d, batch_, sa, sb, sc, alpha, ab, bb, beta, c);
+  }
+
+ private:
+  const uint16_t* round(const float* v, size_t n, std::vector<uint16_t>& out) const {
+    out.resize(n * static_cast<size_t>(batch_));
+    convert(v, DType::f32, out.data(), DType::bf16, out.size());
+    return out.data();
+  }
+  Gemm& g_;
+  bool bf16_;
+  int64_t batch_;
+  std::vector<uint16_t> xb_, ab_, bb_;
+};
 
 }  // namespace
 
@@ -57,42 +79,38 @@ double muon_singular_value_map(double sigma, MuonCoefficients kind, int steps) {
 }
 
 void muon_orthogonalize(Gemm& g, float* x, int64_t rows, int64_t cols, MuonCoefficients kind, int steps, DType dtype) {
+  muon_orthogonalize_batched(g, x, 1, rows, cols, kind, steps, dtype);
+}
+
+void muon_orthogonalize_batched(Gemm& g, float* x, int64_t batch, int64_t rows, int64_t cols, MuonCoefficients kind,
+                                int steps, DType dtype) {
   check(dtype == DType::f32 || dtype == DType::bf16, "muon_orthogonalize: dtype must be f32 or bf16");
+  check(batch >= 1 && rows >= 1 && cols >= 1, "muon_orthogonalize: empty batch or matrix");
   // Work on the wide orientation: for a tall X, X^T X is the small Gram matrix and the update multiplies on the right.
   const bool wide = rows <= cols;
   const int64_t s = wide ? rows : cols;  // side of the Gram matrix
-  const size_t nx = static_cast<size_t>(rows * cols), ns = static_cast<size_t>(s * s);
-  std::vector<float> A(ns), B(ns), Y(nx);
-  std::vector<uint16_t> h1, h2;  // bf16 operand copies
-  auto mm = [&](bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* pa, int64_t lda,
-                size_t a_size, const float* pb, int64_t ldb, size_t b_size, float beta, float* pc) {
-    if (dtype == DType::bf16) {
-      gemm_bf16(g, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc, h1, h2, a_size, b_size);
-    } else {
-      gemm(g, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc);
-    }
-  };
+  const size_t nx = static_cast<size_t>(rows * cols), ns = static_cast<size_t>(s * s), nb = static_cast<size_t>(batch);
+  std::vector<float> A(ns * nb), B(ns * nb), Y(nx * nb);
+  BatchedProducts p(g, dtype, batch);
+  const GemmDims gram = wide ? GemmDims{false, true, s, s, cols, cols, cols, s}   // A = X X^T
+                             : GemmDims{true, false, s, s, rows, cols, cols, s};  // A = X^T X
+  const GemmDims square{false, false, s, s, s, s, s, s};
+  const GemmDims update = wide ? GemmDims{false, false, rows, cols, rows, s, cols, cols}   // B X
+                               : GemmDims{false, false, rows, cols, cols, cols, s, cols};  // X B
   for (int it = 0; it < steps; it++) {
     const auto [a, b, c] = muon_coefficients(kind, it);
-    if (wide) {
-      mm(false, true, s, s, cols, 1.0f, x, cols, nx, x, cols, nx, 0.0f, A.data());  // A = X X^T
-    } else {
-      mm(true, false, s, s, rows, 1.0f, x, cols, nx, x, cols, nx, 0.0f, A.data());  // A = X^T X
-    }
+    // X enters every product of the iteration, and the a X term, rounded to bf16 once (as under bf16 autocast).
+    p.round_x(x, nx);
+    p.mm(gram, 1.0f, x, nx, true, x, nx, true, 0.0f, A.data(), ns);
     // B = b A + c A^2
-    mm(false, false, s, s, s, static_cast<float>(c), A.data(), s, ns, A.data(), s, ns, 0.0f, B.data());
+    p.mm(square, static_cast<float>(c), A.data(), ns, false, A.data(), ns, false, 0.0f, B.data(), ns);
     for (size_t i = 0; i < B.size(); i++) B[i] += static_cast<float>(b) * A[i];
     // Y = a X + B X (wide) or a X + X B (tall)
-    if (dtype == DType::bf16) {  // X enters both terms as bf16, as under bf16 autocast (vectorised round trip)
-      h1.resize(nx);
-      convert(x, DType::f32, h1.data(), DType::bf16, nx);
-      convert(h1.data(), DType::bf16, x, DType::f32, nx);
-    }
-    std::copy(x, x + nx, Y.data());
+    std::copy(x, x + nx * nb, Y.data());
     if (wide) {
-      mm(false, false, rows, cols, rows, 1.0f, B.data(), s, ns, x, cols, nx, static_cast<float>(a), Y.data());
+      p.mm(update, 1.0f, B.data(), ns, false, x, nx, true, static_cast<float>(a), Y.data(), nx);
     } else {
-      mm(false, false, rows, cols, cols, 1.0f, x, cols, nx, B.data(), s, ns, static_cast<float>(a), Y.data());
+      p.mm(update, 1.0f, x, nx, true, B.data(), ns, false, static_cast<float>(a), Y.data(), nx);
     }
     std::copy(Y.begin(), Y.end(), x);
   }
@@ -110,64 +128,100 @@ Muon::Muon(Gemm& gemm, std::vector<Tensor*> params, MuonOptions options)
   }
 }
 
+namespace {
+
+// 1-2. Momentum (Nesterov) into buf, the update direction u into x, normalised: x = u / (norm_scale ||u|| + eps).
+void momentum_and_normalize(const MuonOptions& o, const float* g, float* buf, float* x, int64_t n) {
+  double sumsq = 0.0;
+  for (int64_t j = 0; j < n; j++) {
+    const float gj = g ? g[j] : 0.0f;
+    buf[j] += (1.0f - o.momentum) * (gj - buf[j]);
+    x[j] = o.nesterov ? gj + o.momentum * (buf[j] - gj) : buf[j];
+    sumsq += static_cast<double>(x[j]) * x[j];
+  }
+  const float inv = 1.0f / (o.norm_scale * static_cast<float>(std::sqrt(sumsq)) + o.norm_eps);
+  for (int64_t j = 0; j < n; j++) x[j] *= inv;
+}
+
+// 4. NorMuon: x divided by the running RMS of its rows (rows >= cols) or columns, rescaled to keep ||x||_F.
+void normuon(const MuonOptions& o, float* x, float* s, int64_t rows, int64_t cols) {
+  const bool per_row = rows >= cols;
+  const int64_t len = per_row ? rows : cols, other = per_row ? cols : rows;
+  std::vector<double> mean(static_cast<size_t>(len), 0.0);
+  double before = 0.0;
+  for (int64_t r = 0; r < rows; r++) {
+    for (int64_t c = 0; c < cols; c++) {
+      const double v = static_cast<double>(x[r * cols + c]) * x[r * cols + c];
+      mean[per_row ? r : c] += v;
+      before += v;
+    }
+  }
+  for (int64_t k = 0; k < len; k++) {
+    s[k] += (1.0f - o.normuon_beta2) * (static_cast<float>(mean[k] / static_cast<double>(other)) - s[k]);
+  }
+  double after = 0.0;
+  for (int64_t r = 0; r < rows; r++) {
+    for (int64_t c = 0; c < cols; c++) {
+      float& v = x[r * cols + c];
+      v /= std::sqrt(std::max(s[per_row ? r : c], 1e-10f));
+      after += static_cast<double>(v) * v;
+    }
+  }
+  const float keep = after > 0.0 ? static_cast<float>(std::sqrt(before / after)) : 0.0f;
+  for (int64_t j = 0; j < rows * cols; j++) x[j] *= keep;
+}
+
+// 5. Cautious weight decay and the update: p -= eta x + eta wd p [x p >= 0].
+void apply_update(const MuonOptions& o, const float* x, float* p, int64_t rows, int64_t cols) {
+  const float eta = o.lr * std::sqrt(std::max(1.0f, static_cast<float>(rows) / static_cast<float>(cols)));
+  const int64_t n = rows * cols;
+#pragma omp parallel for if (n > 65536) schedule(static)
+  for (int64_t j = 0; j < n; j++) {
+    const float decay = x[j] * p[j] >= 0.0f ? eta * o.weight_decay * p[j] : 0.0f;
+    p[j] -= eta * x[j] + decay;
+  }
+}
+
+}  // namespace
+
 void Muon::step() {
   const MuonOptions o = options_;
   check(o.ns_steps >= 0, "Muon: ns_steps must be >= 0");
-  for (size_t i = 0; i < params_.size(); i++) {
-    Tensor& p = *params_[i];
-    const int64_t rows = p.size(0), cols = p.size(1), n = rows * cols;
-    const Tensor& grad = p.grad();
-    const float* g = grad.defined() ? grad.data<float>() : nullptr;
-    float* buf = momentum_[i].data<float>();
-    std::vector<float> x(static_cast<size_t>(n));
-    // 1. momentum (Nesterov)
-    double sumsq = 0.0;
-    for (int64_t j = 0; j < n; j++) {
-      const float gj = g ? g[j] : 0.0f;
-      buf[j] += (1.0f - o.momentum) * (gj - buf[j]);
-      x[j] = o.nesterov ? gj + o.momentum * (buf[j] - gj) : buf[j];
-      sumsq += static_cast<double>(x[j]) * x[j];
+  for (const std::vector<size_t>& members : stacks(o.stack_same_shapes)) {
+    const int64_t rows = params_[members[0]]->size(0), cols = params_[members[0]]->size(1);
+    const int64_t n = rows * cols;
+    std::vector<float> x(static_cast<size_t>(n) * members.size());
+    const auto count = static_cast<int64_t>(members.size());
+    // The element-wise passes: one matrix per thread (each matrix's arithmetic is the same on any thread count).
+#pragma omp parallel for if (count > 1) schedule(static)
+    for (int64_t k = 0; k < count; k++) {
+      Tensor& p = *params_[members[static_cast<size_t>(k)]];
+      const Tensor& grad = p.grad();
+      momentum_and_normalize(o, grad.defined() ? grad.data<float>() : nullptr,
+                             momentum_[members[static_cast<size_t>(k)]].data<float>(), x.data() + k * n, n);
     }
-    // 2. normalise, 3. orthogonalise
-    const float inv = 1.0f / (o.norm_scale * static_cast<float>(std::sqrt(sumsq)) + o.norm_eps);
-    for (float& v : x) v *= inv;
-    muon_orthogonalize(gemm_, x.data(), rows, cols, o.coefficients, o.ns_steps, o.ns_dtype);
-    // 4. NorMuon
-    if (o.normuon) {
-      const bool per_row = rows >= cols;
-      float* s = second_moment_[i].data<float>();
-      const int64_t len = per_row ? rows : cols, other = per_row ? cols : rows;
-      std::vector<double> mean(static_cast<size_t>(len), 0.0);
-      double before = 0.0;
-      for (int64_t r = 0; r < rows; r++) {
-        for (int64_t c = 0; c < cols; c++) {
-          const double v = static_cast<double>(x[r * cols + c]) * x[r * cols + c];
-          mean[per_row ? r : c] += v;
-          before += v;
-        }
-      }
-      for (int64_t k = 0; k < len; k++) {
-        s[k] += (1.0f - o.normuon_beta2) * (static_cast<float>(mean[k] / static_cast<double>(other)) - s[k]);
-      }
-      double after = 0.0;
-      for (int64_t r = 0; r < rows; r++) {
-        for (int64_t c = 0; c < cols; c++) {
-          float& v = x[r * cols + c];
-          v /= std::sqrt(std::max(s[per_row ? r : c], 1e-10f));
-          after += static_cast<double>(v) * v;
-        }
-      }
-      const float keep = after > 0.0 ? static_cast<float>(std::sqrt(before / after)) : 0.0f;
-      for (float& v : x) v *= keep;
-    }
-    // 5. cautious weight decay and the update
-    const float eta = o.lr * std::sqrt(std::max(1.0f, static_cast<float>(rows) / static_cast<float>(cols)));
-    float* pp = p.data<float>();
-    for (int64_t j = 0; j < n; j++) {
-      const float decay = x[j] * pp[j] >= 0.0f ? eta * o.weight_decay * pp[j] : 0.0f;
-      pp[j] -= eta * x[j] + decay;
+    muon_orthogonalize_batched(gemm_, x.data(), count, rows, cols, o.coefficients, o.ns_steps, o.ns_dtype);
+#pragma omp parallel for if (count > 1) schedule(static)
+    for (int64_t k = 0; k < count; k++) {
+      float* xk = x.data() + k * n;
+      if (o.normuon) normuon(o, xk, second_moment_[members[static_cast<size_t>(k)]].data<float>(), rows, cols);
+      apply_update(o, xk, params_[members[static_cast<size_t>(k)]]->data<float>(), rows, cols);
     }
   }
+}
+
+std::vector<std::vector<size_t>> Muon::stacks(bool by_shape) const {
+  std::vector<std::vector<size_t>> out;
+  std::map<std::pair<int64_t, int64_t>, size_t> slot;  // shape -> index into out
+  for (size_t i = 0; i < params_.size(); i++) {
+    const std::pair<int64_t, int64_t> shape{params_[i]->size(0), params_[i]->size(1)};
+    if (!by_shape || !slot.count(shape)) {
+      slot[shape] = out.size();
+      out.emplace_back();
+    }
+    out[slot[shape]].push_back(i);
+  }
+  return out;
 }
 
 void Muon::zero_grad() {

@@ -14,8 +14,8 @@
 //   A^2) NorMuon: v = mean(X^2) along the longer side (per row if rows >= cols, else per column);
 //            s = lerp(s, v, 1 - beta2);  X = X / sqrt(max(s, 1e-10)), rescaled to keep ||X||_F
 //   eta = lr * sqrt(max(1, rows / cols));  p -= eta * X + eta * wd * p * [X * p >= 0]   (cautious weight decay)
-// State in fp32; the GEMMs on the engine's backend, in fp32 or bf16 (ns_dtype). Not here: stacking same-shape
-// matrices into one batched call, distributed sharding.
+// State in fp32; the GEMMs on the engine's backend, in fp32 or bf16 (ns_dtype), the matrices of one shape stacked into
+// one batched call per product. Not here: distributed sharding (train/optimizers.h hands each rank its matrices).
 #pragma once
 
 #include <array>
@@ -42,6 +42,11 @@ struct MuonOptions {
   // Precision of the Newton-Schulz products: f32, or bf16 inputs with fp32 accumulation (autoresearch runs the
   // orthogonalisation in bf16; twice the GEMM throughput on bf16-capable CPUs).
   DType ns_dtype = DType::f32;
+  // Orthogonalise the matrices of one shape together, one batched GEMM per product. Each matrix's result can differ
+  // from the one-at-a-time call in the last bits (the library splits a batch over threads differently), so a run that
+  // must be bit-identical across rank counts (train.deterministic: a ZeRO-1 rank stacks only the matrices it owns)
+  // turns it off.
+  bool stack_same_shapes = true;
 };
 
 // The epsilon of the normalisation X = u / (norm_scale ||u||_F + eps) (recipe-spec §3.1): 1e-7 for classic
@@ -58,6 +63,10 @@ double muon_singular_value_map(double sigma, MuonCoefficients kind, int steps);
 // every product's operands rounded to bf16 (fp32 accumulation, X kept in fp32 between iterations).
 void muon_orthogonalize(Gemm& gemm, float* x, int64_t rows, int64_t cols, MuonCoefficients kind, int steps,
                         DType dtype = DType::f32);
+// The same on `batch` matrices of rows x cols stored back to back in x: one batched GEMM per product for all of them
+// (modded-nanogpt stacks same-shape matrices the same way). muon_orthogonalize is this with batch 1.
+void muon_orthogonalize_batched(Gemm& gemm, float* x, int64_t batch, int64_t rows, int64_t cols, MuonCoefficients kind,
+                                int steps, DType dtype = DType::f32);
 
 class Muon {
  public:
@@ -70,6 +79,8 @@ class Muon {
   const std::vector<Tensor>& second_moments() const { return second_moment_; }
 
  private:
+  // The parameter indices orthogonalised together: one stack per shape (by_shape), else one per parameter.
+  std::vector<std::vector<size_t>> stacks(bool by_shape) const;
   Gemm& gemm_;
   std::vector<Tensor*> params_;
   std::vector<Tensor> momentum_, second_moment_;

@@ -27,7 +27,7 @@ MuonOptions muon_options(const recipe::OptimConfig& config, DType precision) {
 }
 
 OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const recipe::OptimConfig& config, DType precision,
-                           std::vector<bool> owned)
+                           std::vector<bool> owned, bool deterministic)
     : config_(config) {
   auto& params = gpt.parameters();
   check(owned.empty() || owned.size() == params.size(), "OptimizerSet: " + std::to_string(owned.size()) +
@@ -63,7 +63,9 @@ OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const recipe::OptimConfi
       muon_names_.push_back(p.name);
     }
   }
-  muon_ = std::make_unique<Muon>(gemm, matrices, muon_options(config, precision));
+  MuonOptions mo = muon_options(config, precision);
+  mo.stack_same_shapes = !deterministic;
+  muon_ = std::make_unique<Muon>(gemm, matrices, mo);
   for (const Spec& s : specs) {
     std::vector<Tensor*> ps;
     Group g;

@@ -38,8 +38,9 @@ MuonOptions muon_options(const recipe::OptimConfig& config, DType precision);
 class OptimizerSet {
  public:
   // `precision` is the run's matmul dtype; optim.muon_dtype "auto" follows it. `owned` empty: every parameter.
+  // `deterministic` (train.deterministic): Muon orthogonalises one matrix at a time, as MuonOptions says why.
   OptimizerSet(Gemm& gemm, model::Gpt& gpt, const recipe::OptimConfig& config, DType precision = DType::f32,
-               std::vector<bool> owned = {});
+               std::vector<bool> owned = {}, bool deterministic = false);
 
   void schedule(int64_t step, double lr_multiplier, double progress);
   // Global gradient L2 norm over all parameters; when max_norm > 0 and the norm exceeds it, scales every gradient

@@ -151,7 +151,8 @@ struct Trainer::State {
         ctx{engine, &tape, recipe.train.precision == "bf16" ? DType::bf16 : DType::f32},
         gpt(ctx, model::resolve(recipe.model), recipe.seed),
         owners(dist::assign_owners(parameter_sizes(gpt), comm.size())),
-        optim(engine.gemm(), gpt, recipe.optim, ctx.matmul_dtype, owned_by(owners, comm.rank())),
+        optim(engine.gemm(), gpt, recipe.optim, ctx.matmul_dtype, owned_by(owners, comm.rank()),
+              recipe.train.deterministic),
         reducer(comm, parameter_tensors(gpt),
                 {.bucket_bytes = opts.bucket_bytes, .deterministic = recipe.train.deterministic}) {
     const int world = comm.size();
