@@ -6,6 +6,9 @@
 #include "hw/cpu_peak.h"
 
 #include <omp.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -102,8 +105,12 @@ double timed_parallel(int threads, Body body) {
 
 std::string CpuFeatures::summary() const {
   std::string s;
-  for (auto [on, name] :
-       {std::pair{avx512f, "avx512f"}, {avx512_bf16, "avx512_bf16"}, {avx2, "avx2"}, {fma, "fma"}, {sse2, "sse2"}})
+  for (auto [on, name] : {std::pair{avx512f, "avx512f"},
+                          {avx512_bf16, "avx512_bf16"},
+                          {amx_bf16, "amx_bf16"},
+                          {avx2, "avx2"},
+                          {fma, "fma"},
+                          {sse2, "sse2"}})
     if (on) s += (s.empty() ? "" : " ") + std::string(name);
   return s.empty() ? "none known" : s;
 }
@@ -117,8 +124,18 @@ CpuFeatures cpu_features() {
   f.fma = __builtin_cpu_supports("fma");
   f.avx512f = __builtin_cpu_supports("avx512f");
   f.avx512_bf16 = f.avx512f && __builtin_cpu_supports("avx512bf16");
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  f.amx_bf16 = __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (d & (1u << 22)) != 0;
 #endif
   return f;
+}
+
+std::string amx_verdict(bool cpu_has_amx, const std::string& bf16_kernel) {
+  if (!cpu_has_amx) return "no AMX on this CPU (Intel Sapphire Rapids and later have it; AMD Zen 4 and 5 do not)";
+  if (bf16_kernel.find("amx") != std::string::npos) return "used: " + bf16_kernel;
+  return "not used: the bf16 matmuls run " + bf16_kernel +
+         " (oneDNN's gemm:jit kernels, the engine's measured choice on AVX2 and AVX-512, have no AMX path; its brgemm "
+         "kernels do: GemmKernel::kBrgemm in gemm/gemm.h, not measured on an AMX machine here)";
 }
 
 const char* peak_kernel_name(PeakKernel k) {

@@ -25,9 +25,15 @@ namespace nanotrn::hw {
 
 struct CpuFeatures {
   bool sse2 = false, avx2 = false, fma = false, avx512f = false, avx512_bf16 = false;
+  bool amx_bf16 = false;  // Intel AMX tiles with bf16 dot products (Sapphire Rapids and later; cpuid leaf 7 EDX 22)
   std::string summary() const;  // e.g. "avx2 fma" or "avx512f avx512_bf16 avx2 fma"
 };
 CpuFeatures cpu_features();
+
+// Whether this CPU's bf16 matmuls use AMX, for `nanotrn info`: from the CPU's flag and the bf16 GEMM's own account of
+// the kernel it runs (Bf16Support::reason, which names oneDNN's implementation and ISA, e.g. "... on ISA
+// avx512_core_amx"). "no AMX on this CPU ...", "used: ..." or "not used: ..." with why.
+std::string amx_verdict(bool cpu_has_amx, const std::string& bf16_kernel);
 
 enum class PeakKernel { kFmaZmm, kFmaYmm, kSseMulAdd, kBf16DotZmm };
 const char* peak_kernel_name(PeakKernel k);  // "fp32 vfmadd231ps zmm", ...

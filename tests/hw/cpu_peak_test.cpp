@@ -23,7 +23,18 @@ TEST(CpuPeak, FeaturesAgreeWithProcCpuinfo) {
   EXPECT_EQ(f.fma, has("fma"));
   EXPECT_EQ(f.avx512f, has("avx512f"));
   EXPECT_EQ(f.avx512_bf16, has("avx512_bf16"));
+  EXPECT_EQ(f.amx_bf16, has("amx_bf16"));
   RecordProperty("features", f.summary());
+}
+
+// `info`'s AMX line: the CPU's flag and the kernel the bf16 GEMM names (oneDNN's implementation strings).
+TEST(CpuPeak, AmxVerdictFollowsTheFlagAndTheKernel) {
+  EXPECT_EQ(amx_verdict(false, "oneDNN gemm:jit bf16 matmul on ISA avx512_core_bf16").rfind("no AMX on this CPU", 0),
+            0u);
+  EXPECT_EQ(amx_verdict(true, "oneDNN brg:avx512_core_amx bf16 matmul on ISA avx512_core_amx"),
+            "used: oneDNN brg:avx512_core_amx bf16 matmul on ISA avx512_core_amx");
+  const std::string jit = amx_verdict(true, "oneDNN gemm:jit bf16 matmul on ISA avx512_core_bf16");
+  EXPECT_EQ(jit.rfind("not used: the bf16 matmuls run oneDNN gemm:jit", 0), 0u) << jit;
 }
 
 TEST(CpuPeak, EveryAvailableKernelRunsAndTheOthersAreRefused) {
