@@ -1,6 +1,7 @@
 // `nanotrn qa matmul`: the matmul MFU sweep over public models' projection shapes (src/qa/matmul_qa.h), written as
 // CSV and an SVG chart; `nanotrn qa attention`: the attention-variant grid, forward and backward, on the software
-// NeuronCore (src/qa/attention_qa.h). This file parses flags and prints; the work is in the library.
+// NeuronCore (src/qa/attention_qa.h); `nanotrn qa models DIR`: the model zoo's table per architecture class
+// (src/qa/models_qa.h). This file parses flags and prints; the work is in the library.
 #include <iostream>
 #include <memory>
 
@@ -11,8 +12,57 @@
 #include "engine/engine.h"
 #include "qa/attention_qa.h"
 #include "qa/matmul_qa.h"
+#include "qa/models_qa.h"
+#include "recipe/recipe_paths.h"
 
 namespace nanotrn::cli {
+
+namespace {
+
+void add_qa_models(CLI::App* qa_cmd, const Home& home) {
+  struct Args {
+    std::string dir, recipe = "kit-baseline", out = "out/qa";
+    std::vector<std::string> devices = {"trn2", "trn3"};
+    std::vector<std::string> sets;
+    int host_steps = 20;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = qa_cmd->add_subcommand(
+      "models",
+      "The model zoo's table per architecture class: every Hugging Face config.json of DIR read or refused (naming "
+      "the field), priced on trn2 and trn3 at a stated launch (fits HBM, op coverage by tile kernels), and a "
+      "scaled-down instance gradient-checked and trained on the host");
+  cmd->add_option("dir", a->dir, "Folder of config.json files (configs/hf in the project)")->required();
+  cmd->add_option("--recipe", a->recipe,
+                  "The launch, batch, precision and optimiser the configs are priced and trained at")
+      ->capture_default_str();
+  cmd->add_option("--set", a->sets, "Override a field of that recipe, e.g. --set launch.chips=16 (repeatable)");
+  cmd->add_option("--devices", a->devices, "Devices to price on")->delimiter(',')->capture_default_str();
+  cmd->add_option("--host-steps", a->host_steps, "Training steps of each scaled-down instance (0: no host run)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--out", a->out, "Folder for models_qa.csv and models_qa.md (under the data root when relative)")
+      ->capture_default_str();
+  cmd->callback([a, home] {
+    qa::ModelsQaOptions o;
+    o.launch = recipe::open_recipe(a->recipe, a->sets, home);
+    o.launch_name = a->recipe;
+    for (const std::string& s : a->sets) o.launch_name += " --set " + s;
+    o.devices = a->devices;
+    o.host_steps = a->host_steps;
+    Engine engine;
+    const std::vector<qa::ModelsQaRow> rows =
+        qa::run_models_qa(qa::config_files(a->dir), o, engine, [](const std::string& line) { std::cerr << line; });
+    const std::string dir = home.path(a->out);
+    make_directories(dir);
+    const std::string md = qa::models_qa_markdown(rows, o), csv = qa::models_qa_csv(rows);
+    write_file_atomic(dir + "/models_qa.md", md.data(), md.size());
+    write_file_atomic(dir + "/models_qa.csv", csv.data(), csv.size());
+    std::cout << md << "\nwrote " << dir << "/models_qa.md and " << dir << "/models_qa.csv\n";
+  });
+}
+
+}  // namespace
 
 void add_qa(CLI::App& app, const Home& home) {
   auto* cmd = app.add_subcommand("qa", "Quality-of-results sweeps of the tile kernels against their peers");
@@ -87,6 +137,7 @@ void add_qa(CLI::App& app, const Home& home) {
     for (const qa::AttentionQaRow& r : rows)
       if (!r.passed()) throw CLI::RuntimeError(1);
   });
+  add_qa_models(cmd, home);
 }
 
 }  // namespace nanotrn::cli
