@@ -158,6 +158,9 @@ std::string describe_variants(const GptConfig& c) {
     parts.push_back("Llama block (norm gains" + std::string(c.qk_norm ? ", QK-norm gains" : "") + ")");
   if (c.activation != Activation::relu2 && c.activation != Activation::leaky_relu2)
     parts.push_back(to_string(c.activation) + " MLP of " + std::to_string(c.mlp_hidden));
+  if (c.experts > 0)
+    parts.push_back(std::to_string(c.experts) + " experts, top " + std::to_string(c.experts_per_token) +
+                    " (on the host every expert runs on every token)");
   if (c.tie_embeddings) parts.push_back("tied head");
   if (c.window > 0)
     parts.push_back("window " + std::to_string(c.window) +

@@ -44,10 +44,13 @@ struct GptConfig {
   int64_t n_kv_head = 0;   // 0: n_head (MHA); fewer for GQA/MQA (n_head % n_kv_head == 0)
   int64_t mlp_mult = 4;    // MLP hidden size = mlp_mult * model_dim, unless mlp_hidden is set
   int64_t mlp_hidden = 0;  // 0: mlp_mult * model_dim (Hugging Face intermediate_size); per expert with experts
-  // Mixture of experts (predict only; the host GPT refuses it): every layer's MLP is `experts` MLPs of mlp_hidden and
-  // a router (model_dim x experts) that sends each token to experts_per_token of them (top-k). 0 = a dense MLP.
+  // Mixture of experts: every layer's MLP is `experts` MLPs of mlp_hidden and a router (model_dim x experts) that
+  // sends each token to experts_per_token of them (top-k, weights renormalised over the k). 0 = a dense MLP.
   int64_t experts = 0;
   int64_t experts_per_token = 0;
+  // The load-balancing loss added to the training loss, times this: Switch Transformer's E * sum_e f_e P_e (f_e: the
+  // share of routed slots expert e got, P_e: its mean router probability); Mixtral's router_aux_loss_coef default.
+  float moe_aux_loss = 0.01f;
   Activation activation = Activation::relu2;
   // Hugging Face conventions (the host GPT trains them: model/gpt.h): the lm_head shares the embedding
   // (tie_word_embeddings), and every RMSNorm has a learned gain (d per norm, head_dim for QK-norm) in place of the

@@ -83,13 +83,8 @@ struct ParamMaker {
 
 namespace {
 
-void refuse_what_the_host_does_not_train(const GptConfig& c) {
+void check_resolved(const GptConfig& c) {
   check(c.model_dim > 0 && c.n_head > 0 && c.n_kv_head > 0, "Gpt: the config must be resolved (model::resolve)");
-  if (c.experts > 0) {
-    throw Error(
-        "model: model.experts (a mixture of experts) is priced by nanotrn predict only; the host GPT trains dense "
-        "MLPs");
-  }
 }
 
 // U(-a, a) with a = sqrt(3) * scale * d^-1/2 has the std of N(0, scale^2 / d).
@@ -114,10 +109,13 @@ Gpt::LayerIndex Gpt::add_block(ParamMaker& make, int64_t i) const {
   }
   L.c_o = make(b + "attn.c_proj", {d, qd}, Init::uniform_sym, in.attn_proj * s, ParamGroup::matrix);
   if (c.norm_weights) L.mlp_norm = make(b + "mlp_norm", {d}, Init::constant, 1.0f, ParamGroup::norm_gain);
-  if (c.activation == Activation::swiglu)
-    L.c_gate = make(b + "mlp.c_gate", {c.mlp_hidden, d}, Init::uniform_sym, in.fc * s, ParamGroup::matrix);
-  L.c_fc = make(b + "mlp.c_fc", {c.mlp_hidden, d}, Init::uniform_sym, in.fc * s, ParamGroup::matrix);
-  L.c_proj = make(b + "mlp.c_proj", {d, c.mlp_hidden}, Init::uniform_sym, in.mlp_proj * s, ParamGroup::matrix);
+  if (c.experts > 0) {
+    L.router = make(b + "mlp.router", {c.experts, d}, Init::uniform_sym, in.fc * s, ParamGroup::matrix);
+    for (int64_t e = 0; e < c.experts; e++)
+      L.mlp.push_back(add_mlp(make, b + "mlp.experts." + std::to_string(e) + "."));
+  } else {
+    L.mlp.push_back(add_mlp(make, b + "mlp."));
+  }
   if (has_value_embed(c, i)) {
     L.ve_gate =
         make(b + "attn.ve_gate", {c.n_kv_head, c.ve_gate_channels}, Init::uniform_pos, in.ve_gate, ParamGroup::matrix);
@@ -127,9 +125,22 @@ Gpt::LayerIndex Gpt::add_block(ParamMaker& make, int64_t i) const {
   return L;
 }
 
+Gpt::MlpIndex Gpt::add_mlp(ParamMaker& make, const std::string& prefix) const {
+  const GptConfig& c = config_;
+  const float s = uniform_unit(c);
+  MlpIndex m;
+  if (c.activation == Activation::swiglu)
+    m.c_gate =
+        make(prefix + "c_gate", {c.mlp_hidden, c.model_dim}, Init::uniform_sym, c.init.fc * s, ParamGroup::matrix);
+  m.c_fc = make(prefix + "c_fc", {c.mlp_hidden, c.model_dim}, Init::uniform_sym, c.init.fc * s, ParamGroup::matrix);
+  m.c_proj =
+      make(prefix + "c_proj", {c.model_dim, c.mlp_hidden}, Init::uniform_sym, c.init.mlp_proj * s, ParamGroup::matrix);
+  return m;
+}
+
 Gpt::Gpt(const Ctx& ctx, const GptConfig& config, uint64_t seed) : config_(config) {
   const GptConfig& c = config_;
-  refuse_what_the_host_does_not_train(c);
+  check_resolved(c);
   ParamMaker make{ctx, seed, params_};
   wte_ = make("wte", {c.vocab_size, c.model_dim}, Init::normal, c.init.wte_std, ParamGroup::wte);
   for (int64_t i = 0; i < c.depth; i++) layers_.push_back(add_block(make, i));
@@ -196,9 +207,9 @@ Tensor Gpt::attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& id
   return ops::linear(ctx, a, p(L.c_o));
 }
 
-Tensor Gpt::mlp(Ctx& ctx, const LayerIndex& L, const Tensor& h) {
+Tensor Gpt::mlp(Ctx& ctx, const MlpIndex& m, const Tensor& h) {
   const GptConfig& c = config_;
-  const Tensor up = ops::linear(ctx, h, p(L.c_fc));
+  const Tensor up = ops::linear(ctx, h, p(m.c_fc));
   Tensor f;
   switch (c.activation) {
     case Activation::relu2:
@@ -211,13 +222,53 @@ Tensor Gpt::mlp(Ctx& ctx, const LayerIndex& L, const Tensor& h) {
       f = ops::gelu(ctx, up, /*tanh_approximation=*/true);
       break;
     case Activation::swiglu:
-      f = ops::mul(ctx, ops::silu(ctx, ops::linear(ctx, h, p(L.c_gate))), up);
+      f = ops::mul(ctx, ops::silu(ctx, ops::linear(ctx, h, p(m.c_gate))), up);
       break;
   }
-  return ops::linear(ctx, f, p(L.c_proj));
+  return ops::linear(ctx, f, p(m.c_proj));
 }
 
-Tensor Gpt::hidden(Ctx& ctx, const Tensor& ids, KvCache* cache) {
+namespace {
+
+// 1 where p [N, E] is among its row's k largest (ties: the lower index), else 0; a constant (no gradient).
+Tensor top_k_mask(const Tensor& probs, int64_t k) {
+  const int64_t E = probs.size(probs.dim() - 1), N = probs.numel() / E;
+  const std::vector<float> v = probs.contiguous().to_vector();
+  std::vector<float> mask(v.size(), 0.0f);
+  std::vector<int64_t> order(static_cast<size_t>(E));
+  for (int64_t n = 0; n < N; n++) {
+    const float* row = v.data() + n * E;
+    for (int64_t e = 0; e < E; e++) order[static_cast<size_t>(e)] = e;
+    std::stable_sort(order.begin(), order.end(), [row](int64_t a, int64_t b) { return row[a] > row[b]; });
+    for (int64_t j = 0; j < k; j++) mask[static_cast<size_t>(n * E + order[static_cast<size_t>(j)])] = 1.0f;
+  }
+  return Tensor::from_vector(probs.shape(), mask, probs.allocator());
+}
+
+}  // namespace
+
+Tensor Gpt::experts(Ctx& ctx, const LayerIndex& L, const Tensor& h, Tensor* aux) {
+  const GptConfig& c = config_;
+  const int64_t E = c.experts, k = c.experts_per_token;
+  const Tensor probs = ops::softmax(ctx, ops::linear(ctx, h, p(L.router)));  // [B, T, E]
+  const Tensor mask = top_k_mask(probs, k);
+  const Tensor chosen = ops::mul(ctx, probs, mask);
+  const Tensor weights = ops::div(ctx, chosen, ops::sum(ctx, chosen, {-1}, true));
+  Tensor out;
+  for (int64_t e = 0; e < E; e++) {
+    const Tensor term = ops::mul(ctx, ops::narrow(ctx, weights, 2, e, 1), mlp(ctx, L.mlp[static_cast<size_t>(e)], h));
+    out = out.defined() ? ops::add(ctx, out, term) : term;
+  }
+  if (aux) {
+    // E * sum_e f_e P_e: f_e = the fraction of tokens routed to e (a constant; the f_e sum to k), P_e = mean_n p[n, e].
+    const Tensor f = ops::scale(ctx, ops::mean(ctx, mask, {0, 1}), static_cast<float>(E));
+    const Tensor layer = ops::sum(ctx, ops::mul(ctx, f, ops::mean(ctx, probs, {0, 1})));
+    *aux = aux->defined() ? ops::add(ctx, *aux, layer) : layer;
+  }
+  return out;
+}
+
+Tensor Gpt::hidden(Ctx& ctx, const Tensor& ids, KvCache* cache, Tensor* aux_loss) {
   const GptConfig& c = config_;
   check(ids.dim() == 2 && ids.dtype() == DType::i32,
         "Gpt: ids must be i32 [B, T], got shape " + shape_str(ids.shape()));
@@ -237,7 +288,8 @@ Tensor Gpt::hidden(Ctx& ctx, const Tensor& ids, KvCache* cache) {
                    ops::mul(ctx, x0, ops::narrow(ctx, p(x0_), 0, i, 1)));
     }
     x = ops::add(ctx, x, attention(ctx, i, norm(ctx, x, L.attn_norm), ids, cache, offset));
-    x = ops::add(ctx, x, mlp(ctx, L, norm(ctx, x, L.mlp_norm)));
+    const Tensor h = norm(ctx, x, L.mlp_norm);
+    x = ops::add(ctx, x, c.experts > 0 ? experts(ctx, L, h, aux_loss) : mlp(ctx, L.mlp[0], h));
   }
   return norm(ctx, x, norm_f_);
 }
@@ -246,7 +298,14 @@ Tensor Gpt::loss(Ctx& ctx, const Tensor& ids, const Tensor& targets, const std::
   check(targets.shape() == ids.shape() && targets.dtype() == DType::i32,
         "Gpt: targets must be i32 with the shape of ids " + shape_str(ids.shape()) + ", got " +
             shape_str(targets.shape()));
-  const Tensor h = hidden(ctx, ids);
+  Tensor aux;
+  const Tensor h = hidden(ctx, ids, nullptr, config_.experts > 0 ? &aux : nullptr);
+  const Tensor lm = language_model_loss(ctx, h, targets, mtp_weights);
+  return aux.defined() ? ops::add(ctx, lm, ops::scale(ctx, aux, config_.moe_aux_loss)) : lm;
+}
+
+Tensor Gpt::language_model_loss(Ctx& ctx, const Tensor& h, const Tensor& targets,
+                                const std::vector<float>& mtp_weights) {
   const ops::CrossEntropyOptions ce{.softcap = config_.softcap};
   if (mtp_weights.empty() || (mtp_weights.size() == 1 && mtp_weights[0] == 1.0f)) {
     return ops::linear_cross_entropy(ctx, h, p(lm_head_), targets, ce);

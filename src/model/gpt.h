@@ -25,9 +25,16 @@
 //   gelu            mlp(h) = gelu_tanh(h W_fc^T) W_proj^T  (GPT-2's "gelu_new").
 //   tie_embeddings  the head multiplies by wte (no lm_head parameter; wte's init, model.init.wte_std, is the head's).
 //   window_pattern  the sliding window on the layers the pattern marks 'S' only.
+//   experts         a mixture of experts in place of the MLP (Mixtral's): router logits r = h W_router^T, p =
+//                   softmax(r), the top experts_per_token of p renormalised to sum 1 weigh their experts' MLPs
+//                   ("blocks.i.mlp.experts.j.*", each the block's MLP), dropless (no capacity: every token reaches its
+//                   k experts); the loss adds moe_aux_loss x E sum_e f_e P_e summed over layers (Switch Transformer,
+//                   per layer; f_e the fraction of tokens routed to e, P_e its mean probability; Hugging Face's
+//                   Mixtral pools the layers' tokens into one such term instead). Computed densely: every expert
+//                   runs on every token and the weights of the unchosen ones are 0, so outputs and gradients are the
+//                   routed ones at E / k times the MLP's FLOPs (a gathered, batched-GEMM path is not here).
 // A Hugging Face config trains as its nearest member of this family: RMSNorm with eps 2^-23 (the configs say 1e-5 or
 // 1e-6), no biases, and GPT-2's LayerNorm and learned positions as gained RMSNorm and rotary (hf_config.h's notes).
-// Refused: mixtures of experts (model.experts; priced by `nanotrn predict` only).
 // Not here: optimisers, data, the training loop.
 #pragma once
 
@@ -69,9 +76,11 @@ class Gpt {
   Parameter& parameter(const std::string& name);  // throws naming the unknown name
 
   // Final normalised hidden states [B, T, C]. With a cache, ids are the next positions after cache->length() and
-  // the cache grows by T (no autograd then).
-  Tensor hidden(Ctx& ctx, const Tensor& ids, KvCache* cache = nullptr);
-  // Weighted mean cross-entropy; `mtp_weights` empty means {1} (plain next-token prediction).
+  // the cache grows by T (no autograd then). With experts and `aux_loss`, *aux_loss is the sum over layers of the
+  // load-balancing loss (undefined without experts).
+  Tensor hidden(Ctx& ctx, const Tensor& ids, KvCache* cache = nullptr, Tensor* aux_loss = nullptr);
+  // Weighted mean cross-entropy (+ moe_aux_loss x the load-balancing loss with experts); `mtp_weights` empty means {1}
+  // (plain next-token prediction).
   Tensor loss(Ctx& ctx, const Tensor& ids, const Tensor& targets, const std::vector<float>& mtp_weights = {});
   // Per-token next-token loss in nats [B, T] (0 where the target is -1); no autograd.
   Tensor per_token_nll(Ctx& ctx, const Tensor& ids, const Tensor& targets);
@@ -84,9 +93,14 @@ class Gpt {
  private:
   Tensor& p(size_t index) { return params_[index].value; }
   static constexpr size_t kNone = static_cast<size_t>(-1);
+  struct MlpIndex {
+    size_t c_fc, c_proj;
+    size_t c_gate = kNone;  // swiglu's gate matrix
+  };
   struct LayerIndex {
-    size_t c_q, c_k, c_v, c_o, c_fc, c_proj;
-    size_t c_gate = kNone;               // swiglu's gate matrix
+    size_t c_q, c_k, c_v, c_o;
+    std::vector<MlpIndex> mlp;           // one dense MLP, or the experts
+    size_t router = kNone;               // [experts, d], with experts
     size_t ve = kNone, ve_gate = kNone;  // the value embedding and its gate, on value-embedding layers
     size_t attn_norm = kNone, mlp_norm = kNone, q_norm = kNone, k_norm = kNone;  // gains (norm_weights)
   };
@@ -94,7 +108,12 @@ class Gpt {
   // rms_norm(x), times the gain params_[gain] unless gain is kNone.
   Tensor norm(Ctx& ctx, const Tensor& x, size_t gain);
   Tensor attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& ids, KvCache* cache, int64_t offset);
-  Tensor mlp(Ctx& ctx, const LayerIndex& L, const Tensor& h);
+  MlpIndex add_mlp(ParamMaker& make, const std::string& prefix) const;
+  Tensor mlp(Ctx& ctx, const MlpIndex& m, const Tensor& h);
+  // The mixture of experts' output for h [B, T, d]; adds the layer's load-balancing loss to *aux when aux is given.
+  Tensor experts(Ctx& ctx, const LayerIndex& L, const Tensor& h, Tensor* aux);
+  // The (multi-token) cross-entropy of hidden states h against targets.
+  Tensor language_model_loss(Ctx& ctx, const Tensor& h, const Tensor& targets, const std::vector<float>& mtp_weights);
   GptConfig config_;
   std::vector<Parameter> params_;
   std::vector<LayerIndex> layers_;

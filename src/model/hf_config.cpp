@@ -211,6 +211,11 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
   } else {
     c.mlp_hidden = integer(j, "intermediate_size", where);
   }
+  if (c.experts > 0 && j.contains("router_aux_loss_coef")) {
+    check(j.at("router_aux_loss_coef").is_number(),
+          where + ": field 'router_aux_loss_coef' must be a number, got " + j.at("router_aux_loss_coef").dump());
+    c.moe_aux_loss = j.at("router_aux_loss_coef").get<float>();
+  }
   for (const char* key : {"experts_per_token", "swiglu_limit", "quantization_config"}) {
     check(m.architecture == "GptOssForCausalLM" || !j.contains(key),
           where + ": field '" + key + "' belongs to GptOssForCausalLM, not " + m.architecture);

@@ -52,6 +52,10 @@ model::GptConfig scaled_down(const model::GptConfig& c) {
   s.n_head = s.n_kv_head * group;
   s.mlp_hidden = std::max<int64_t>(16, std::llround(static_cast<double>(c.mlp_hidden) / c.model_dim * 64.0));
   if (c.window > 0) s.window = 8;
+  if (c.experts > 0) {  // at most 8 experts, at most half of them per token, so the routing still chooses
+    s.experts = std::min<int64_t>(c.experts, 8);
+    s.experts_per_token = std::max<int64_t>(1, std::min(c.experts_per_token, s.experts / 2));
+  }
   // Every gradient non-trivial at step 0 (zero output projections would zero the MLP's and the gains'), and a tied
   // head's logits not saturated by wte's unit init (as tests/train/parity_test.cpp's variants).
   s.init.attn_proj = s.init.mlp_proj = 0.5f;
@@ -100,11 +104,15 @@ DevicePrice price_on(const recipe::Recipe& r, const std::string& device) {
 // pattern; GELU in the Llama block without QK-norm.
 std::string parity_test_of(const model::GptConfig& c) {
   const std::string baseline = "LossGradientsAndTenMuonAdamWSteps",
-                    llama = "LlamaBlockSwigluTiedHeadAndAlternatingWindows", gelu = "GeluMlpInTheLlamaBlock";
+                    llama = "LlamaBlockSwigluTiedHeadAndAlternatingWindows", gelu = "GeluMlpInTheLlamaBlock",
+                    moe = "MixtureOfExpertsTopTwoWithTheLoadBalancingLoss";
   const bool baseline_mlp = c.activation == model::Activation::relu2 || c.activation == model::Activation::leaky_relu2;
   std::set<std::string> tests;
-  if (c.experts > 0) return "";
-  if (!c.norm_weights) {
+  if (c.experts > 0) {
+    if (c.activation != model::Activation::swiglu || !c.norm_weights) return "";
+    tests.insert(moe);
+    if (c.qk_norm || c.tie_embeddings) tests.insert(llama);
+  } else if (!c.norm_weights) {
     if (!baseline_mlp || c.tie_embeddings) return "";  // Hugging Face features in the baseline block: no test
     tests.insert(baseline);
   } else if (c.activation == model::Activation::swiglu) {
@@ -131,15 +139,26 @@ Batch next_batch(train::TokenSource& src, int64_t rows, int64_t T) {
   return {Tensor::from_ints({rows, T}, ids), Tensor::from_ints({rows, T}, targets)};
 }
 
+// The parameters the gradient check perturbs: the first block's MLP input matrices and norm gains; with experts the
+// last block's expert input matrices and the final gain instead, as those do not move any router's input (the loss
+// jumps where a token's top-k changes, which central differences across the jump would read as a gradient).
+bool checked(const model::GptConfig& c, const std::string& name) {
+  if (c.experts > 0) {
+    const std::string last = "blocks." + std::to_string(c.depth - 1) + ".mlp.experts.";
+    const bool input = name.size() > 5 && (name.ends_with(".c_fc") || name.ends_with(".c_gate"));
+    return (name.rfind(last, 0) == 0 && input) || name == "norm_f";
+  }
+  return name == "blocks.0.mlp.c_fc" || name == "blocks.0.mlp.c_gate" || name == "blocks.0.attn_norm" ||
+         name == "blocks.0.attn.q_norm";
+}
+
 // Central differences of the loss against autograd, on the 4 largest gradient elements of each checked parameter.
 double gradient_error(model::Gpt& gpt, Ctx& ctx, Tape& tape, const Batch& b) {
   const Tensor loss = gpt.loss(ctx, b.ids, b.targets);
   tape.backward(loss);
   double worst = 0, scale = 0;
   for (model::Parameter& p : gpt.parameters()) {
-    if (p.name != "blocks.0.mlp.c_fc" && p.name != "blocks.0.mlp.c_gate" && p.name != "blocks.0.attn_norm" &&
-        p.name != "blocks.0.attn.q_norm")
-      continue;
+    if (!checked(gpt.config(), p.name)) continue;
     const std::vector<float> g = p.value.grad().to_vector();
     std::vector<size_t> order(g.size());
     for (size_t i = 0; i < order.size(); i++) order[i] = i;

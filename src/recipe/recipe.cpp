@@ -175,6 +175,7 @@ void read_model(const json& j, model::GptConfig& m) {
   r.get("mlp_hidden", m.mlp_hidden);
   r.get("experts", m.experts);
   r.get("experts_per_token", m.experts_per_token);
+  r.get("moe_aux_loss", m.moe_aux_loss);
   r.get("tie_embeddings", m.tie_embeddings);
   r.get("norm_weights", m.norm_weights);
   std::string act = model::to_string(m.activation), ve = model::to_string(m.value_embeds);
@@ -382,6 +383,7 @@ json recipe_to_json(const Recipe& r) {
         {"mlp_hidden", m.mlp_hidden},
         {"experts", m.experts},
         {"experts_per_token", m.experts_per_token},
+        {"moe_aux_loss", decimal(m.moe_aux_loss)},
         {"tie_embeddings", m.tie_embeddings},
         {"norm_weights", m.norm_weights},
         {"activation", model::to_string(m.activation)},

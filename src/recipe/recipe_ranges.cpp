@@ -32,6 +32,7 @@ struct RangeRule {
 // Every recipe number with a meaningful range that model::resolve() does not already check.
 constexpr RangeRule kRanges[] = {
     {"model.leaky_slope", Range::finite},
+    {"model.moe_aux_loss", Range::nonnegative},
     {"model.ve_gate_max", Range::positive},
     {"model.resid_lambda_init", Range::finite},
     {"model.x0_lambda_init", Range::finite},

@@ -38,9 +38,11 @@ constexpr RecipeKey kSchema[] = {
     {"model.mlp_mult", "MLP hidden width = mlp_mult * model_dim (unless mlp_hidden is set)"},
     {"model.mlp_hidden", "MLP hidden width; 0 = mlp_mult * model_dim (a Hugging Face config's intermediate_size)"},
     {"model.experts",
-     "Mixture of experts: MLPs per layer (0 = dense), each of mlp_hidden, with a router; predict only, the host GPT "
-     "refuses it"},
+     "Mixture of experts: MLPs per layer (0 = dense), each of mlp_hidden, with a router (top-k, dropless; the host "
+     "computes every expert densely)"},
     {"model.experts_per_token", "Mixture of experts: the experts each token is routed to (top-k)"},
+    {"model.moe_aux_loss",
+     "Mixture of experts: weight of the load-balancing loss E * sum_e f_e P_e (Switch Transformer; Mixtral's 0.01)"},
     {"model.tie_embeddings",
      "The lm_head shares the embedding matrix (Hugging Face); with it, the head trains at optim.embedding_lr, which "
      "wants the head's rate (e.g. 0.02)"},

@@ -86,18 +86,49 @@ TEST(Gpt, TheLlamaVariantsParametersMatchTheCountFormula) {
   }
 }
 
-TEST(Gpt, AMixtureOfExpertsIsRefusedNamingTheField) {
+// A mixture of experts: the router and E expert MLPs per layer, counted as count_params counts them. With 2 experts,
+// both chosen, that hold the same weights, the layer is that MLP whatever the router says (the weights are the
+// probabilities, which sum to 1), and the load-balancing loss is exactly E sum_e f_e P_e = 2 x sum_e P_e = 2 per layer
+// (every token reaches both: f_e = 1).
+TEST(Gpt, AMixtureOfExpertsHasItsRouterAndExpertsAndOneExpertIsTheDenseMlp) {
   Engine engine;
-  Ctx ctx{engine};
+  Tape tape;
+  Ctx ctx{engine, &tape};
   GptConfig c = tiny();
   c.experts = 4;
   c.experts_per_token = 2;
-  try {
-    Gpt gpt(ctx, resolve(c), 1);
-    FAIL() << "a mixture of experts was accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("model.experts"), std::string::npos) << e.what();
+  c = resolve(c);
+  const Gpt moe(ctx, c, 1);
+  int64_t total = 0;
+  for (const Parameter& p : moe.parameters()) total += p.value.numel();
+  EXPECT_EQ(total, count_params(c).total());
+
+  GptConfig one = tiny();
+  one.init.mlp_proj = 1.0f;
+  one.experts = 2;
+  one.experts_per_token = 2;
+  one.moe_aux_loss = 0.5f;
+  one = resolve(one);
+  GptConfig dense = tiny();
+  dense.init.mlp_proj = 1.0f;
+  Gpt a(ctx, one, 3), b(ctx, resolve(dense), 3);
+  // The same weights: the dense MLP copied into both experts, everything else by name (the router stays random).
+  for (int64_t i = 0; i < one.depth; i++)
+    for (const char* m : {"c_fc", "c_proj"})
+      for (const char* e : {"experts.0.", "experts.1."}) {
+        const std::string blk = "blocks." + std::to_string(i) + ".mlp.";
+        std::vector<float> w = b.parameter(blk + m).value.to_vector();
+        std::copy(w.begin(), w.end(), a.parameter(blk + e + m).value.data<float>());
+      }
+  for (const Parameter& p : b.parameters()) {
+    if (p.name.find(".mlp.") != std::string::npos) continue;
+    std::vector<float> w = p.value.to_vector();
+    std::copy(w.begin(), w.end(), a.parameter(p.name).value.data<float>());
   }
+  const Tensor ids = random_ids(2, 8, 97, 3), targets = random_ids(2, 8, 97, 4);
+  NoGradGuard no_grad(ctx);
+  const double la = a.loss(ctx, ids, targets).item(), lb = b.loss(ctx, ids, targets).item();
+  EXPECT_NEAR(la, lb + 0.5 * 2.0 * static_cast<double>(one.depth), 1e-5);
 }
 
 TEST(Gpt, ZeroInitMakesEveryBlockTheIdentityAtStepZero) {

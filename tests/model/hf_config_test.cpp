@@ -193,9 +193,10 @@ TEST(HfConfig, AFileThatIsNotJsonIsAnErrorNamingIt) {
   }
 }
 
-// The host GPT builds every dense config the reader lowers, with exactly the parameters the predictor counts
-// (its numerics against PyTorch: tests/train/parity_test.cpp), and refuses a mixture of experts naming the field.
-TEST(HfConfig, TheHostGptBuildsDenseConfigsAndRefusesExperts) {
+// The host GPT builds every config the reader lowers, dense or a mixture of experts, with exactly the parameters the
+// predictor counts (its numerics against PyTorch: tests/train/parity_test.cpp); Mixtral's router_aux_loss_coef is
+// the load-balancing loss's weight.
+TEST(HfConfig, TheHostGptBuildsEveryLoweredConfig) {
   Engine engine;
   Ctx ctx{engine};
   nlohmann::json qwen3 = llama_like();
@@ -209,13 +210,17 @@ TEST(HfConfig, TheHostGptBuildsDenseConfigsAndRefusesExperts) {
     for (const Parameter& p : g.parameters()) total += p.value.numel();
     EXPECT_EQ(total, count_params(c).total()) << j.dump();
   }
-  GptConfig experts = hf_config_from_json(llama_like(), "config.json").config;
-  experts.experts = 4;
-  experts.experts_per_token = 2;
-  EXPECT_NE(testing_support::error_text_of([&] {
-              Gpt g(ctx, resolve(experts), 1);
-            }).find("model.experts (a mixture of experts) is priced by nanotrn predict only"),
-            std::string::npos);
+  nlohmann::json mixtral = llama_like();
+  mixtral["architectures"] = {"MixtralForCausalLM"};
+  mixtral["num_local_experts"] = 4;
+  mixtral["num_experts_per_tok"] = 2;
+  mixtral["router_aux_loss_coef"] = 0.02;
+  const GptConfig moe = resolve(hf_config_from_json(mixtral, "config.json").config);
+  EXPECT_FLOAT_EQ(moe.moe_aux_loss, 0.02f);
+  Gpt g(ctx, moe, 1);
+  int64_t total = 0;
+  for (const Parameter& p : g.parameters()) total += p.value.numel();
+  EXPECT_EQ(total, count_params(moe).total());
 }
 
 }  // namespace

@@ -78,9 +78,31 @@ class Gpt:
         pat = self.c["window_pattern"]
         return self.c["window"] > 0 and (pat == "" or pat[i % len(pat)] == "S")
 
-    def mlp(self, p, h):
+    def moe(self, p, h):
+        """Mixtral's sparse MLP, dropless: softmax router, top-k renormalised; each token through its k experts only
+        (gathered here, as Hugging Face's MixtralSparseMoeBlock does), and the Switch load-balancing term of this
+        layer, E * sum_e f_e P_e with f_e the fraction of tokens routed to e."""
         c, w = self.c, self.w
-        f = h @ w[p + "mlp.c_fc"].T
+        E, k = c["experts"], c["experts_per_token"]
+        x = h.reshape(-1, h.shape[-1])
+        probs = torch.softmax(x @ w[p + "mlp.router"].T, dim=-1)
+        top_p, top_i = torch.topk(probs, k, dim=-1)
+        top_p = top_p / top_p.sum(-1, keepdim=True)
+        out = torch.zeros_like(x)
+        for e in range(E):
+            rows, slot = torch.where(top_i == e)
+            if rows.numel():
+                y = self.mlp(p + f"mlp.experts.{e}.", x[rows], prefix_given=True)
+                out = out.index_add(0, rows, top_p[rows, slot, None] * y)
+        f = F.one_hot(top_i, E).sum(1).float().mean(0)
+        self.aux = self.aux + E * (f * probs.mean(0)).sum()
+        return out.reshape(h.shape)
+
+    def mlp(self, p, h, prefix_given=False):
+        c, w = self.c, self.w
+        if not prefix_given:
+            p = p + "mlp."
+        f = h @ w[p + "c_fc"].T
         act = c["activation"]
         if act == "relu2":
             f = F.relu(f).square()
@@ -89,8 +111,8 @@ class Gpt:
         elif act == "gelu":  # GPT-2's gelu_new
             f = F.gelu(f, approximate="tanh")
         else:  # swiglu, Llama's MLP: down(silu(gate h) * up h)
-            f = F.silu(h @ w[p + "mlp.c_gate"].T) * f
-        return f @ w[p + "mlp.c_proj"].T
+            f = F.silu(h @ w[p + "c_gate"].T) * f
+        return f @ w[p + "c_proj"].T
 
     def logits(self, ids):  # ids [B, T] -> logits [B, T, V] (softcapped)
         c, w = self.c, self.w
@@ -130,7 +152,8 @@ class Gpt:
             s = s.masked_fill(~mask, float("-inf"))
             a = torch.einsum("bhts,bshd->bthd", torch.softmax(s, dim=-1), v).reshape(B, T, H * D)
             x = x + a @ w[p + "attn.c_proj"].T
-            x = x + self.mlp(p, self.norm(x, p + "mlp_norm"))
+            h = self.norm(x, p + "mlp_norm")
+            x = x + (self.moe(p, h) if c["experts"] > 0 else self.mlp(p, h))
         head = w["wte"] if c["tie_embeddings"] else w["lm_head"]
         z = self.norm(x, "norm_f") @ head.T
         if c["softcap"] > 0:
@@ -139,13 +162,14 @@ class Gpt:
 
     def loss(self, ids, targets, mtp):
         B, T = ids.shape
+        self.aux = 0.0
         z = self.logits(ids).view(B * T, -1)
         total = 0.0
         for j, wt in enumerate(mtp):
             t = torch.full_like(targets, -1)
             t[:, :T - j] = targets[:, j:]
             total = total + wt * F.cross_entropy(z, t.reshape(-1).long(), ignore_index=-1)
-        return total
+        return total + self.c["moe_aux_loss"] * self.aux if self.c["experts"] > 0 else total
 
 
 POLAR = [(8.156554524902461, -22.48329292557795, 15.878769915207462),

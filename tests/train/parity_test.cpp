@@ -57,6 +57,16 @@ std::vector<std::string> llama_variant() {
   return o;
 }
 
+// Mixtral's block: the Llama block with 4 SwiGLU experts per layer, top-2 routing and the load-balancing loss (at 0.1,
+// so its gradient shows in the router's).
+std::vector<std::string> moe_variant() {
+  std::vector<std::string> o = kBaseline;
+  o.insert(o.end(), {"model.activation=swiglu", "model.mlp_hidden=48", "model.norm_weights=true", "model.experts=4",
+                     "model.experts_per_token=2", "model.moe_aux_loss=0.1", "model.softcap=0",
+                     "model.value_embeds=none", "model.qk_norm=false", "optim.norm_gain_lr=0.01"});
+  return o;
+}
+
 // GPT-2's MLP (GELU, tanh form) in the Llama block without QK-norm, untied, softcapped.
 std::vector<std::string> gelu_variant() {
   std::vector<std::string> o = kBaseline;
@@ -150,6 +160,10 @@ TEST(PyTorchParity, LlamaBlockSwigluTiedHeadAndAlternatingWindows) {
 }
 
 TEST(PyTorchParity, GeluMlpInTheLlamaBlock) { expect_parity_with_pytorch(gelu_variant(), "gelu"); }
+
+TEST(PyTorchParity, MixtureOfExpertsTopTwoWithTheLoadBalancingLoss) {
+  expect_parity_with_pytorch(moe_variant(), "moe");
+}
 
 }  // namespace
 }  // namespace nanotrn::train
