@@ -41,7 +41,7 @@ void add_qa_models(CLI::App* qa_cmd, const Home& home) {
   cmd->add_option("--host-steps", a->host_steps, "Training steps of each scaled-down instance (0: no host run)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--out", a->out, "Folder for models_qa.csv and models_qa.md (under the data root when relative)")
+  cmd->add_option("--out", a->out, "Folder for models_qa.md, .csv and .html (under the data root when relative)")
       ->capture_default_str();
   cmd->callback([a, home] {
     qa::ModelsQaOptions o;
@@ -55,10 +55,13 @@ void add_qa_models(CLI::App* qa_cmd, const Home& home) {
         qa::run_models_qa(qa::config_files(a->dir), o, engine, [](const std::string& line) { std::cerr << line; });
     const std::string dir = home.path(a->out);
     make_directories(dir);
-    const std::string md = qa::models_qa_markdown(rows, o), csv = qa::models_qa_csv(rows);
+    const std::string md = qa::models_qa_markdown(rows, o), csv = qa::models_qa_csv(rows),
+                      page = qa::models_qa_html(rows, o);
     write_file_atomic(dir + "/models_qa.md", md.data(), md.size());
     write_file_atomic(dir + "/models_qa.csv", csv.data(), csv.size());
-    std::cout << md << "\nwrote " << dir << "/models_qa.md and " << dir << "/models_qa.csv\n";
+    write_file_atomic(dir + "/models_qa.html", page.data(), page.size());
+    std::cout << md << "\nwrote " << dir << "/models_qa.md, " << dir << "/models_qa.csv and " << dir
+              << "/models_qa.html\n";
   });
 }
 

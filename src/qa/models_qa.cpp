@@ -17,6 +17,8 @@
 #include "model/gpt.h"
 #include "model/hf_config.h"
 #include "predict/predictor.h"
+#include "report/page.h"
+#include "report/svg_chart.h"
 #include "train/optimizers.h"
 #include "train/token_source.h"
 
@@ -249,12 +251,18 @@ std::string percent(int64_t part, int64_t all) {
   return all == 0 ? "-" : format_number("%.0f%%", 100.0 * static_cast<double>(part) / static_cast<double>(all));
 }
 
-std::string class_table(const std::vector<ModelsQaRow>& rows) {
+// A table as text cells: the header, then the rows; rendered as markdown or HTML.
+struct TextTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+TextTable class_table(const std::vector<ModelsQaRow>& rows) {
   std::map<std::string, std::vector<const ModelsQaRow*>> by_class;
   for (const ModelsQaRow& r : rows) by_class[r.architecture.empty() ? "(unreadable)" : r.architecture].push_back(&r);
-  std::string t =
-      "| architecture class | configs | read | priced (fits every device) | op time by tile kernels (mean) | host "
-      "trains | gradient check | PyTorch parity test |\n|---|---|---|---|---|---|---|---|\n";
+  TextTable t{{"architecture class", "configs", "read", "priced (fits every device)", "op time by tile kernels (mean)",
+               "host trains", "gradient check", "PyTorch parity test"},
+              {}};
   for (const auto& [cls, rs] : by_class) {
     int64_t read = 0, priced = 0, trains = 0, grad = 0, n_share = 0;
     double share = 0;
@@ -271,9 +279,10 @@ std::string class_table(const std::vector<ModelsQaRow>& rows) {
     const auto n = static_cast<int64_t>(rs.size());
     std::string tests;
     for (const std::string& p : parity) tests += (tests.empty() ? "" : ", ") + p;
-    t += "| " + cls + " | " + std::to_string(n) + " | " + percent(read, n) + " | " + percent(priced, n) + " | " +
-         (n_share ? format_number("%.0f%%", 100.0 * share / static_cast<double>(n_share)) : std::string("-")) + " | " +
-         percent(trains, n) + " | " + percent(grad, n) + " | " + (tests.empty() ? "none" : tests) + " |\n";
+    t.rows.push_back(
+        {cls, std::to_string(n), percent(read, n), percent(priced, n),
+         n_share ? format_number("%.0f%%", 100.0 * share / static_cast<double>(n_share)) : std::string("-"),
+         percent(trains, n), percent(grad, n), tests.empty() ? "none" : tests});
   }
   return t;
 }
@@ -306,33 +315,73 @@ std::vector<ModelsQaRow> run_models_qa(const std::vector<std::string>& files, co
   return rows;
 }
 
-std::string models_qa_markdown(const std::vector<ModelsQaRow>& rows, const ModelsQaOptions& o) {
-  std::string devices;
-  for (const std::string& d : o.devices) devices += (devices.empty() ? "" : ", ") + d;
-  std::string t = "Priced at " + o.launch_name + "'s launch, batch and precision on " + devices +
-                  " (modelled, not measured); host: " + std::to_string(o.host_steps) +
-                  " steps of a scaled-down instance (measured)\n\n" + class_table(rows) +
-                  "\n| config | architecture | params | ";
-  for (const std::string& d : o.devices) t += d + " | ";
-  t += "host instance | gradient error | loss (first -> last) | refusals |\n|---|---|---|";
-  for (size_t i = 0; i < o.devices.size(); i++) t += "---|";
-  t += "---|---|---|---|\n";
+namespace {
+
+TextTable config_table(const std::vector<ModelsQaRow>& rows, const ModelsQaOptions& o) {
+  TextTable t{{"config", "architecture", "params"}, {}};
+  for (const std::string& d : o.devices) t.header.push_back(d);
+  for (const char* h : {"host instance", "gradient error", "loss (first -> last)", "refusals"}) t.header.push_back(h);
   for (const ModelsQaRow& r : rows) {
     std::string why = r.refusal;
     for (const DevicePrice& p : r.prices)
       if (!p.fits) why += (why.empty() ? "" : "; ") + short_refusal(p.refusal);
     if (!r.host_refusal.empty()) why += (why.empty() ? "host: " : "; host: ") + r.host_refusal;
-    t += "| " + r.file + " | " + r.architecture + " | " +
-         (r.read ? format_number("%.3g", static_cast<double>(r.params)) : "-") + " | ";
-    for (size_t i = 0; i < o.devices.size(); i++) t += (i < r.prices.size() ? price_cell(r.prices[i]) : "-") + " | ";
-    t +=
-        (r.host_built ? r.host_shape : "-") + " | " +
-        (std::isfinite(r.gradient_error) ? format_number("%.2g", r.gradient_error) : "-") + " | " +
-        (std::isfinite(r.first_loss) ? format_number("%.3f", r.first_loss) + " -> " + format_number("%.3f", r.last_loss)
-                                     : "-") +
-        " | " + (why.empty() ? "" : why) + " |\n";
+    std::vector<std::string> cells = {r.file, r.architecture,
+                                      r.read ? format_number("%.3g", static_cast<double>(r.params)) : "-"};
+    for (size_t i = 0; i < o.devices.size(); i++) cells.push_back(i < r.prices.size() ? price_cell(r.prices[i]) : "-");
+    cells.push_back(r.host_built ? r.host_shape : "-");
+    cells.push_back(std::isfinite(r.gradient_error) ? format_number("%.2g", r.gradient_error) : "-");
+    cells.push_back(std::isfinite(r.first_loss)
+                        ? format_number("%.3f", r.first_loss) + " -> " + format_number("%.3f", r.last_loss)
+                        : "-");
+    cells.push_back(why);
+    t.rows.push_back(std::move(cells));
   }
   return t;
+}
+
+std::string markdown(const TextTable& t) {
+  std::string out = "|", rule = "|";
+  for (const std::string& h : t.header) out += " " + h + " |", rule += "---|";
+  out += "\n" + rule + "\n";
+  for (const std::vector<std::string>& row : t.rows) {
+    out += "|";
+    for (const std::string& c : row) out += " " + c + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string html(const TextTable& t) {
+  std::string out = "<table>\n<tr>";
+  for (const std::string& h : t.header) out += "<th>" + report::xml_escape(h) + "</th>";
+  out += "</tr>\n";
+  for (const std::vector<std::string>& row : t.rows) {
+    out += "<tr>";
+    for (const std::string& c : row) out += report::plain_cell(c);
+    out += "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+std::string caption(const ModelsQaOptions& o) {
+  std::string devices;
+  for (const std::string& d : o.devices) devices += (devices.empty() ? "" : ", ") + d;
+  return "Priced at " + o.launch_name + "'s launch, batch and precision on " + devices +
+         " (modelled, not measured); host: " + std::to_string(o.host_steps) +
+         " steps of a scaled-down instance (measured)";
+}
+
+}  // namespace
+
+std::string models_qa_markdown(const std::vector<ModelsQaRow>& rows, const ModelsQaOptions& o) {
+  return caption(o) + "\n\n" + markdown(class_table(rows)) + "\n" + markdown(config_table(rows, o));
+}
+
+std::string models_qa_html(const std::vector<ModelsQaRow>& rows, const ModelsQaOptions& o) {
+  return report::html_page("Model zoo QA", caption(o),
+                           "<h2>Per architecture class</h2>\n" + html(class_table(rows)) +
+                               "<h2>Per configuration</h2>\n" + html(config_table(rows, o)));
 }
 
 std::string models_qa_csv(const std::vector<ModelsQaRow>& rows) {

@@ -78,6 +78,8 @@ std::vector<ModelsQaRow> run_models_qa(const std::vector<std::string>& files, co
 // One table per architecture class (configs, read %, priced %, op coverage, host runs %, gradient check %), then
 // one row per configuration with every refusal's reason.
 std::string models_qa_markdown(const std::vector<ModelsQaRow>& rows, const ModelsQaOptions& options);
+// The same tables as a self-contained HTML page (report/page.h).
+std::string models_qa_html(const std::vector<ModelsQaRow>& rows, const ModelsQaOptions& options);
 std::string models_qa_csv(const std::vector<ModelsQaRow>& rows);
 
 }  // namespace nanotrn::qa

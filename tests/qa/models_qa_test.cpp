@@ -1,8 +1,8 @@
 // The model zoo's table (qa/models_qa.h): the scaled-down instance keeps the architecture of the config (each block
 // feature, the GQA group, the MLP's ratio to the width) and has exactly the parameters model::count_params gives it;
 // a folder with a dense config, a mixture of experts, a malformed file and an unknown architecture gives one row each:
-// read or refused with the reader's reason, priced or refused by the predictor, and on the host the dense instance
-// and the mixture of experts pass their central-difference gradient checks and train.
+// read or refused with the reader's reason, priced or refused by the predictor, as markdown, HTML and CSV; on the host
+// the dense instance and the mixture of experts pass their central-difference gradient checks and train.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,6 +96,9 @@ TEST(ModelsQa, EveryConfigGetsARowWithItsReasons) {
   EXPECT_NE(md.find("| Qwen3ForCausalLM | 1 | 100% | 100% |"), std::string::npos) << md;
   EXPECT_NE(md.find("| MambaForCausalLM | 1 | 0% | 0% |"), std::string::npos) << md;
   EXPECT_NE(md.find("| (unreadable) | 1 | 0% |"), std::string::npos) << md;
+  // The page: the same tables as cells.
+  const std::string page = models_qa_html(rows, o);
+  EXPECT_NE(page.find("<td>Qwen3ForCausalLM</td><td>1</td><td>100%</td><td>100%</td>"), std::string::npos);
   // The CSV: a header and one line per (config, device); refusals quoted.
   const std::string csv = models_qa_csv(rows);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
