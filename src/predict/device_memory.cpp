@@ -26,7 +26,8 @@ std::string RankMemory::describe() const {
   for (const MemoryItem& i : items) {
     if (i.bytes > 0) s += i.name + " " + format_bytes(i.bytes) + ", ";
   }
-  return s + "total " + format_bytes(total()) + " of " + format_bytes(capacity);
+  return s + "total " + format_bytes(total()) + " of " + format_bytes(capacity) +
+         (capacity_of.empty() ? "" : " (" + capacity_of + ")");
 }
 
 RankMemory rank_memory(const recipe::Recipe& r, const model::GptConfig& c, const Layout& l, DType dtype, int mtp_heads,

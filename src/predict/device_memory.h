@@ -47,11 +47,12 @@ struct MemoryItem {
 
 struct RankMemory {
   std::vector<MemoryItem> items;
-  double capacity = 0;  // the rank's share of HBM capacity (launch.h)
+  double capacity = 0;      // the rank's share of HBM capacity (launch.h)
+  std::string capacity_of;  // what the capacity is when it is not HBM ("this machine's MemAvailable" on the host)
   double total() const;
   const MemoryItem& largest() const;
   bool fits() const { return total() <= capacity; }
-  // "weights 1.2 GiB, gradients ..., total 9.8 GiB of 12.0 GiB"
+  // "weights 1.2 GiB, gradients ..., total 9.8 GiB of 12.0 GiB" (+ " (capacity_of)")
   std::string describe() const;
 };
 

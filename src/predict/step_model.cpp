@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/format.h"
+#include "base/host_memory.h"
 #include "hw/roofline.h"
 #include "hw/topology.h"
 #include "neuron/isa/machine.h"
@@ -75,8 +76,13 @@ StepModel::StepModel(const recipe::Recipe& recipe, const hw::Device& device, con
   for (const recipe::BatchPhase& ph : recipe.batch.phases) most_accum = std::max(most_accum, ph.accum);
   memory_ = rank_memory(recipe, config_, layout_, dtype_, heads, most_accum,
                         device.value("hbm_bytes_per_chip") / static_cast<double>(ranks_per_chip));
-  if (device.kind != hw::DeviceKind::cpu)
+  if (device.kind == hw::DeviceKind::cpu) {  // the host has no HBM in the catalog: its memory is this machine's
+    const HostMemory host = host_memory();
+    memory_.capacity = host.known ? host.available_bytes : 0;
+    memory_.capacity_of = host.known ? "this machine's " + host.basis : "this machine's memory: not known here";
+  } else {
     require_fits(memory_, recipe, config_, layout_, dtype_, heads, most_accum, device.name);
+  }
 }
 
 double StepModel::allreduce_bytes() const {
@@ -422,7 +428,8 @@ std::vector<std::string> StepModel::notes() const {
                 ", not overlapped with compute (assumed); Muon's Newton-Schulz runs on each rank's shard "
                 "(assumed; exact Muon would gather the whole matrix)");
   }
-  n.push_back("HBM per rank (modelled, device_memory.h): " + memory_.describe());
+  n.push_back(std::string(device_.kind == hw::DeviceKind::cpu ? "memory" : "HBM") +
+              " per rank (modelled, device_memory.h): " + memory_.describe());
   if (device_.kind == hw::DeviceKind::trainium) {
     n.push_back(
         "kernels with a library tile kernel (matmul, softmax, rmsnorm, fused attention forward and backward) "

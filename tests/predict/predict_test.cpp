@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/host_memory.h"
 #include "hw/catalog.h"
 #include "predict/kernel_cost.h"
 #include "predict/predictor.h"
@@ -99,6 +100,18 @@ TEST(Predict, EveryShippedRecipeOnEveryDevice) {
       EXPECT_GT(p.walk.steps, 0) << r << " on " << d;
     }
   }
+}
+
+// The host has no HBM in the catalog: a prediction on it measures its memory against this machine's
+// (base/host_memory.h, read from /proc/meminfo and the cgroup independently of the predictor), never "of 0 B".
+TEST(Predict, OnTheHostTheCapacityIsThisMachinesMemory) {
+  const recipe::Recipe recipe = recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/cpu-tiny.json");
+  const Prediction p = predict(recipe, hw::host_device(hw::builtin_catalog(), /*measured_gflops=*/100.0));
+  const HostMemory host = host_memory();
+  if (!host.known) GTEST_SKIP() << "this machine's memory is not known (no /proc/meminfo)";
+  EXPECT_NEAR(p.memory.capacity, host.available_bytes, 0.05 * host.available_bytes);
+  EXPECT_TRUE(p.memory.fits());
+  EXPECT_NE(p.memory.describe().find("this machine's " + host.basis), std::string::npos) << p.memory.describe();
 }
 
 TEST(Predict, FrontierForgeK60OnTrn2IsFastAndShapedLikeTheRun) {
