@@ -56,7 +56,8 @@ void add_report(CLI::App& app) {
                    "loss | lr_multiplier | muon_momentum | weight_decay | tokens_per_second | host_tokens_per_second "
                    "| peak_fraction | val_bpb")
       ->capture_default_str();
-  plot->add_option("--x", a->x, "step | charged_seconds | tokens")->capture_default_str();
+  plot->add_option("--x", a->x, "step | charged_seconds | tokens | flops (tokens x the recipe's 6N + attention)")
+      ->capture_default_str();
   plot->add_option("--smooth", a->smooth,
                    "Exponential moving average weight in [0, 1) (TensorBoard's smoothing, debiased); 0 = raw")
       ->capture_default_str();

@@ -9,6 +9,8 @@
 #include "base/file.h"
 #include "base/json_parse.h"
 #include "data/jsonl.h"
+#include "model/config.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::report {
 namespace {
@@ -91,6 +93,11 @@ RunMetrics parse_run_metrics(std::string_view content, const std::string& name) 
     // other events (nonfinite_loss, ...) carry nothing the reports draw
   });
   if (!started) throw Error(name + ": no start event (is this a nanotrn metrics.jsonl?)");
+  try {
+    const recipe::Recipe r = recipe::recipe_from_json(m.recipe);
+    m.flops_per_token = model::flops_per_token(model::resolve(r.model), r.batch.seq_len);
+  } catch (const Error&) {
+  }
   return m;
 }
 
@@ -147,7 +154,8 @@ XAxis parse_x_axis(const std::string& name) {
   if (name == "step") return XAxis::step;
   if (name == "charged_seconds" || name == "time") return XAxis::charged_seconds;
   if (name == "tokens") return XAxis::tokens;
-  throw Error("unknown x axis '" + name + "' (step, charged_seconds or tokens)");
+  if (name == "flops") return XAxis::flops;
+  throw Error("unknown x axis '" + name + "' (step, charged_seconds, tokens or flops)");
 }
 
 std::string x_axis_label(XAxis x) {
@@ -158,6 +166,8 @@ std::string x_axis_label(XAxis x) {
       return "charged seconds";
     case XAxis::tokens:
       return "tokens";
+    case XAxis::flops:
+      return "training FLOPs (6N + attention)";
   }
   return "?";
 }
@@ -189,6 +199,13 @@ double tokens_at(const RunMetrics& m, int64_t step) {
 }  // namespace
 
 std::vector<std::pair<double, double>> metric_points(const RunMetrics& m, Metric y, XAxis x) {
+  if (x == XAxis::flops) {
+    check(std::isfinite(m.flops_per_token),
+          m.path + ": the run's recipe does not give its FLOPs per token, so it has no FLOP axis");
+    std::vector<std::pair<double, double>> p = metric_points(m, y, XAxis::tokens);
+    for (auto& [at, value] : p) at *= m.flops_per_token;
+    return p;
+  }
   std::vector<std::pair<double, double>> p;
   if (y == Metric::val_bpb) {
     for (const EvalRecord& e : m.evals) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -40,6 +41,9 @@ struct EvalRecord {
 struct RunMetrics {
   std::string path;
   nlohmann::json recipe;  // of the last start event
+  // Model FLOPs per training token of that recipe (model::flops_per_token: 6N + attention, no MTP heads; the count
+  // MFU uses); NaN when the recipe does not read (then there is no FLOP axis).
+  double flops_per_token = std::numeric_limits<double>::quiet_NaN();
   std::string peak_kind;  // "mfu", "fraction_of_peak" or "" (none logged)
   std::vector<StepRecord> steps;
   std::vector<EvalRecord> evals;
@@ -63,12 +67,13 @@ enum class Metric {
   peak_fraction,
   val_bpb
 };
-enum class XAxis { step, charged_seconds, tokens };
+enum class XAxis { step, charged_seconds, tokens, flops };
 Metric parse_metric(const std::string& name);  // the enumerator's name; throws listing them
-XAxis parse_x_axis(const std::string& name);   // "step" | "charged_seconds" (or "time") | "tokens"
-std::string x_axis_label(XAxis x);             // "step", "charged seconds", "tokens"
+XAxis parse_x_axis(const std::string& name);   // "step" | "charged_seconds" (or "time") | "tokens" | "flops"
+std::string x_axis_label(XAxis x);             // "step", "charged seconds", "tokens", "training FLOPs (6N + attention)"
 std::string metric_name(Metric m);
-// x by tokens: an evaluation's tokens are those of the step record at its step (the summary's, at the end).
+// x by tokens: an evaluation's tokens are those of the step record at its step (the summary's, at the end); by flops,
+// those tokens times flops_per_token (an Error naming the file when its recipe gives none).
 std::vector<std::pair<double, double>> metric_points(const RunMetrics& m, Metric y, XAxis x);
 // An exponential moving average of the y values with TensorBoard's debiasing (weight w in [0, 1): 0 leaves them as
 // they are): s_i = w s_{i-1} + (1 - w) y_i, shown as s_i / (1 - w^(i+1)), so the first point is y_0 itself.

@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "base/error.h"
+#include "model/config.h"
+#include "recipe/recipe.h"
 #include "report/run_metrics.h"
 #include "support/error_of.h"
 #include "support/pattern_data.h"
@@ -64,6 +68,22 @@ TEST(RunMetrics, TokensAxisAndSmoothing) {
   EXPECT_EQ(metric_points(m, Metric::val_bpb, XAxis::tokens),
             (std::vector<std::pair<double, double>>{{128.0, 1.5}, {128.0, 1.25}}));
   EXPECT_EQ(x_axis_label(XAxis::tokens), "tokens");
+  // By FLOPs: the tokens times the recipe's FLOPs per token (the default recipe's model here: {"name": "r"}),
+  // computed from recipe-spec §2.4 by the formula's own terms: 6 x the matmul parameters + 12 x heads x head_dim x T
+  // per layer.
+  const recipe::Recipe r = recipe::recipe_from_json(nlohmann::json{{"name", "r"}});
+  const model::GptConfig c = model::resolve(r.model);
+  const double per_token = 6.0 * static_cast<double>(model::count_params(c).scaling()) +
+                           12.0 * static_cast<double>(c.n_head * c.head_dim * r.batch.seq_len * c.depth);
+  const auto by_flops = metric_points(m, Metric::loss, parse_x_axis("flops"));
+  ASSERT_EQ(by_flops.size(), 2u);
+  EXPECT_DOUBLE_EQ(by_flops[1].first, 128.0 * per_token);
+  RunMetrics no_recipe = m;
+  no_recipe.flops_per_token = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NE(testing_support::error_message_of([&] {
+              metric_points(no_recipe, Metric::loss, XAxis::flops);
+            }).find("has no FLOP axis"),
+            std::string::npos);
   const auto s = smooth({{1, 4.0}, {2, 2.0}, {3, 3.0}}, 0.5);
   ASSERT_EQ(s.size(), 3u);
   EXPECT_DOUBLE_EQ(s[0].second, 4.0);                        // 2 / 0.5
