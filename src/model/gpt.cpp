@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "base/rng.h"
+#include "model/top_k.h"
 #include "ops/ops.h"
 
 namespace nanotrn::model {
@@ -235,13 +236,8 @@ Tensor top_k_mask(const Tensor& probs, int64_t k) {
   const int64_t E = probs.size(probs.dim() - 1), N = probs.numel() / E;
   const std::vector<float> v = probs.contiguous().to_vector();
   std::vector<float> mask(v.size(), 0.0f);
-  std::vector<int64_t> order(static_cast<size_t>(E));
-  for (int64_t n = 0; n < N; n++) {
-    const float* row = v.data() + n * E;
-    for (int64_t e = 0; e < E; e++) order[static_cast<size_t>(e)] = e;
-    std::stable_sort(order.begin(), order.end(), [row](int64_t a, int64_t b) { return row[a] > row[b]; });
-    for (int64_t j = 0; j < k; j++) mask[static_cast<size_t>(n * E + order[static_cast<size_t>(j)])] = 1.0f;
-  }
+  for (int64_t n = 0; n < N; n++)
+    for (const int32_t e : top_k_indices(v.data() + n * E, E, k)) mask[static_cast<size_t>(n * E + e)] = 1.0f;
   return Tensor::from_vector(probs.shape(), mask, probs.allocator());
 }
 

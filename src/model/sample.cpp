@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/rng.h"
+#include "model/top_k.h"
 
 namespace nanotrn::model {
 
@@ -14,11 +15,8 @@ int32_t pick_token(const float* logits, int64_t vocab, float temperature, int64_
   check(vocab >= 1, "pick_token: empty vocabulary");
   check(temperature >= 0.0f, "sample: temperature must be >= 0");
   if (temperature == 0.0f) return static_cast<int32_t>(std::max_element(logits, logits + vocab) - logits);
-  std::vector<int32_t> ids(static_cast<size_t>(vocab));
-  std::iota(ids.begin(), ids.end(), 0);
   const int64_t k = top_k > 0 ? std::min(top_k, vocab) : vocab;
-  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(),
-                    [&](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+  const std::vector<int32_t> ids = top_k_indices(logits, vocab, k);
   const double mx = logits[ids[0]];
   std::vector<double> p(static_cast<size_t>(k));
   double total = 0.0;
