@@ -12,6 +12,7 @@
 #include "base/temp_files.h"
 #include "base/version.h"
 #include "io/safetensors.h"
+#include "recipe/recipe.h"
 
 namespace nanotrn::exporting {
 
@@ -79,30 +80,12 @@ std::vector<std::string> copy_tokenizer(const std::string& tokenizer, const fs::
 }  // namespace
 
 std::string pytorch_config_json(const model::GptConfig& c) {
-  nlohmann::ordered_json m;
-  m["vocab_size"] = c.vocab_size;
-  m["depth"] = c.depth;
-  m["model_dim"] = c.model_dim;
-  m["n_head"] = c.n_head;
-  m["n_kv_head"] = c.n_kv_head;
-  m["head_dim"] = c.head_dim;
-  m["mlp_hidden"] = c.mlp_hidden;
-  m["activation"] = model::to_string(c.activation);
-  m["leaky_slope"] = c.leaky_slope;
-  m["rotary_base"] = c.rotary_base;
-  m["qk_norm"] = c.qk_norm;
-  m["qk_gain"] = c.qk_gain;
-  m["window"] = c.window;
-  m["softcap"] = c.softcap;
-  m["value_embeds"] = model::to_string(c.value_embeds);
-  m["ve_gate_channels"] = c.ve_gate_channels;
-  m["ve_gate_max"] = c.ve_gate_max;
   nlohmann::ordered_json j;
   j["format"] = "nanotrn-pytorch-export";
   j["version"] = 1;
   j["architecture"] = "nanotrn GPT (recipe-spec §2.2): model.py NanotrnGPT";
   j["exported_by"] = version_line();
-  j["model"] = std::move(m);
+  j["model"] = recipe::model_to_json(c);  // the recipe's own model section: one writer of a GptConfig
   return j.dump(2) + "\n";
 }
 

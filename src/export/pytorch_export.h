@@ -47,7 +47,7 @@ PytorchExport export_pytorch(model::Gpt& gpt, Ctx& ctx, const PytorchExportOptio
 // model.py's text (pytorch_model_py.cpp).
 const std::string& pytorch_model_py();
 
-// The config.json model.py reads: the resolved shape and constants of the forward.
+// The config.json model.py reads: the resolved config, written as a recipe's model section (recipe::model_to_json).
 std::string pytorch_config_json(const model::GptConfig& resolved);
 
 }  // namespace nanotrn::exporting

@@ -361,6 +361,45 @@ Recipe recipe_from_json(const json& j) {
   return rec;
 }
 
+json model_to_json(const model::GptConfig& m) {
+  return {{"vocab_size", m.vocab_size},
+          {"depth", m.depth},
+          {"aspect_ratio", m.aspect_ratio},
+          {"head_dim", m.head_dim},
+          {"model_dim", m.model_dim},
+          {"n_head", m.n_head},
+          {"n_kv_head", m.n_kv_head},
+          {"mlp_mult", m.mlp_mult},
+          {"mlp_hidden", m.mlp_hidden},
+          {"experts", m.experts},
+          {"experts_per_token", m.experts_per_token},
+          {"moe_aux_loss", decimal(m.moe_aux_loss)},
+          {"tie_embeddings", m.tie_embeddings},
+          {"norm_weights", m.norm_weights},
+          {"activation", model::to_string(m.activation)},
+          {"leaky_slope", decimal(m.leaky_slope)},
+          {"rotary_base", m.rotary_base},
+          {"qk_norm", m.qk_norm},
+          {"qk_gain", decimal(m.qk_gain)},
+          {"window", m.window},
+          {"window_pattern", m.window_pattern},
+          {"softcap", decimal(m.softcap)},
+          {"value_embeds", model::to_string(m.value_embeds)},
+          {"ve_gate_channels", m.ve_gate_channels},
+          {"ve_gate_max", decimal(m.ve_gate_max)},
+          {"resid_lambda_init", decimal(m.resid_lambda_init)},
+          {"x0_lambda_init", decimal(m.x0_lambda_init)},
+          {"init",
+           {{"wte_std", decimal(m.init.wte_std)},
+            {"lm_head_std", decimal(m.init.lm_head_std)},
+            {"qkv", decimal(m.init.qkv)},
+            {"attn_proj", decimal(m.init.attn_proj)},
+            {"fc", decimal(m.init.fc)},
+            {"mlp_proj", decimal(m.init.mlp_proj)},
+            {"value_embed", decimal(m.init.value_embed)},
+            {"ve_gate", decimal(m.init.ve_gate)}}}};
+}
+
 json recipe_to_json(const Recipe& r) {
   const model::GptConfig& m = r.model;
   const OptimConfig& o = r.optim;
@@ -371,43 +410,7 @@ json recipe_to_json(const Recipe& r) {
       {"name", r.name},
       {"description", r.description},
       {"seed", r.seed},
-      {"model",
-       {{"vocab_size", m.vocab_size},
-        {"depth", m.depth},
-        {"aspect_ratio", m.aspect_ratio},
-        {"head_dim", m.head_dim},
-        {"model_dim", m.model_dim},
-        {"n_head", m.n_head},
-        {"n_kv_head", m.n_kv_head},
-        {"mlp_mult", m.mlp_mult},
-        {"mlp_hidden", m.mlp_hidden},
-        {"experts", m.experts},
-        {"experts_per_token", m.experts_per_token},
-        {"moe_aux_loss", decimal(m.moe_aux_loss)},
-        {"tie_embeddings", m.tie_embeddings},
-        {"norm_weights", m.norm_weights},
-        {"activation", model::to_string(m.activation)},
-        {"leaky_slope", decimal(m.leaky_slope)},
-        {"rotary_base", m.rotary_base},
-        {"qk_norm", m.qk_norm},
-        {"qk_gain", decimal(m.qk_gain)},
-        {"window", m.window},
-        {"window_pattern", m.window_pattern},
-        {"softcap", decimal(m.softcap)},
-        {"value_embeds", model::to_string(m.value_embeds)},
-        {"ve_gate_channels", m.ve_gate_channels},
-        {"ve_gate_max", decimal(m.ve_gate_max)},
-        {"resid_lambda_init", decimal(m.resid_lambda_init)},
-        {"x0_lambda_init", decimal(m.x0_lambda_init)},
-        {"init",
-         {{"wte_std", decimal(m.init.wte_std)},
-          {"lm_head_std", decimal(m.init.lm_head_std)},
-          {"qkv", decimal(m.init.qkv)},
-          {"attn_proj", decimal(m.init.attn_proj)},
-          {"fc", decimal(m.init.fc)},
-          {"mlp_proj", decimal(m.init.mlp_proj)},
-          {"value_embed", decimal(m.init.value_embed)},
-          {"ve_gate", decimal(m.init.ve_gate)}}}}},
+      {"model", model_to_json(m)},
       {"optim",
        {{"matrix_lr", decimal(o.matrix_lr)},
         {"muon_coefficients", coefficients_name(o.muon_coefficients)},
@@ -539,9 +542,7 @@ Recipe load_recipe(const std::string& path, const std::vector<std::string>& over
     hf = model::read_hf_config(hf_path);
     j.erase("model_config");
     // The config becomes the model section, so model.* overrides scale it down ("--set model.depth=2").
-    Recipe with_model;
-    with_model.model = hf->config;
-    j["model"] = recipe_to_json(with_model).at("model");
+    j["model"] = model_to_json(hf->config);
   }
   // launch.stack as a file, relative to the recipe's folder like model_config (an override's is relative to where
   // the user stands).

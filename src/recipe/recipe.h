@@ -156,6 +156,9 @@ struct Recipe {
 
 Recipe recipe_from_json(const nlohmann::json& j);
 nlohmann::json recipe_to_json(const Recipe& r);
+// The model section recipe_to_json writes (every GptConfig field, floats as their shortest decimals): also what a
+// model_config becomes and what `nanotrn export` writes as the model's config.
+nlohmann::json model_to_json(const model::GptConfig& m);
 // Applies "a.b.c=value" to a recipe JSON; throws naming the key when the path does not exist in `defaults_json`.
 void apply_override(nlohmann::json& j, const std::string& assignment, const nlohmann::json& defaults_json);
 // Reads the file (errors name it), applies the overrides in order, parses strictly. A top-level "model_config" (a
