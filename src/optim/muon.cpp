@@ -126,6 +126,8 @@ Muon::Muon(Gemm& gemm, std::vector<Tensor*> params, MuonOptions options)
     const int64_t rows = p->size(0), cols = p->size(1);
     second_moment_.push_back(Tensor::zeros({rows >= cols ? rows : cols}, DType::f32, p->allocator()));
   }
+  by_shape_ = stacks(true);
+  one_each_ = stacks(false);
 }
 
 namespace {
@@ -187,7 +189,7 @@ void apply_update(const MuonOptions& o, const float* x, float* p, int64_t rows, 
 void Muon::step() {
   const MuonOptions o = options_;
   check(o.ns_steps >= 0, "Muon: ns_steps must be >= 0");
-  for (const std::vector<size_t>& members : stacks(o.stack_same_shapes)) {
+  for (const std::vector<size_t>& members : o.stack_same_shapes ? by_shape_ : one_each_) {
     const int64_t rows = params_[members[0]]->size(0), cols = params_[members[0]]->size(1);
     const int64_t n = rows * cols;
     std::vector<float> x(static_cast<size_t>(n) * members.size());

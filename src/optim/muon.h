@@ -82,6 +82,7 @@ class Muon {
   // The parameter indices orthogonalised together: one stack per shape (by_shape), else one per parameter.
   std::vector<std::vector<size_t>> stacks(bool by_shape) const;
   Gemm& gemm_;
+  std::vector<std::vector<size_t>> by_shape_, one_each_;  // stacks(true), stacks(false): fixed by the parameters
   std::vector<Tensor*> params_;
   std::vector<Tensor> momentum_, second_moment_;
   MuonOptions options_;
