@@ -80,10 +80,9 @@ std::string architecture_of(const std::string& file) {
   return "";
 }
 
-DevicePrice price_on(const recipe::Recipe& r, const std::string& device) {
+DevicePrice price_on(const recipe::Recipe& r, const hw::Catalog& catalog, const std::string& device) {
   DevicePrice d{.device = device};
   try {
-    const hw::Catalog catalog = hw::builtin_catalog();
     const predict::Prediction p = predict::predict(r, catalog.find(device));
     const predict::PhasePrediction& last = p.phases.back();
     d.fits = true;
@@ -226,7 +225,7 @@ void run_on_host(ModelsQaRow& row, const model::GptConfig& config, const ModelsQ
   row.trains = finite && row.last_loss < row.first_loss - 0.5;
 }
 
-ModelsQaRow run_one(const std::string& file, const ModelsQaOptions& o, Engine& engine) {
+ModelsQaRow run_one(const std::string& file, const ModelsQaOptions& o, const hw::Catalog& catalog, Engine& engine) {
   ModelsQaRow row{.file = fs::path(file).filename().string(), .architecture = architecture_of(file)};
   model::HfModel hf;
   try {
@@ -242,7 +241,7 @@ ModelsQaRow run_one(const std::string& file, const ModelsQaOptions& o, Engine& e
   recipe::Recipe r = o.launch;
   r.model = hf.config;
   r.name = row.file + " at " + o.launch_name + "'s launch";
-  for (const std::string& d : o.devices) row.prices.push_back(price_on(r, d));
+  for (const std::string& d : o.devices) row.prices.push_back(price_on(r, catalog, d));
   if (o.host_steps > 0) run_on_host(row, hf.config, o, engine);
   return row;
 }
@@ -308,8 +307,9 @@ std::string price_cell(const DevicePrice& p) {
 std::vector<ModelsQaRow> run_models_qa(const std::vector<std::string>& files, const ModelsQaOptions& o, Engine& engine,
                                        const std::function<void(const std::string&)>& progress) {
   std::vector<ModelsQaRow> rows;
+  const hw::Catalog catalog = hw::builtin_catalog();
   for (const std::string& f : files) {
-    rows.push_back(run_one(f, o, engine));
+    rows.push_back(run_one(f, o, catalog, engine));
     if (progress) progress(rows.back().file + ": " + (rows.back().read ? "read" : "refused") + "\n");
   }
   return rows;
