@@ -31,7 +31,7 @@ target shard_fuzz src/data/shard.cpp src/base/file.cpp
 target tiktoken_fuzz src/tokenizer/tiktoken_file.cpp
 target jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp
 target safetensors_fuzz src/io/safetensors.cpp src/io/crc32c.cpp src/base/file.cpp "${tensor[@]}"
-target recipe_fuzz src/recipe/recipe.cpp src/recipe/recipe_ranges.cpp src/recipe/recipe_schema.cpp src/recipe/stack_profile.cpp src/base/home.cpp src/model/config.cpp src/model/hf_config.cpp src/base/file.cpp src/base/utf8.cpp
+target recipe_fuzz src/recipe/recipe.cpp src/dtype/dtype.cpp src/recipe/recipe_ranges.cpp src/recipe/recipe_schema.cpp src/recipe/stack_profile.cpp src/base/home.cpp src/model/config.cpp src/model/hf_config.cpp src/base/file.cpp src/base/utf8.cpp
 target catalog_fuzz src/hw/catalog.cpp
 target stack_profile_fuzz src/recipe/stack_profile.cpp src/base/file.cpp
 target hf_config_fuzz src/model/hf_config.cpp src/model/config.cpp src/base/file.cpp
@@ -40,7 +40,7 @@ target parquet_fuzz src/io/parquet.cpp src/io/parquet_chunk.cpp src/io/parquet_d
 target sentencepiece_fuzz src/tokenizer/sentencepiece_model.cpp -lsentencepiece
 target core_bundle_fuzz src/icl/bundle.cpp src/data/jsonl.cpp src/io/csv.cpp src/base/file.cpp src/base/utf8.cpp -lyaml-cpp
 target matmul_shapes_fuzz src/qa/matmul_shapes.cpp src/base/file.cpp
-target run_metrics_fuzz src/report/run_metrics.cpp src/report/svg_chart.cpp src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp src/recipe/recipe.cpp src/recipe/recipe_ranges.cpp src/recipe/recipe_schema.cpp src/recipe/stack_profile.cpp src/base/home.cpp src/model/config.cpp src/model/hf_config.cpp
+target run_metrics_fuzz src/report/run_metrics.cpp src/dtype/dtype.cpp src/report/svg_chart.cpp src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp src/recipe/recipe.cpp src/recipe/recipe_ranges.cpp src/recipe/recipe_schema.cpp src/recipe/stack_profile.cpp src/base/home.cpp src/model/config.cpp src/model/hf_config.cpp
 target sweep_plan_fuzz src/sweep/plan.cpp src/sweep/variants.cpp src/sweep/records.cpp src/base/rng.cpp src/base/file.cpp
 
 # Every source is compiled once (the parsers share base/ and data/ files), two at a time, then each target linked.

@@ -26,7 +26,7 @@ struct EvalModel {
   recipe::Recipe recipe;
   std::unique_ptr<Engine> engine;
   std::unique_ptr<model::Gpt> gpt;
-  Ctx ctx() const { return Ctx{*engine, nullptr, recipe.train.precision == "bf16" ? DType::bf16 : DType::f32}; }
+  Ctx ctx() const { return Ctx{*engine, nullptr, recipe.train.precision}; }
 };
 
 EvalModel load_eval_model(const std::string& ckpt, const std::vector<std::string>& sets, bool ema, const Home& home);

@@ -26,7 +26,7 @@ hw::Device pick_device(const std::string& name, const recipe::Recipe& r) {
   const hw::Catalog c = hw::builtin_catalog();
   if (name != "host") return c.find(name);
   Engine engine(EngineOptions{.num_threads = r.train.threads});
-  const DType dt = r.train.precision == "bf16" ? DType::bf16 : DType::f32;
+  const DType dt = r.train.precision;
   return hw::host_device(c, measure_gemm_gflops(engine.gemm(), dt, 0.3));  // in the recipe's GEMM precision
 }
 

@@ -210,7 +210,7 @@ void bench_train(const BenchArgs& bench_args, const Home& home, dist::Communicat
   train::Trainer trainer(r, std::move(data), clock, o);
   const train::TrainResult result = trainer.run();
   Engine engine(EngineOptions{.num_threads = r.train.threads});
-  const DType dt = r.train.precision == "bf16" ? DType::bf16 : DType::f32;
+  const DType dt = r.train.precision;
   const int64_t B = r.batch.rows, T = r.batch.seq_len, accum = r.batch.phases[0].accum;
   const std::vector<double> ms = [&] {
     std::vector<double> v;
@@ -243,7 +243,7 @@ void bench_train(const BenchArgs& bench_args, const Home& home, dist::Communicat
                      {"exposed_share", t.exposed / std::max(total, 1e-12)}});
   }
   const nlohmann::json j = {{"recipe", r.name},
-                            {"precision", r.train.precision},
+                            {"precision", std::string(dtype_name(r.train.precision))},
                             {"threads", engine.num_threads()},
                             {"batch", B},
                             {"seq_len", T},
@@ -289,7 +289,7 @@ void bench_train(const BenchArgs& bench_args, const Home& home, dist::Communicat
       std::cout << line;
     }
   }
-  std::cout << r.name << " (" << r.train.precision << ", " << comm->size() << " x " << engine.num_threads()
+  std::cout << r.name << " (" << dtype_name(r.train.precision) << ", " << comm->size() << " x " << engine.num_threads()
             << " threads, B " << B << " x " << accum << ", T " << T << "): " << format_number("%.1f", median)
             << " ms/step median (min " << format_number("%.1f", sorted.front()) << ", max "
             << format_number("%.1f", sorted.back()) << "), " << format_number("%.0f", tps) << " tokens/s, "

@@ -9,12 +9,6 @@
 
 namespace nanotrn::data {
 
-namespace {
-
-const char* layout_name(Layout l) { return l == Layout::best_fit ? "best_fit" : "stream"; }
-
-}  // namespace
-
 Loader::Loader(std::vector<std::string> shard_paths, LoaderOptions opt) : opt_(opt), paths_(std::move(shard_paths)) {
   check(opt_.rows > 0 && opt_.seq_len > 0, "loader: rows and seq_len must be positive, got " +
                                                std::to_string(opt_.rows) + " x " + std::to_string(opt_.seq_len));
@@ -154,7 +148,7 @@ uint64_t Loader::fingerprint() const {
 nlohmann::json Loader::state() const {
   nlohmann::json j;
   j["version"] = 1;
-  j["layout"] = layout_name(opt_.layout);
+  j["layout"] = std::string(layout_name(opt_.layout));
   j["seed"] = opt_.seed;
   j["shuffle"] = opt_.shuffle;
   j["rank"] = opt_.rank;
@@ -174,7 +168,7 @@ nlohmann::json Loader::state() const {
 void Loader::restore(const nlohmann::json& state) {
   try {
     check(state.at("version") == 1, "loader: unsupported state version");
-    check(state.at("layout") == layout_name(opt_.layout) && state.at("seed") == opt_.seed &&
+    check(state.at("layout") == std::string(layout_name(opt_.layout)) && state.at("seed") == opt_.seed &&
               state.at("shuffle") == opt_.shuffle && state.at("rank") == opt_.rank && state.at("world") == opt_.world,
           "loader: the state belongs to a loader with another layout, seed, shuffle, rank or world");
     check(state.at("data") == fingerprint(), "loader: the state belongs to other shards");

@@ -29,11 +29,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/layout.h"
 #include "data/shard.h"
 
 namespace nanotrn::data {
-
-enum class Layout { best_fit, stream };
 
 struct LoaderOptions {
   int64_t rows = 1;

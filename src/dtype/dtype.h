@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string_view>
 
 namespace nanotrn {
@@ -51,8 +52,13 @@ constexpr std::string_view dtype_name(DType t) {
 
 constexpr bool dtype_is_float(DType t) { return t != DType::i32; }
 
-// Parses "f32", "fp32", "bf16", "f16", "fp16", "f8e4m3", "fp8_e4m3", "f8e5m2", "fp8_e5m2", "i32", "int32".
+// Parses "f32", "fp32", "bf16", "f16", "fp16", "f8e4m3", "fp8e4m3", "fp8_e4m3", "f8e5m2", "fp8_e5m2", "i32", "int32":
+// the one table of dtype names (recipes, kernel options and calibration files all parse through it).
 // Throws nanotrn::Error naming the text when it is none of these.
 DType dtype_from_name(std::string_view name);
+
+// The same, for a field that takes only some dtypes: `what` names the field in the error, which lists `allowed`
+// ("recipe: train.precision must be one of f32, bf16, got 'fp8'").
+DType dtype_from_name(std::string_view name, std::initializer_list<DType> allowed, std::string_view what);
 
 }  // namespace nanotrn

@@ -22,11 +22,10 @@
 #include <vector>
 
 #include "gemm/gemm.h"
+#include "optim/muon_coefficients.h"
 #include "tensor/tensor.h"
 
 namespace nanotrn {
-
-enum class MuonCoefficients { classic, polar_express };
 
 struct MuonOptions {
   float lr = 0.02f;

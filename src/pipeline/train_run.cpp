@@ -40,7 +40,7 @@ train::TrainerOptions trainer_options(const recipe::Recipe& recipe, const TrainR
   if (comm.rank() == 0) t.print = o.print;
   t.should_stop = o.should_stop;
   Engine probe_engine(EngineOptions{.num_threads = recipe.train.threads});
-  const DType dt = recipe.train.precision == "bf16" ? DType::bf16 : DType::f32;
+  const DType dt = recipe.train.precision;
   const hw::ArithmeticPeak peak = measure_matmul_peak(probe_engine.gemm(), dt, probe_engine.num_threads(), 0.2);
   t.host_peak_gflops = peak.gflops;
   t.host_peak_basis = peak.describe();

@@ -65,7 +65,7 @@ StepModel::StepModel(const recipe::Recipe& recipe, const hw::Device& device, con
   lnc_ = layout_.lnc;
   ranks_ = layout_.ranks;
   rows_per_rank_ = layout_.rows_per_rank;
-  dtype_ = recipe.train.precision == "bf16" ? DType::bf16 : DType::f32;
+  dtype_ = recipe.train.precision;
   stack_ = effective_stack(recipe.launch.stack, device);
   // Refuse a layout whose rank cannot fit its share of the chip's HBM before pricing anything (the lowering of an
   // absurd shape would exhaust the host instead). The most MTP heads are active at the start.

@@ -130,17 +130,43 @@ E parse_enum(const std::string& text, const std::string& name, const std::vector
   throw Error("recipe: " + name + " must be one of " + list + ", got '" + text + "'");
 }
 
-const std::vector<std::pair<std::string, model::Activation>> kActivations = {
-    {"relu2", model::Activation::relu2},
-    {"leaky_relu2", model::Activation::leaky_relu2},
-    {"swiglu", model::Activation::swiglu},
-    {"gelu", model::Activation::gelu}};
-const std::vector<std::pair<std::string, model::ValueEmbeds>> kValueEmbeds = {
-    {"none", model::ValueEmbeds::none}, {"alternating", model::ValueEmbeds::alternating}};
-const std::vector<std::pair<std::string, AttentionBackward>> kAttentionBackwards = {
-    {"flash", AttentionBackward::flash}, {"unfused", AttentionBackward::unfused}};
+// Each table takes its names from the enum's own name function, so that a name is written in one place.
+template <typename E, typename Name>
+std::vector<std::pair<std::string, E>> named(std::initializer_list<E> values, Name name) {
+  std::vector<std::pair<std::string, E>> out;
+  for (E e : values) out.emplace_back(std::string(name(e)), e);
+  return out;
+}
+const auto kActivations = named(
+    {model::Activation::relu2, model::Activation::leaky_relu2, model::Activation::swiglu, model::Activation::gelu},
+    [](model::Activation a) { return model::to_string(a); });
+const auto kValueEmbeds = named({model::ValueEmbeds::none, model::ValueEmbeds::alternating},
+                                [](model::ValueEmbeds v) { return model::to_string(v); });
+const auto kAttentionBackwards =
+    named({AttentionBackward::flash, AttentionBackward::unfused}, [](AttentionBackward a) { return to_string(a); });
 const std::vector<std::pair<std::string, MuonCoefficients>> kCoefficients = {
     {"classic", MuonCoefficients::classic}, {"polar_express", MuonCoefficients::polar_express}};
+const auto kLayouts = named({data::Layout::best_fit, data::Layout::stream}, data::layout_name);
+
+// The name an enumerated field is written with: its entry in the table parse_enum reads it from.
+template <typename E>
+std::string enum_name(E value, const std::vector<std::pair<std::string, E>>& options) {
+  for (const auto& [s, e] : options) {
+    if (e == value) return s;
+  }
+  throw Error("recipe: a value with no name in its table (a missing table entry)");
+}
+
+// The precisions a run trains at, through the one dtype name table (dtype/dtype.h): "fp32" is read as f32.
+DType precision_of(const std::string& text, const std::string& name) {
+  return dtype_from_name(text, {DType::f32, DType::bf16}, "recipe: " + name);
+}
+// optim.muon_dtype: "auto" (empty: the run's precision) or a precision.
+std::optional<DType> muon_dtype_of(const std::string& text) {
+  if (text == "auto") return std::nullopt;
+  return precision_of(text, "optim.muon_dtype (auto or a precision)");
+}
+std::string muon_dtype_name(const std::optional<DType>& t) { return t ? std::string(dtype_name(*t)) : "auto"; }
 
 // A float field written as the double its shortest decimal names (0.04f as 0.04, not 0.03999999910593033), so a
 // recipe's JSON reads as it was written; reading it back gives the same float.
@@ -156,10 +182,6 @@ std::vector<double> decimal(const std::vector<float>& v) {
   std::vector<double> out;
   for (float f : v) out.push_back(decimal(f));
   return out;
-}
-
-std::string coefficients_name(MuonCoefficients c) {
-  return c == MuonCoefficients::classic ? "classic" : "polar_express";
 }
 
 void read_model(const json& j, model::GptConfig& m) {
@@ -212,11 +234,13 @@ void read_model(const json& j, model::GptConfig& m) {
 void read_optim(const json& j, OptimConfig& o) {
   Reader r(j, "optim");
   r.get("matrix_lr", o.matrix_lr);
-  std::string coef = coefficients_name(o.muon_coefficients);
+  std::string coef = enum_name(o.muon_coefficients, kCoefficients);
   r.get("muon_coefficients", coef);
   o.muon_coefficients = parse_enum(coef, "optim.muon_coefficients", kCoefficients);
   r.get("ns_steps", o.ns_steps);
-  r.get("muon_dtype", o.muon_dtype);
+  std::string muon_dtype = muon_dtype_name(o.muon_dtype);
+  r.get("muon_dtype", muon_dtype);
+  o.muon_dtype = muon_dtype_of(muon_dtype);
   r.get("momentum", o.momentum);
   r.get("momentum_start", o.momentum_start);
   r.get("momentum_warmup_steps", o.momentum_warmup_steps);
@@ -251,12 +275,6 @@ void validate(const Recipe& r) {
     check(r.batch.phases[i].from > r.batch.phases[i - 1].from,
           "recipe: batch.phases[" + std::to_string(i) + "].from must increase");
   }
-  check(r.train.precision == "f32" || r.train.precision == "bf16",
-        "recipe: train.precision must be f32 or bf16, got '" + r.train.precision + "'");
-  check(r.optim.muon_dtype == "auto" || r.optim.muon_dtype == "f32" || r.optim.muon_dtype == "bf16",
-        "recipe: optim.muon_dtype must be auto, f32 or bf16, got '" + r.optim.muon_dtype + "'");
-  check(r.data.layout == "best_fit" || r.data.layout == "stream",
-        "recipe: data.layout must be best_fit or stream, got '" + r.data.layout + "'");
   check(!r.train.mtp_weights.empty(), "recipe: train.mtp_weights must not be empty ([1] = next token only)");
   budget_seconds(r);
   model::resolve(r.model);
@@ -306,7 +324,9 @@ Recipe recipe_from_json(const json& j) {
     x.get("train", rec.data.train);
     x.get("val", rec.data.val);
     x.get("tokenizer", rec.data.tokenizer);
-    x.get("layout", rec.data.layout);
+    std::string layout = enum_name(rec.data.layout, kLayouts);
+    x.get("layout", layout);
+    rec.data.layout = parse_enum(layout, "data.layout", kLayouts);
     x.get("mask_bos_targets", rec.data.mask_bos_targets);
     x.finish();
   }
@@ -328,7 +348,9 @@ Recipe recipe_from_json(const json& j) {
     Reader x(*t, "train");
     x.get("budget", rec.train.budget);
     x.get("steps", rec.train.steps);
-    x.get("precision", rec.train.precision);
+    std::string precision(dtype_name(rec.train.precision));
+    x.get("precision", precision);
+    rec.train.precision = precision_of(precision, "train.precision");
     x.get("mtp_weights", rec.train.mtp_weights);
     x.get("mtp_until", rec.train.mtp_until);
     x.get("checkpoint_every", rec.train.checkpoint_every);
@@ -413,9 +435,9 @@ json recipe_to_json(const Recipe& r) {
       {"model", model_to_json(m)},
       {"optim",
        {{"matrix_lr", decimal(o.matrix_lr)},
-        {"muon_coefficients", coefficients_name(o.muon_coefficients)},
+        {"muon_coefficients", enum_name(o.muon_coefficients, kCoefficients)},
         {"ns_steps", o.ns_steps},
-        {"muon_dtype", o.muon_dtype},
+        {"muon_dtype", muon_dtype_name(o.muon_dtype)},
         {"momentum", decimal(o.momentum)},
         {"momentum_start", decimal(o.momentum_start)},
         {"momentum_warmup_steps", o.momentum_warmup_steps},
@@ -450,14 +472,14 @@ json recipe_to_json(const Recipe& r) {
         {"train", r.data.train},
         {"val", r.data.val},
         {"tokenizer", r.data.tokenizer},
-        {"layout", r.data.layout},
+        {"layout", enum_name(r.data.layout, kLayouts)},
         {"mask_bos_targets", r.data.mask_bos_targets}}},
       {"eval", {{"tokens", r.eval.tokens}, {"rows", r.eval.rows}, {"every_seconds", r.eval.every_seconds}}},
       {"ema", {{"decay", decimal(r.ema.decay)}, {"every", r.ema.every}, {"evaluate_ema", r.ema.evaluate_ema}}},
       {"train",
        {{"budget", r.train.budget},
         {"steps", r.train.steps},
-        {"precision", r.train.precision},
+        {"precision", std::string(dtype_name(r.train.precision))},
         {"mtp_weights", decimal(r.train.mtp_weights)},
         {"mtp_until", r.train.mtp_until},
         {"checkpoint_every", r.train.checkpoint_every},

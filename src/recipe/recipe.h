@@ -13,14 +13,17 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "data/layout.h"
+#include "dtype/dtype.h"
 #include "model/config.h"
-#include "optim/muon.h"
+#include "optim/muon_coefficients.h"
 #include "optim/schedule.h"
 #include "recipe/stack_profile.h"
 
@@ -31,7 +34,7 @@ struct OptimConfig {
   float matrix_lr = 0.04f;
   MuonCoefficients muon_coefficients = MuonCoefficients::polar_express;
   int ns_steps = 5;
-  std::string muon_dtype = "auto";  // Newton-Schulz GEMM precision: f32, bf16, or auto (= train.precision)
+  std::optional<DType> muon_dtype;  // Newton-Schulz GEMM precision: f32 or bf16; empty = "auto" (train.precision)
   float momentum = 0.95f;
   float momentum_start = 0.85f;  // linear warm-up to `momentum` over momentum_warmup_steps
   int64_t momentum_warmup_steps = 300;
@@ -79,8 +82,8 @@ struct DataConfig {
   std::string train = "out/data/tokens/train_*.bin";  // shard glob
   std::string val = "out/data/tokens/val_*.bin";
   std::string tokenizer = "out/tokenizer";
-  std::string layout = "best_fit";  // or "stream"
-  bool mask_bos_targets = false;    // BOS targets contribute no training loss
+  data::Layout layout = data::Layout::best_fit;  // or stream (data/layout.h)
+  bool mask_bos_targets = false;                 // BOS targets contribute no training loss
 };
 
 struct EvalConfig {
@@ -96,9 +99,9 @@ struct EmaConfig {
 };
 
 struct TrainConfig {
-  std::string budget = "60s";     // charged-time budget; "0" with steps > 0 gives a step budget
-  int64_t steps = 0;              // stop after this many steps (0 = no step limit)
-  std::string precision = "f32";  // or "bf16": bf16 GEMM inputs, fp32 accumulation and master weights
+  std::string budget = "60s";    // charged-time budget; "0" with steps > 0 gives a step budget
+  int64_t steps = 0;             // stop after this many steps (0 = no step limit)
+  DType precision = DType::f32;  // or bf16: bf16 GEMM inputs, fp32 accumulation and master weights
   std::vector<float> mtp_weights = {1.0f};
   double mtp_until = 0.0;        // progress at which the extra MTP weights have faded linearly to 0 (0 = never fade)
   int64_t checkpoint_every = 0;  // steps, 0 = only at the end

@@ -10,20 +10,17 @@ namespace nanotrn::train {
 using model::ParamGroup;
 
 MuonOptions muon_options(const recipe::OptimConfig& config, DType precision) {
-  return MuonOptions{
-      .lr = config.matrix_lr,
-      .momentum = config.momentum,
-      .nesterov = config.nesterov,
-      .ns_steps = config.ns_steps,
-      .coefficients = config.muon_coefficients,
-      .norm_scale = config.norm_scale,
-      .norm_eps = muon_norm_eps(config.muon_coefficients),
-      .normuon = config.normuon,
-      .normuon_beta2 = config.normuon_beta2,
-      .weight_decay = config.muon_weight_decay,
-      .ns_dtype = config.muon_dtype == "bf16" || (config.muon_dtype == "auto" && precision == DType::bf16)
-                      ? DType::bf16
-                      : DType::f32};
+  return MuonOptions{.lr = config.matrix_lr,
+                     .momentum = config.momentum,
+                     .nesterov = config.nesterov,
+                     .ns_steps = config.ns_steps,
+                     .coefficients = config.muon_coefficients,
+                     .norm_scale = config.norm_scale,
+                     .norm_eps = muon_norm_eps(config.muon_coefficients),
+                     .normuon = config.normuon,
+                     .normuon_beta2 = config.normuon_beta2,
+                     .weight_decay = config.muon_weight_decay,
+                     .ns_dtype = config.muon_dtype.value_or(precision) == DType::bf16 ? DType::bf16 : DType::f32};
 }
 
 OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const recipe::OptimConfig& config, DType precision,

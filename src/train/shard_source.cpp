@@ -53,7 +53,6 @@ TrainerData open_shard_data(const recipe::Recipe& r, const std::string& setup_co
         "the tokenizer at " + r.data.tokenizer + " has " + std::to_string(tok.vocab_size()) +
             " tokens but model.vocab_size is " + std::to_string(r.model.vocab_size) +
             " (set model.vocab_size to match, or run: " + setup + " to retrain it with model.vocab_size tokens)");
-  const data::Layout layout = r.data.layout == "stream" ? data::Layout::stream : data::Layout::best_fit;
   TrainerData d;
   std::vector<std::string> unchecked;  // shard globs without a shards.json to check against the tokenizer
   d.bos = tok.bos_id();
@@ -63,7 +62,7 @@ TrainerData open_shard_data(const recipe::Recipe& r, const std::string& setup_co
     if (!data::check_shard_glob_matches_tokenizer(glob, tok, r.data.tokenizer, setup)) unchecked.push_back(glob);
     return std::make_unique<ShardSource>(std::move(paths), data::LoaderOptions{.rows = rows,
                                                                                .seq_len = r.batch.seq_len,
-                                                                               .layout = layout,
+                                                                               .layout = r.data.layout,
                                                                                .seed = r.seed,
                                                                                .shuffle = shuffle,
                                                                                .bos = d.bos,
@@ -79,8 +78,8 @@ TrainerData open_shard_data(const recipe::Recipe& r, const std::string& setup_co
                          "Shards nanotrn makes always carry one (nanotrn data tokenize)");
   }
   d.description = with_train ? "train " + r.data.train + " (" + d.train->describe() + "), " : "";
-  d.description +=
-      "val " + r.data.val + " (" + d.val->describe() + "), tokenizer " + r.data.tokenizer + ", layout " + r.data.layout;
+  d.description += "val " + r.data.val + " (" + d.val->describe() + "), tokenizer " + r.data.tokenizer + ", layout " +
+                   std::string(data::layout_name(r.data.layout));
   return d;
 }
 

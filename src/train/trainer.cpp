@@ -148,7 +148,7 @@ struct Trainer::State {
         local_comm(opts.comm ? nullptr : dist::make_local_communicator()),
         comm(opts.comm ? *opts.comm : *local_comm),
         engine(EngineOptions{.num_threads = recipe.train.threads}),
-        ctx{engine, &tape, recipe.train.precision == "bf16" ? DType::bf16 : DType::f32},
+        ctx{engine, &tape, recipe.train.precision},
         gpt(ctx, model::resolve(recipe.model), recipe.seed),
         owners(dist::assign_owners(parameter_sizes(gpt), comm.size())),
         optim(engine.gemm(), gpt, recipe.optim, ctx.matmul_dtype, owned_by(owners, comm.rank()),
@@ -393,6 +393,322 @@ struct Trainer::State {
     for (size_t i = 0; i < live.size(); i++) gpt.parameters()[i].value.copy_from(live[i]);
     return r;
   }
+
+  // ---- The run, step by step (Trainer::run reads as this list) ----
+
+  // Rank 0 alone writes files: stale temporaries of a killed run removed, metrics.jsonl (never a FIFO: it would block
+  // the run, deaf even to SIGTERM) and the TensorBoard events opened.
+  void open_outputs() {
+    if (opts.out_dir.empty() || !lead()) return;
+    for (const std::string& stale : remove_stale_temporaries(opts.out_dir))
+      say("removed " + stale + " (left by a run that was killed)");
+    metrics_path = opts.out_dir + "/metrics.jsonl";
+    check_regular_or_absent(metrics_path);
+    metrics.open(metrics_path, std::ios::app);
+    check(metrics.good(), "cannot open " + metrics_path + " for writing");
+    if (opts.tensorboard) events = std::make_unique<io::TfEventsWriter>(opts.out_dir);
+  }
+
+  // Resumes, or charges a fresh run's startup before its first step (the modelled device's compile time,
+  // recipe-spec §12; 0 for host clocks) as the predictor's budget walk does (recipe/budget.h); then the header and
+  // the start event.
+  void start(const std::string& header_text) {
+    if (!opts.resume.empty()) resume(opts.resume);
+    if (opts.resume.empty()) startup = charged = clock.startup_charge();
+    say(header_text);
+    emit({{"event", "start"}, {"recipe", recipe::recipe_to_json(recipe)}, {"step", step}});
+  }
+
+  // What the loop carries from step to step: the validation start, the next periodic evaluation, the batch buffers,
+  // and the progress since the last logged line (charged time is the clock's, the device's under a device clock;
+  // wall time the host's; the FLOP rate judged against the clock's peak, else the host's measured one).
+  struct Loop {
+    nlohmann::json val_start;
+    double next_eval = 0.0;
+    std::vector<int32_t> inputs, targets;
+    double peak_flops = 0.0;
+    bool device_time = false;
+    double window_wall = 0.0, window_charged = 0.0;
+    int64_t window_tokens = 0, window_steps = 0;
+  };
+  Loop begin_loop() const {
+    Loop l;
+    l.val_start = data.val ? data.val->state() : nlohmann::json();
+    l.next_eval = recipe.eval.every_seconds > 0 ? charged + recipe.eval.every_seconds : 0.0;
+    l.inputs.resize(static_cast<size_t>(recipe.batch.rows * recipe.batch.seq_len));
+    l.targets.resize(l.inputs.size());
+    l.device_time = clock.peak_flops() > 0.0;
+    l.peak_flops = l.device_time ? clock.peak_flops() : opts.host_peak_gflops * 1e9;
+    return l;
+  }
+
+  // A stop request (a signal) on this rank or any other, agreed by all (a collective).
+  bool agree_on_stop(bool requested_before) {
+    double stop = requested_before || (opts.should_stop && opts.should_stop()) ? 1.0 : 0.0;
+    comm.all_reduce(&stop, 1, dist::ReduceOp::max);
+    return stop > 0.0;
+  }
+
+  // Why the run stops before the next step ("budget", "steps", "stop_after_steps", "interrupted"), or "" to go on.
+  std::string stop_reason(bool stop_requested) const {
+    if (const recipe::BudgetStop b = recipe::budget_stop(recipe, position()); b != recipe::BudgetStop::none)
+      return b == recipe::BudgetStop::budget ? "budget" : "steps";
+    if (opts.stop_after_steps > 0 && step >= opts.stop_after_steps) return "stop_after_steps";
+    if (stop_requested) return "interrupted";
+    return "";
+  }
+
+  // What one step did: its schedule, loss, gradient norm, time, and whether a stop was requested during it.
+  struct StepOutcome {
+    recipe::NextStep next;
+    double lr_multiplier = 1.0;
+    double loss = 0.0;
+    double grad_norm = 0.0;
+    double wall = 0.0;  // the slowest rank's
+    double charged = 0.0;
+    int64_t tokens = 0;
+    bool stop_requested = false;
+  };
+
+  // The micro-batches of one step (see train_micro_batches).
+  struct MicroBatches {
+    double loss_sum = 0.0;  // over every rank's micro-batches
+    double waited = 0.0;    // waiting for the other ranks' losses
+    double excluded = 0.0;  // a due checkpoint's write: not charged to the step
+  };
+
+  // Forward and backward over the step's micro-batches (every rank reads every one and trains its own share). Before
+  // the last backward every rank's losses are summed, so a non-finite loss anywhere stops every rank there, before
+  // the optimiser step; a finite one first writes a due checkpoint of the weights that gave it.
+  MicroBatches train_micro_batches(Loop& l, const recipe::BatchPhase& ph, const std::vector<float>& mtp,
+                                   OpProfile* profile) {
+    const int64_t B = recipe.batch.rows, T = recipe.batch.seq_len;
+    MicroBatches out;
+    const auto [first, last] = my_micro_batches(ph.accum);
+    std::optional<std::pair<int64_t, double>> bad;  // this rank's first non-finite loss: (micro-batch, loss)
+    comm.set_activity("step " + std::to_string(step + 1));
+    for (int64_t a = 0; a < ph.accum; a++) {
+      data.train->next(B, T, l.inputs.data(), l.targets.data());
+      if (a < first || a >= last) continue;
+      const bool final = a == last - 1;
+      Tensor loss;
+      if (!bad) {
+        if (recipe.data.mask_bos_targets && data.bos >= 0) {
+          for (int32_t& t : l.targets) t = t == data.bos ? -1 : t;
+        }
+        const Tensor ids = Tensor::from_ints({B, T}, l.inputs, engine.allocator());
+        const Tensor targets = Tensor::from_ints({B, T}, l.targets, engine.allocator());
+        if (profile) profile->start_forward();
+        loss = gpt.loss(ctx, ids, targets, mtp);
+        const double lv = loss.item();
+        if (std::isfinite(lv)) {
+          out.loss_sum += lv;
+        } else {
+          bad = {a, lv};
+          tape.clear();
+        }
+      }
+      if (final) agree_on_losses(ph, bad, out);
+      if (bad) continue;  // nothing to differentiate; the next synchronisation stops every rank
+      tape.backward(ph.accum > 1 ? ops::scale(ctx, loss, 1.0f / static_cast<float>(ph.accum)) : loss, Tensor(), false,
+                    reducer.backward_hook(final));
+      reducer.after_backward(final);
+    }
+    reducer.finish();
+    return out;
+  }
+
+  // Every rank's losses summed into `out`; a non-finite one on any rank ends the run (NonFiniteLoss, naming the
+  // rank, the step and the micro-batch), a dead-but-finite one too (check_not_diverged); else a due checkpoint is
+  // written, its time excluded from the step's.
+  void agree_on_losses(const recipe::BatchPhase& ph, const std::optional<std::pair<int64_t, double>>& bad,
+                       MicroBatches& out) {
+    const double w0 = now_seconds();
+    double status[2] = {out.loss_sum, bad ? 1.0 : 0.0};
+    comm.all_reduce(status, 2);
+    out.waited += now_seconds() - w0;
+    if (status[1] > 0.0) {
+      double who = bad ? comm.rank() : comm.size();
+      comm.all_reduce(&who, 1, dist::ReduceOp::min);
+      tape.clear();
+      pending_position.reset();  // these weights' loss is not finite: their checkpoint is never written
+      const std::string where = comm.size() > 1 ? " on rank " + std::to_string(static_cast<int>(who)) : "";
+      emit({{"event", "nonfinite_loss"}, {"step", step}, {"loss", bad ? std::to_string(bad->second) : "nan"}});
+      throw NonFiniteLoss("training loss is " + (bad ? std::to_string(bad->second) : std::string("not finite")) +
+                          where + " at step " + std::to_string(step) +
+                          (bad ? " (micro-batch " + std::to_string(bad->first) + ")" : std::string()) +
+                          "; the run stopped before the optimiser step; last good checkpoint: " + kept_checkpoint());
+    }
+    out.loss_sum = status[0];
+    check_not_diverged(out.loss_sum / static_cast<double>(ph.accum));
+    if (pending_position) {
+      const double c0 = now_seconds();
+      save_pending();
+      out.excluded += now_seconds() - c0;
+    }
+  }
+
+  // One optimiser step: schedule, micro-batches, clipping, Muon + AdamW, the owners' new values to every rank, EMA;
+  // then the step's time agreed (the slowest rank's) and charged by rank 0's clock.
+  StepOutcome train_step(Loop& l) {
+    StepOutcome o;
+    o.next = recipe::next_step(recipe, position());
+    const recipe::BatchPhase& ph = recipe.batch.phases[o.next.phase];
+    o.lr_multiplier = lr_multiplier(recipe.schedule, step, o.next.progress) * ph.lr_scale;
+    optim.schedule(step, o.lr_multiplier, o.next.progress);
+    const bool measured = step >= opts.measure_from;
+    OpProfile* profile = measured ? opts.profile : nullptr;
+    tape.set_profile(profile);
+    const double t0 = now_seconds();
+    const MicroBatches mb = train_micro_batches(l, ph, o.next.mtp_weights, profile);
+    const double o0 = now_seconds();
+    o.grad_norm = optim.clip_gradients(recipe.optim.grad_clip);
+    optim.step();
+    if (profile) profile->add("optimizer (Muon + AdamW)", now_seconds() - o0);
+    tape.set_profile(nullptr);
+    const double b0 = now_seconds();
+    broadcast_parameters();
+    const double broadcast = now_seconds() - b0;
+    optim.zero_grad();
+    step++;
+    update_ema();
+    o.loss = mb.loss_sum / static_cast<double>(ph.accum);
+    account_step(o, now_seconds() - t0 - mb.excluded, mb.waited, broadcast, measured);
+    return o;
+  }
+
+  // The step's time is the slowest rank's; rank 0's clock charges it and its decision reaches every rank, with a stop
+  // request from any rank (a signal). This rank's own time splits into compute, exposed communication and waiting.
+  void account_step(StepOutcome& o, double own_wall, double waited_inside, double broadcast, bool measured) {
+    const double s0 = now_seconds();
+    double sync[2] = {own_wall, opts.should_stop && opts.should_stop() ? 1.0 : 0.0};
+    comm.all_reduce(sync, 2, dist::ReduceOp::max);
+    const double waited = waited_inside + (now_seconds() - s0);
+    o.stop_requested = sync[1] > 0.0;
+    o.wall = sync[0];
+    slowest_step = std::max(slowest_step, o.wall);
+    comm.set_timeout(step_timeout());
+    const dist::GradReducer::Timing rt = reducer.take_timing();
+    const RankTiming step_timing{.compute = std::max(0.0, own_wall - rt.exposed_seconds - broadcast - waited_inside),
+                                 .exposed = rt.exposed_seconds + broadcast,
+                                 .waiting = waited};
+    for (RankTiming* t : {&timing, &window_timing}) {
+      if (t == &timing && !measured) continue;
+      t->compute += step_timing.compute;
+      t->exposed += step_timing.exposed;
+      t->waiting += step_timing.waiting;
+    }
+    const recipe::StepInfo info = recipe::step_info(recipe, o.next, step - 1);
+    o.charged = lead() ? clock.charge(info, o.wall) : 0.0;
+    comm.broadcast(&o.charged, sizeof o.charged, 0);
+    o.tokens = info.tokens;
+    charged += o.charged;
+    wall += o.wall;
+    tokens += info.tokens;
+  }
+
+  // Every log_every steps (and the first): the step event in metrics.jsonl and the progress line, over the window
+  // since the last one.
+  void log_step(Loop& l, const StepOutcome& o, TrainResult& res) {
+    l.window_wall += o.wall;
+    l.window_charged += o.charged;
+    l.window_tokens += o.tokens;
+    l.window_steps += 1;
+    if (step % recipe.train.log_every != 0 && step != 1) return;
+    const double n_tokens = static_cast<double>(l.window_tokens), steps = static_cast<double>(l.window_steps);
+    const double tps = n_tokens / std::max(l.window_charged, 1e-12);  // on the clock: the device's under --clock trn2
+    const double host_tps = n_tokens / std::max(l.window_wall, 1e-12);
+    const double ms = 1e3 * l.window_charged / steps, host_ms = 1e3 * l.window_wall / steps;
+    const double flops = tps * flops_per_token;
+    res.loss_curve.emplace_back(step, o.loss);
+    nlohmann::json event = {{"event", "step"},
+                            {"step", step},
+                            {"loss", o.loss},
+                            {"lr_multiplier", o.lr_multiplier},
+                            {"muon_momentum", optim.muon_momentum()},
+                            {"weight_decay", optim.muon_weight_decay()},
+                            {"phase", o.next.phase},
+                            {"grad_norm", o.grad_norm},
+                            {"charged_seconds", charged},
+                            {"wall_seconds", wall},
+                            {"tokens", tokens},
+                            {"ms_per_step", ms},
+                            {"tokens_per_second", tps},
+                            {"gflops", flops * 1e-9},
+                            {"host_ms_per_step", host_ms},
+                            {"host_tokens_per_second", host_tps}};
+    if (l.peak_flops > 0) event[l.device_time ? "mfu" : "fraction_of_peak"] = flops / l.peak_flops;
+    if (comm.size() > 1) {  // per rank, per step over the window: where the host time went
+      nlohmann::json ranks = nlohmann::json::array();
+      for (const RankTiming& t : all_timings(window_timing))
+        ranks.push_back({{"compute_ms", 1e3 * t.compute / steps},
+                         {"exposed_communication_ms", 1e3 * t.exposed / steps},
+                         {"waiting_ms", 1e3 * t.waiting / steps}});
+      event["ranks"] = ranks;
+    }
+    window_timing = {};
+    emit(event);
+    say(progress_line(l, o, tps, host_tps, ms, host_ms, flops));
+    l.window_wall = l.window_charged = 0.0;
+    l.window_tokens = l.window_steps = 0;
+  }
+
+  std::string progress_line(const Loop& l, const StepOutcome& o, double tps, double host_tps, double ms, double host_ms,
+                            double flops) const {
+    std::string line = "step " + std::to_string(step) + " | " + clock_text(charged);
+    if (budget > 0) {
+      const double remaining = std::max(0.0, budget - charged) * (wall / std::max(charged, 1e-9));
+      line += "/" + clock_text(budget) + " | eta " + clock_text(remaining);
+    }
+    line += " | loss " + format_number("%.4f", o.loss) + " | " + format_number("%.1f", ms) + " ms/step";
+    if (l.device_time) {
+      line += " " + clock.name() + " | " + format_number("%.0f", tps) + " tok/s | MFU " +
+              format_number("%.1f%%", 100.0 * flops / l.peak_flops) + " | host " + format_number("%.0f", host_ms) +
+              " ms/step, " + format_number("%.0f", host_tps) + " tok/s";
+    } else {
+      line += " | " + format_number("%.0f", tps) + " tok/s | " + format_number("%.1f", flops * 1e-9) + " GFLOP/s";
+      if (l.peak_flops > 0) line += format_number(" (%.0f%% of peak)", 100.0 * flops / l.peak_flops);
+    }
+    return line + " | lr x" + format_number("%.3f", o.lr_multiplier);
+  }
+
+  // A checkpoint falling due (written once the next forward shows its loss finite) and a periodic evaluation.
+  void after_step(Loop& l, TrainResult& res) {
+    if (recipe.train.checkpoint_every > 0 && step % recipe.train.checkpoint_every == 0 && !checkpoint_path.empty())
+      pending_position = data.train->state();
+    if (l.next_eval <= 0.0 || charged < l.next_eval || !data.val) return;
+    const BpbResult e = evaluate(l.val_start);
+    emit({{"event", "eval"}, {"step", step}, {"charged_seconds", charged}, {"val_bpb", e.bpb}});
+    say("eval at step " + std::to_string(step) + ": val_bpb " + format_number("%.4f", e.bpb));
+    res.last_eval_step = step;
+    res.last_eval_bpb = e.bpb;
+    l.next_eval += recipe.eval.every_seconds;
+  }
+
+  // The final checkpoint, the result's counters, the final evaluation (not for a run stopped early) and the summary
+  // event.
+  void finish(const Loop& l, TrainResult& res) {
+    save();
+    res.steps = step;
+    res.world = comm.size();
+    res.ranks = all_timings(timing);
+    res.optimizer_state_bytes = optim.state_bytes();
+    res.optimizer_state_total = state_bytes_total;
+    res.tokens = tokens;
+    res.charged_seconds = charged;
+    res.wall_seconds = wall;
+    res.val_bpb = std::numeric_limits<double>::quiet_NaN();
+    if (data.val && res.stop_reason != "stop_after_steps" && res.stop_reason != "interrupted") {
+      const BpbResult e = evaluate(l.val_start);
+      res.val_bpb = e.bpb;
+      res.val_nats_per_token = e.nats_per_token;
+      res.val_tokens = e.tokens;
+    }
+    nlohmann::json summary = res.to_json();
+    summary.erase("loss_curve");
+    summary["event"] = "summary";
+    emit(summary);
+  }
 };
 
 Trainer::Trainer(recipe::Recipe recipe, TrainerData data, recipe::Clock& clock, TrainerOptions options)
@@ -415,9 +731,11 @@ std::string Trainer::header() const {
   if (!variants.empty()) h += "model: " + variants + "\n";
   for (const std::string& note : s.recipe.model_notes) h += "model: " + note + "\n";
   h += "params " + std::to_string(n.total()) + " total, " + std::to_string(n.scaling()) + " matmul; " +
-       format_number("%.4g", s.flops_per_token) + " FLOPs/token; precision " + s.recipe.train.precision + "\n";
+       format_number("%.4g", s.flops_per_token) + " FLOPs/token; precision " +
+       std::string(dtype_name(s.recipe.train.precision)) + "\n";
   const Bf16Support& bf16 = s.engine.gemm().bf16_support();
-  h += "host: " + std::to_string(s.engine.num_threads()) + " threads; matmuls " + s.recipe.train.precision +
+  h += "host: " + std::to_string(s.engine.num_threads()) + " threads; matmuls " +
+       std::string(dtype_name(s.recipe.train.precision)) +
        (s.ctx.matmul_dtype == DType::bf16
             ? std::string(bf16.path == Bf16Path::kNative ? " (native: " : " (emulated: ") + bf16.reason + ")"
             : std::string()) +
@@ -445,254 +763,23 @@ std::string Trainer::header() const {
 
 TrainResult Trainer::run() {
   State& s = *s_;
-  const recipe::Recipe& r = s.recipe;
-  if (!s.opts.out_dir.empty() && s.lead()) {  // rank 0 alone writes files
-    for (const std::string& stale : remove_stale_temporaries(s.opts.out_dir))
-      s.say("removed " + stale + " (left by a run that was killed)");
-    s.metrics_path = s.opts.out_dir + "/metrics.jsonl";
-    check_regular_or_absent(s.metrics_path);  // a FIFO here would block the run, deaf even to SIGTERM
-    s.metrics.open(s.metrics_path, std::ios::app);
-    check(s.metrics.good(), "cannot open " + s.metrics_path + " for writing");
-    if (s.opts.tensorboard) s.events = std::make_unique<io::TfEventsWriter>(s.opts.out_dir);
-  }
-  if (!s.opts.resume.empty()) s.resume(s.opts.resume);
-  // A fresh run pays its startup charge before the first step (the modelled device's compile time, recipe-spec §12;
-  // 0 for host clocks), as the predictor's budget walk does (recipe/budget.h).
-  if (s.opts.resume.empty()) s.startup = s.charged = s.clock.startup_charge();
-  s.say(header());
-  s.emit({{"event", "start"}, {"recipe", recipe::recipe_to_json(r)}, {"step", s.step}});
-  const nlohmann::json val_start = s.data.val ? s.data.val->state() : nlohmann::json();
+  s.open_outputs();
+  s.start(header());
+  State::Loop loop = s.begin_loop();
   TrainResult res;
   res.flops_per_token = s.flops_per_token;
-  double next_eval = r.eval.every_seconds > 0 ? s.charged + r.eval.every_seconds : 0.0;
-  const int64_t T = r.batch.seq_len, B = r.batch.rows, per_micro = B * T;
-  std::vector<int32_t> in(static_cast<size_t>(per_micro)), tg(in.size());
-  // Progress over the steps since the last line: charged time is the clock's (the device's under a device clock),
-  // wall time the host's. The FLOP rate is judged against the clock's peak, else the host's measured one.
-  double window_wall = 0.0, window_charged = 0.0;
-  int64_t window_tokens = 0, window_steps = 0;
-  const double peak_flops = s.clock.peak_flops() > 0.0 ? s.clock.peak_flops() : s.opts.host_peak_gflops * 1e9;
-  const bool device_time = s.clock.peak_flops() > 0.0;
-  // A stop request (a signal) on any rank, agreed by all: before the first step, then at the end of each step.
-  bool stop_requested = false;
-  {
-    double stop = s.opts.should_stop && s.opts.should_stop() ? 1.0 : 0.0;
-    s.comm.all_reduce(&stop, 1, dist::ReduceOp::max);
-    stop_requested = stop > 0.0;
-  }
+  bool stop_requested = s.agree_on_stop(false);
   while (true) {
-    if (const recipe::BudgetStop b = recipe::budget_stop(r, s.position()); b != recipe::BudgetStop::none) {
-      res.stop_reason = b == recipe::BudgetStop::budget ? "budget" : "steps";
-      break;
-    }
-    if (s.opts.stop_after_steps > 0 && s.step >= s.opts.stop_after_steps) {
-      res.stop_reason = "stop_after_steps";
-      break;
-    }
-    if (stop_requested) {
-      res.stop_reason = "interrupted";
-      break;
-    }
-    const recipe::NextStep next = recipe::next_step(r, s.position());
-    const double p = next.progress;
-    const size_t phase = next.phase;
-    const recipe::BatchPhase& ph = r.batch.phases[phase];
-    const double lrm = lr_multiplier(r.schedule, s.step, p) * ph.lr_scale;
-    s.optim.schedule(s.step, lrm, p);
-    const std::vector<float>& mtp = next.mtp_weights;
-    const bool measured = s.step >= s.opts.measure_from;
-    OpProfile* profile = measured ? s.opts.profile : nullptr;
-    s.tape.set_profile(profile);
-    double t0 = now_seconds();
-    double loss_sum = 0.0, wait = 0.0;
-    const auto [first, last] = s.my_micro_batches(ph.accum);
-    std::optional<std::pair<int64_t, double>> bad;  // this rank's first non-finite loss: (micro-batch, loss)
-    s.comm.set_activity("step " + std::to_string(s.step + 1));
-    for (int64_t a = 0; a < ph.accum; a++) {
-      // Every rank reads every micro-batch (the data position is the same on all ranks) and trains its own.
-      s.data.train->next(B, T, in.data(), tg.data());
-      if (a < first || a >= last) continue;
-      const bool final = a == last - 1;
-      Tensor loss;
-      if (!bad) {
-        if (r.data.mask_bos_targets && s.data.bos >= 0) {
-          for (int32_t& t : tg) t = t == s.data.bos ? -1 : t;
-        }
-        const Tensor ids = Tensor::from_ints({B, T}, in, s.engine.allocator());
-        const Tensor targets = Tensor::from_ints({B, T}, tg, s.engine.allocator());
-        if (profile) profile->start_forward();
-        loss = s.gpt.loss(s.ctx, ids, targets, mtp);
-        const double lv = loss.item();
-        if (std::isfinite(lv)) {
-          loss_sum += lv;
-        } else {
-          bad = {a, lv};
-          s.tape.clear();
-        }
-      }
-      if (final) {
-        // Before the last backward: every rank's losses, so a non-finite one anywhere stops every rank here.
-        const double w0 = now_seconds();
-        double status[2] = {loss_sum, bad ? 1.0 : 0.0};
-        s.comm.all_reduce(status, 2);
-        wait += now_seconds() - w0;
-        if (status[1] > 0.0) {
-          double who = bad ? s.comm.rank() : s.comm.size();
-          s.comm.all_reduce(&who, 1, dist::ReduceOp::min);
-          s.tape.clear();
-          s.pending_position.reset();  // these weights' loss is not finite: their checkpoint is never written
-          const std::string where = s.comm.size() > 1 ? " on rank " + std::to_string(static_cast<int>(who)) : "";
-          s.emit({{"event", "nonfinite_loss"}, {"step", s.step}, {"loss", bad ? std::to_string(bad->second) : "nan"}});
-          throw NonFiniteLoss(
-              "training loss is " + (bad ? std::to_string(bad->second) : std::string("not finite")) + where +
-              " at step " + std::to_string(s.step) +
-              (bad ? " (micro-batch " + std::to_string(bad->first) + ")" : std::string()) +
-              "; the run stopped before the optimiser step; last good checkpoint: " + s.kept_checkpoint());
-        }
-        loss_sum = status[0];
-        s.check_not_diverged(loss_sum / static_cast<double>(ph.accum));
-        if (s.pending_position) {  // the weights' loss is finite: write their checkpoint, outside the charged time
-          const double c0 = now_seconds();
-          s.save_pending();
-          t0 += now_seconds() - c0;
-        }
-      }
-      if (bad) continue;  // nothing to differentiate; the next synchronisation stops every rank
-      s.tape.backward(ph.accum > 1 ? ops::scale(s.ctx, loss, 1.0f / static_cast<float>(ph.accum)) : loss, Tensor(),
-                      false, s.reducer.backward_hook(final));
-      s.reducer.after_backward(final);
-    }
-    s.reducer.finish();
-    const double o0 = now_seconds();
-    const double grad_norm = s.optim.clip_gradients(r.optim.grad_clip);
-    s.optim.step();
-    if (profile) profile->add("optimizer (Muon + AdamW)", now_seconds() - o0);
-    s.tape.set_profile(nullptr);
-    const double b0 = now_seconds();
-    s.broadcast_parameters();
-    const double broadcast = now_seconds() - b0;
-    s.optim.zero_grad();
-    s.step++;
-    s.update_ema();
-    // The step's time is the slowest rank's; rank 0's clock charges it and its decision reaches every rank, with a
-    // stop request from any rank (a signal).
-    const double own_wall = now_seconds() - t0;
-    const double wait_inside = wait;  // the part of own_wall spent waiting (the loss synchronisation)
-    const double s0 = now_seconds();
-    double sync[2] = {own_wall, s.opts.should_stop && s.opts.should_stop() ? 1.0 : 0.0};
-    s.comm.all_reduce(sync, 2, dist::ReduceOp::max);
-    wait += now_seconds() - s0;
-    stop_requested = sync[1] > 0.0;
-    const double wall = sync[0];
-    s.slowest_step = std::max(s.slowest_step, wall);
-    s.comm.set_timeout(s.step_timeout());
-    const dist::GradReducer::Timing rt = s.reducer.take_timing();
-    const RankTiming step_timing{.compute = std::max(0.0, own_wall - rt.exposed_seconds - broadcast - wait_inside),
-                                 .exposed = rt.exposed_seconds + broadcast,
-                                 .waiting = wait};
-    res.step_seconds.push_back(wall);
-    for (RankTiming* t : {&s.timing, &s.window_timing}) {
-      if (t == &s.timing && !measured) continue;
-      t->compute += step_timing.compute;
-      t->exposed += step_timing.exposed;
-      t->waiting += step_timing.waiting;
-    }
-    const recipe::StepInfo info = recipe::step_info(r, next, s.step - 1);
-    double charged = s.lead() ? s.clock.charge(info, wall) : 0.0;
-    s.comm.broadcast(&charged, sizeof charged, 0);
-    s.charged += charged;
-    s.wall += wall;
-    s.tokens += info.tokens;
-    window_wall += wall;
-    window_charged += charged;
-    window_tokens += info.tokens;
-    window_steps += 1;
-    res.last_loss = loss_sum / static_cast<double>(ph.accum);
-    if (s.step % r.train.log_every == 0 || s.step == 1) {
-      const double tokens = static_cast<double>(window_tokens), steps = static_cast<double>(window_steps);
-      const double tps = tokens / std::max(window_charged, 1e-12);  // on the clock: the device's under --clock trn2
-      const double host_tps = tokens / std::max(window_wall, 1e-12);
-      const double ms = 1e3 * window_charged / steps, host_ms = 1e3 * window_wall / steps;
-      const double flops = tps * s.flops_per_token;
-      res.loss_curve.emplace_back(s.step, res.last_loss);
-      nlohmann::json event = {{"event", "step"},
-                              {"step", s.step},
-                              {"loss", res.last_loss},
-                              {"lr_multiplier", lrm},
-                              {"muon_momentum", s.optim.muon_momentum()},
-                              {"weight_decay", s.optim.muon_weight_decay()},
-                              {"phase", phase},
-                              {"grad_norm", grad_norm},
-                              {"charged_seconds", s.charged},
-                              {"wall_seconds", s.wall},
-                              {"tokens", s.tokens},
-                              {"ms_per_step", ms},
-                              {"tokens_per_second", tps},
-                              {"gflops", flops * 1e-9},
-                              {"host_ms_per_step", host_ms},
-                              {"host_tokens_per_second", host_tps}};
-      if (peak_flops > 0) event[device_time ? "mfu" : "fraction_of_peak"] = flops / peak_flops;
-      if (s.comm.size() > 1) {  // per rank, per step over the window: where the host time went
-        nlohmann::json ranks = nlohmann::json::array();
-        for (const RankTiming& t : s.all_timings(s.window_timing))
-          ranks.push_back({{"compute_ms", 1e3 * t.compute / steps},
-                           {"exposed_communication_ms", 1e3 * t.exposed / steps},
-                           {"waiting_ms", 1e3 * t.waiting / steps}});
-        event["ranks"] = ranks;
-      }
-      s.window_timing = {};
-      s.emit(event);
-      std::string line = "step " + std::to_string(s.step) + " | " + clock_text(s.charged);
-      if (s.budget > 0) {
-        const double remaining = std::max(0.0, s.budget - s.charged) * (s.wall / std::max(s.charged, 1e-9));
-        line += "/" + clock_text(s.budget) + " | eta " + clock_text(remaining);
-      }
-      line += " | loss " + format_number("%.4f", res.last_loss) + " | " + format_number("%.1f", ms) + " ms/step";
-      if (device_time) {
-        line += " " + s.clock.name() + " | " + format_number("%.0f", tps) + " tok/s | MFU " +
-                format_number("%.1f%%", 100.0 * flops / peak_flops) + " | host " + format_number("%.0f", host_ms) +
-                " ms/step, " + format_number("%.0f", host_tps) + " tok/s";
-      } else {
-        line += " | " + format_number("%.0f", tps) + " tok/s | " + format_number("%.1f", flops * 1e-9) + " GFLOP/s";
-        if (peak_flops > 0) line += format_number(" (%.0f%% of peak)", 100.0 * flops / peak_flops);
-      }
-      line += " | lr x" + format_number("%.3f", lrm);
-      s.say(line);
-      window_wall = window_charged = 0.0;
-      window_tokens = window_steps = 0;
-    }
-    if (r.train.checkpoint_every > 0 && s.step % r.train.checkpoint_every == 0 && !s.checkpoint_path.empty()) {
-      s.pending_position = s.data.train->state();
-    }
-    if (next_eval > 0.0 && s.charged >= next_eval && s.data.val) {
-      const BpbResult e = s.evaluate(val_start);
-      s.emit({{"event", "eval"}, {"step", s.step}, {"charged_seconds", s.charged}, {"val_bpb", e.bpb}});
-      s.say("eval at step " + std::to_string(s.step) + ": val_bpb " + format_number("%.4f", e.bpb));
-      res.last_eval_step = s.step;
-      res.last_eval_bpb = e.bpb;
-      next_eval += r.eval.every_seconds;
-    }
+    res.stop_reason = s.stop_reason(stop_requested);
+    if (!res.stop_reason.empty()) break;
+    const State::StepOutcome step = s.train_step(loop);
+    stop_requested = step.stop_requested;
+    res.step_seconds.push_back(step.wall);
+    res.last_loss = step.loss;
+    s.log_step(loop, step, res);
+    s.after_step(loop, res);
   }
-  s.save();
-  res.steps = s.step;
-  res.world = s.comm.size();
-  res.ranks = s.all_timings(s.timing);
-  res.optimizer_state_bytes = s.optim.state_bytes();
-  res.optimizer_state_total = s.state_bytes_total;
-  res.tokens = s.tokens;
-  res.charged_seconds = s.charged;
-  res.wall_seconds = s.wall;
-  res.val_bpb = std::numeric_limits<double>::quiet_NaN();
-  if (s.data.val && res.stop_reason != "stop_after_steps" && res.stop_reason != "interrupted") {
-    const BpbResult e = s.evaluate(val_start);
-    res.val_bpb = e.bpb;
-    res.val_nats_per_token = e.nats_per_token;
-    res.val_tokens = e.tokens;
-  }
-  nlohmann::json summary = res.to_json();
-  summary.erase("loss_curve");
-  summary["event"] = "summary";
-  s.emit(summary);
+  s.finish(loop, res);
   return res;
 }
 

@@ -774,7 +774,7 @@ TEST(DTypeNames, ParsesEveryAliasAndRejectsOthers) {
   const std::pair<const char*, DType> aliases[] = {
       {"f32", DType::f32},         {"fp32", DType::f32},      {"bf16", DType::bf16},       {"f16", DType::f16},
       {"fp16", DType::f16},        {"f8e4m3", DType::f8e4m3}, {"fp8_e4m3", DType::f8e4m3}, {"f8e5m2", DType::f8e5m2},
-      {"fp8_e5m2", DType::f8e5m2}, {"i32", DType::i32},       {"int32", DType::i32},
+      {"fp8_e5m2", DType::f8e5m2}, {"i32", DType::i32},       {"int32", DType::i32},       {"fp8e4m3", DType::f8e4m3},
   };
   for (auto [text, t] : aliases) EXPECT_EQ(dtype_from_name(text), t) << text;
   for (DType t : {DType::f32, DType::bf16, DType::f16, DType::f8e4m3, DType::f8e5m2, DType::i32}) {
@@ -786,6 +786,19 @@ TEST(DTypeNames, ParsesEveryAliasAndRejectsOthers) {
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const Error& e) {
       EXPECT_NE(e.message().find("'" + std::string(bad) + "'"), std::string::npos) << e.message();
+    }
+  }
+}
+
+TEST(DTypeNames, AFieldTakingSomeDtypesRefusesTheOthersByName) {
+  EXPECT_EQ(dtype_from_name("fp32", {DType::f32, DType::bf16}, "train.precision"), DType::f32);
+  EXPECT_EQ(dtype_from_name("bf16", {DType::f32, DType::bf16}, "train.precision"), DType::bf16);
+  for (const char* bad : {"f16", "fp8", ""}) {
+    try {
+      dtype_from_name(bad, {DType::f32, DType::bf16}, "train.precision");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "train.precision must be one of f32, bf16, got '" + std::string(bad) + "'");
     }
   }
 }

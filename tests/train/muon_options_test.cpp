@@ -54,7 +54,7 @@ void expect_step_matches_spec(MuonCoefficients kind, float norm_scale, double sp
   config.norm_scale = norm_scale;
   config.normuon = false;
   config.muon_weight_decay = 0.0f;
-  config.muon_dtype = "f32";
+  config.muon_dtype = DType::f32;
   const MuonOptions o = muon_options(config, DType::f32);
   constexpr int64_t r = 4, c = 6;
   std::mt19937_64 rng(5);
@@ -84,10 +84,10 @@ TEST(MuonOptions, PolarExpressNormalisesByScaledNormPlus1e6) {
 
 TEST(MuonOptions, AutoNewtonSchulzPrecisionFollowsTheRun) {
   recipe::OptimConfig config;
-  config.muon_dtype = "auto";
+  config.muon_dtype = std::nullopt;
   EXPECT_EQ(muon_options(config, DType::bf16).ns_dtype, DType::bf16);
   EXPECT_EQ(muon_options(config, DType::f32).ns_dtype, DType::f32);
-  config.muon_dtype = "f32";
+  config.muon_dtype = DType::f32;
   EXPECT_EQ(muon_options(config, DType::bf16).ns_dtype, DType::f32);
 }
 

@@ -76,11 +76,7 @@ const NeuronCoreSpec& launch_spec(const KernelRunOptions& o) {
 }  // namespace
 
 DType kernel_dtype(const std::string& name) {
-  if (name == "bf16") return DType::bf16;
-  if (name == "fp8e4m3" || name == "f8e4m3") return DType::f8e4m3;
-  if (name == "f32" || name == "fp32") return DType::f32;
-  if (name == "f16" || name == "fp16") return DType::f16;
-  throw Error("unknown kernel dtype '" + name + "' (bf16, fp8e4m3, f32, f16)");
+  return dtype_from_name(name, {DType::bf16, DType::f8e4m3, DType::f32, DType::f16}, "kernel dtype");
 }
 
 Schedule kernel_schedule(const std::string& name) {

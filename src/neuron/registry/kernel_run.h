@@ -74,7 +74,8 @@ struct KernelRunResult {
   KernelParams params;                        // the definition's to_params()
 };
 
-// "bf16", "fp8e4m3" (or "f8e4m3"), "f32" (or "fp32"), "f16"; throws nanotrn::Error for anything else.
+// A tile kernel's input dtype: bf16, f8e4m3, f32 or f16, under any of dtype_from_name's names ("fp8e4m3", "fp32",
+// "fp16"); throws nanotrn::Error for any other dtype or name.
 DType kernel_dtype(const std::string& name);
 Schedule kernel_schedule(const std::string& name);  // "naive" | "pipelined"
 inline Schedule matmul_schedule(const std::string& name) { return kernel_schedule(name); }
