@@ -7,11 +7,9 @@
 
 #include "base/error.h"
 #include "neuron/isa/dependencies.h"
-#include "neuron/sim/timing_detail.h"
+#include "neuron/isa/regions.h"
 
 namespace nanotrn::neuron {
-
-using detail::Region;
 
 namespace {
 
@@ -70,7 +68,7 @@ inline Access access_of(const View& v, const Program& p, uint32_t instruction) {
   if (!v.pattern)
     return {static_cast<int32_t>(v.p0), static_cast<int32_t>(v.p0 + v.np), static_cast<int32_t>(v.f0),
             static_cast<int32_t>(v.f0 + v.nf), instruction};
-  const Region r = detail::region(v, p);
+  const Region r = region(v, p);
   return {static_cast<int32_t>(r.p0), static_cast<int32_t>(r.p1), static_cast<int32_t>(r.f0),
           static_cast<int32_t>(r.f1), instruction};
 }

@@ -2,7 +2,7 @@
 // for every earlier instruction whose read or write set conflicts with its own (RAW, WAR, WAW), the nearest ones only:
 // an access wholly overwritten by a later write is reached through that write instead. Read sets: every src (and
 // the dst of an accumulating matmul); write sets: dst (and an activation's reduce_dst); a pattern view counts as its
-// bounding box (timing_detail.h region). KernelBuilder::take() stores the result in the Program; the timing model
+// bounding box (regions.h). KernelBuilder::take() stores the result in the Program; the timing model
 // (timing.h) waits on it.
 //
 //   std::vector<uint32_t> deps, begin;

@@ -1,7 +1,7 @@
-// Internal to the timing model (timing.cpp, timing_reference.cpp): the per-instruction cost formulas, the access
-// regions dependencies are found from, the TensorE start rule (LoadStationary, throttling) and the DMA bandwidth
-// split. Both simulators call exactly these functions, so they do the same arithmetic and agree bit for bit.
-// Not here: the event loops.
+// Internal to the timing model (timing.cpp, timing_reference.cpp): the per-instruction cost formulas, the TensorE start
+// rule (LoadStationary, throttling) and the DMA bandwidth split. Both simulators call exactly these functions, so they
+// do the same arithmetic and agree bit for bit. Not here: the event loops; the access regions dependencies are found
+// from (isa/regions.h).
 #pragma once
 
 #include <algorithm>
@@ -18,8 +18,6 @@ inline constexpr int kComputeTracks = 4;
 // One core's tracks: Tensor, Vector, Scalar, GpSimd, then "DMA q<q>" for each of `queues` queues.
 std::vector<Track> engine_tracks(int queues);
 
-// The bounding rectangle [p0, p1) x [f0, f1) of a view in its buffer (a pattern view's bounding box of rows, and
-// of columns when it stays in one row, else all columns).
 // A transfer is finished when the core's service level is within tolerance of its target: 1e-9 of its bytes (at
 // least 1e-9 B), plus 1e-12 of the service level itself, which grows with simulated time, so that rounding of a
 // long run's large service level (its ulp passes 1e-9 B after about 10 ms of a busy queue) cannot leave a
@@ -27,21 +25,6 @@ std::vector<Track> engine_tracks(int queues);
 inline bool transfer_done(double target, double service, double bytes) {
   return target - service <= 1e-9 * std::max(1.0, bytes) + 1e-12 * std::abs(service);
 }
-
-struct Region {
-  int buffer;
-  int64_t p0, p1, f0, f1;
-};
-Region region(const View& v, const Program& p);
-inline bool overlap(const Region& a, const Region& b) {
-  return a.buffer == b.buffer && a.p0 < b.p1 && b.p0 < a.p1 && a.f0 < b.f1 && b.f0 < a.f1;
-}
-inline bool contains(const Region& outer, const Region& inner) {
-  return outer.p0 <= inner.p0 && inner.p1 <= outer.p1 && outer.f0 <= inner.f0 && inner.f1 <= outer.f1;
-}
-// Reads: every src (and the dst of an accumulating matmul). Writes: dst (and an activation's reduce_dst).
-void reads_of(const Instruction& ins, const Program& p, std::vector<Region>& out);
-void writes_of(const Instruction& ins, const Program& p, std::vector<Region>& out);
 
 double engine_clock_ghz(Engine e, const NeuronCoreSpec& s);
 // Engine cycles of a compute instruction (timing.h table) from its encoding (encoding.h); 0 for dma_copy.

@@ -7,12 +7,12 @@
 
 #include "base/error.h"
 #include "neuron/isa/encoding.h"
+#include "neuron/isa/regions.h"
 #include "neuron/sim/timing_detail.h"
 
 namespace nanotrn::neuron {
 
 using detail::kComputeTracks;
-using detail::Region;
 
 namespace {
 
@@ -32,18 +32,18 @@ void find_dependencies(const Program& program, TimingResult& out) {
   std::vector<size_t> deps;
   for (size_t i = 0; i < program.instructions.size(); ++i) {
     const Instruction& ins = program.instructions[i];
-    detail::reads_of(ins, program, reads);
-    detail::writes_of(ins, program, writes);
+    reads_of(ins, program, reads);
+    writes_of(ins, program, writes);
     deps.clear();
     for (const Region& r : reads)  // RAW
       for (const Access& a : accesses[static_cast<size_t>(r.buffer)].writes)
-        if (detail::overlap(a.region, r)) deps.push_back(a.instruction);
+        if (overlap(a.region, r)) deps.push_back(a.instruction);
     for (const Region& w : writes) {  // WAR and WAW
       const BufferAccesses& ba = accesses[static_cast<size_t>(w.buffer)];
       for (const Access& a : ba.reads)
-        if (detail::overlap(a.region, w)) deps.push_back(a.instruction);
+        if (overlap(a.region, w)) deps.push_back(a.instruction);
       for (const Access& a : ba.writes)
-        if (detail::overlap(a.region, w)) deps.push_back(a.instruction);
+        if (overlap(a.region, w)) deps.push_back(a.instruction);
     }
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
@@ -52,7 +52,7 @@ void find_dependencies(const Program& program, TimingResult& out) {
     out.dep_list.insert(out.dep_list.end(), deps.begin(), deps.end());
     for (const Region& w : writes) {
       BufferAccesses& ba = accesses[static_cast<size_t>(w.buffer)];
-      auto covered = [&](const Access& a) { return detail::contains(w, a.region); };
+      auto covered = [&](const Access& a) { return contains(w, a.region); };
       ba.reads.erase(std::remove_if(ba.reads.begin(), ba.reads.end(), covered), ba.reads.end());
       ba.writes.erase(std::remove_if(ba.writes.begin(), ba.writes.end(), covered), ba.writes.end());
     }
