@@ -186,83 +186,47 @@ struct BenchArgs {
 };
 
 // The trainer's own step (forward, backward, gradient reduction, clipping, Muon + AdamW) on random tokens, for
-// warmup + steps steps; under mpirun a data-parallel step, with each rank's compute, exposed communication and
-// waiting. No evaluation, no files; rank 0 prints.
-void bench_train(const BenchArgs& bench_args, const Home& home, dist::Communicator& comm_ref) {
-  check(bench_args.steps >= 1 && bench_args.warmup >= 0, "bench train: --steps must be >= 1 and --warmup >= 0");
-  dist::Communicator* comm = &comm_ref;
-  const BenchArgs* args = &bench_args;
-  const bool lead = comm->rank() == 0;
-  const recipe::Recipe r =
-      open_recipe(args->recipe, home,
-                  {"train.budget=0", "train.steps=" + std::to_string(args->warmup + args->steps),
-                   "train.log_every=" + std::to_string(args->warmup + args->steps), "train.checkpoint_every=0"});
-  pipeline::share_host_cores(r, *comm);
+// warmup + steps steps (the first `warmup` not measured); no evaluation, no files.
+train::TrainResult run_bench_steps(const recipe::Recipe& r, const BenchArgs& args, dist::Communicator& comm,
+                                   OpProfile& prof) {
+  pipeline::share_host_cores(r, comm);
   train::TrainerData data;
   data.train = train::make_random_source(static_cast<int32_t>(r.model.vocab_size), r.seed);
   data.description = "random tokens";
-  OpProfile prof;
   train::TrainerOptions o;
-  o.comm = comm;
-  o.measure_from = args->warmup;
-  if (args->profile) o.profile = &prof;
+  o.comm = &comm;
+  o.measure_from = args.warmup;
+  if (args.profile) o.profile = &prof;
   recipe::WallClock clock;
   train::Trainer trainer(r, std::move(data), clock, o);
-  const train::TrainResult result = trainer.run();
-  Engine engine(EngineOptions{.num_threads = r.train.threads});
-  const DType dt = r.train.precision;
-  const int64_t B = r.batch.rows, T = r.batch.seq_len, accum = r.batch.phases[0].accum;
-  const std::vector<double> ms = [&] {
-    std::vector<double> v;
-    for (size_t i = static_cast<size_t>(args->warmup); i < result.step_seconds.size(); i++)
-      v.push_back(1e3 * result.step_seconds[i]);
-    return v;
-  }();
-  const double loss = result.last_loss;
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[sorted.size() / 2];
-  const double fpt = result.flops_per_token;
-  const double tps = static_cast<double>(B * T * accum) / (median * 1e-3);
-  const double gflops = tps * fpt * 1e-9;
-  // The denominator: the arithmetic peak of this run's matmul dtype, measured now on the same threads (the same
-  // kernels as bench/peak_flops, docs/PERFORMANCE.md).
-  // Under mpirun every rank measures its own; the job's peak is their sum.
-  const hw::ArithmeticPeak arithmetic = measure_matmul_peak(engine.gemm(), dt, engine.num_threads(), 0.3);
-  double peak = arithmetic.gflops;
-  comm->all_reduce(&peak, 1);
-  const std::string peak_kind =
-      arithmetic.describe() + (comm->size() > 1 ? " x " + std::to_string(comm->size()) + " ranks" : "");
-  if (!lead) return;
+  return trainer.run();
+}
+
+// The measured steps' times in ms, sorted.
+std::vector<double> measured_ms_sorted(const train::TrainResult& result, int64_t warmup) {
+  std::vector<double> v;
+  for (size_t i = static_cast<size_t>(warmup); i < result.step_seconds.size(); i++)
+    v.push_back(1e3 * result.step_seconds[i]);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// Per rank, per measured step: compute, exposed communication, waiting.
+nlohmann::json rank_timings_json(const train::TrainResult& result, int64_t steps) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const train::RankTiming& t : result.ranks) {
-    const double per = 1e3 / static_cast<double>(args->steps), total = t.compute + t.exposed + t.waiting;
+    const double per = 1e3 / static_cast<double>(steps), total = t.compute + t.exposed + t.waiting;
     ranks.push_back({{"compute_ms", per * t.compute},
                      {"exposed_communication_ms", per * t.exposed},
                      {"waiting_ms", per * t.waiting},
                      {"exposed_share", t.exposed / std::max(total, 1e-12)}});
   }
-  const nlohmann::json j = {{"recipe", r.name},
-                            {"precision", std::string(dtype_name(r.train.precision))},
-                            {"threads", engine.num_threads()},
-                            {"batch", B},
-                            {"seq_len", T},
-                            {"steps", args->steps},
-                            {"ms_per_step_median", median},
-                            {"ms_per_step_min", sorted.front()},
-                            {"ms_per_step_max", sorted.back()},
-                            {"tokens_per_second", tps},
-                            {"flops_per_token", fpt},
-                            {"gflops", gflops},
-                            {"peak_gflops", peak},
-                            {"peak_kind", peak_kind},
-                            {"percent_of_peak", 100.0 * gflops / peak},
-                            {"bf16_path", engine.gemm().bf16_support().reason},
-                            {"world_size", comm->size()},
-                            {"micro_batches_per_step", accum},
-                            {"ranks", ranks},
-                            {"last_loss", loss}};
-  const double n_steps = static_cast<double>(args->steps);
+  return ranks;
+}
+
+// The op profile per measured step (bench train --profile).
+nlohmann::json profile_json(const OpProfile& prof, int64_t steps) {
+  const double n_steps = static_cast<double>(steps);
   nlohmann::json profile = nlohmann::json::array();
   for (const OpProfile::Row& row : prof.rows())
     profile.push_back({{"op", row.op},
@@ -270,26 +234,75 @@ void bench_train(const BenchArgs& bench_args, const Home& home, dist::Communicat
                        {"forward_ms", 1e3 * row.forward_s / n_steps},
                        {"backward_ms", 1e3 * row.backward_s / n_steps},
                        {"share", row.total_s() / std::max(prof.total_s(), 1e-12)}});
-  if (args->json) {
-    nlohmann::json out = j;
-    if (args->profile) out["profile"] = profile;
+  return profile;
+}
+
+void print_profile(const nlohmann::json& profile, int64_t steps) {
+  std::cout << "per step, mean of " << steps << " timed steps (host wall time; an op's forward includes "
+            << "the glue before it):\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "%-28s %7s %10s %10s %7s\n", "op", "calls", "fwd ms", "bwd ms", "share");
+  std::cout << line;
+  for (const nlohmann::json& row : profile) {
+    std::snprintf(line, sizeof line, "%-28s %7.1f %10.2f %10.2f %6.1f%%\n", row["op"].get<std::string>().c_str(),
+                  row["calls_per_step"].get<double>(), row["forward_ms"].get<double>(),
+                  row["backward_ms"].get<double>(), 100.0 * row["share"].get<double>());
+    std::cout << line;
+  }
+}
+
+// `bench train`: the trainer's step timed (run_bench_steps), its rate against the arithmetic peak of its matmul
+// dtype measured now on the same threads (the same kernels as bench/peak_flops, docs/PERFORMANCE.md; under mpirun
+// every rank measures its own and the job's peak is their sum), printed or as JSON by rank 0.
+void bench_train(const BenchArgs& args, const Home& home, dist::Communicator& comm) {
+  check(args.steps >= 1 && args.warmup >= 0, "bench train: --steps must be >= 1 and --warmup >= 0");
+  const recipe::Recipe r =
+      open_recipe(args.recipe, home,
+                  {"train.budget=0", "train.steps=" + std::to_string(args.warmup + args.steps),
+                   "train.log_every=" + std::to_string(args.warmup + args.steps), "train.checkpoint_every=0"});
+  OpProfile prof;
+  const train::TrainResult result = run_bench_steps(r, args, comm, prof);
+  Engine engine(EngineOptions{.num_threads = r.train.threads});
+  const int64_t B = r.batch.rows, T = r.batch.seq_len, accum = r.batch.phases[0].accum;
+  const std::vector<double> sorted = measured_ms_sorted(result, args.warmup);
+  const double median = sorted[sorted.size() / 2];
+  const double tps = static_cast<double>(B * T * accum) / (median * 1e-3);
+  const double gflops = tps * result.flops_per_token * 1e-9;
+  const hw::ArithmeticPeak arithmetic =
+      measure_matmul_peak(engine.gemm(), r.train.precision, engine.num_threads(), 0.3);
+  double peak = arithmetic.gflops;
+  comm.all_reduce(&peak, 1);
+  const std::string peak_kind =
+      arithmetic.describe() + (comm.size() > 1 ? " x " + std::to_string(comm.size()) + " ranks" : "");
+  if (comm.rank() != 0) return;
+  const nlohmann::json profile = profile_json(prof, args.steps);
+  if (args.json) {
+    nlohmann::json out = {{"recipe", r.name},
+                          {"precision", std::string(dtype_name(r.train.precision))},
+                          {"threads", engine.num_threads()},
+                          {"batch", B},
+                          {"seq_len", T},
+                          {"steps", args.steps},
+                          {"ms_per_step_median", median},
+                          {"ms_per_step_min", sorted.front()},
+                          {"ms_per_step_max", sorted.back()},
+                          {"tokens_per_second", tps},
+                          {"flops_per_token", result.flops_per_token},
+                          {"gflops", gflops},
+                          {"peak_gflops", peak},
+                          {"peak_kind", peak_kind},
+                          {"percent_of_peak", 100.0 * gflops / peak},
+                          {"bf16_path", engine.gemm().bf16_support().reason},
+                          {"world_size", comm.size()},
+                          {"micro_batches_per_step", accum},
+                          {"ranks", rank_timings_json(result, args.steps)},
+                          {"last_loss", result.last_loss}};
+    if (args.profile) out["profile"] = profile;
     std::cout << out.dump(2) << "\n";
     return;
   }
-  if (args->profile) {
-    std::cout << "per step, mean of " << args->steps << " timed steps (host wall time; an op's forward includes "
-              << "the glue before it):\n";
-    char line[160];
-    std::snprintf(line, sizeof line, "%-28s %7s %10s %10s %7s\n", "op", "calls", "fwd ms", "bwd ms", "share");
-    std::cout << line;
-    for (const nlohmann::json& row : profile) {
-      std::snprintf(line, sizeof line, "%-28s %7.1f %10.2f %10.2f %6.1f%%\n", row["op"].get<std::string>().c_str(),
-                    row["calls_per_step"].get<double>(), row["forward_ms"].get<double>(),
-                    row["backward_ms"].get<double>(), 100.0 * row["share"].get<double>());
-      std::cout << line;
-    }
-  }
-  std::cout << r.name << " (" << dtype_name(r.train.precision) << ", " << comm->size() << " x " << engine.num_threads()
+  if (args.profile) print_profile(profile, args.steps);
+  std::cout << r.name << " (" << dtype_name(r.train.precision) << ", " << comm.size() << " x " << engine.num_threads()
             << " threads, B " << B << " x " << accum << ", T " << T << "): " << format_number("%.1f", median)
             << " ms/step median (min " << format_number("%.1f", sorted.front()) << ", max "
             << format_number("%.1f", sorted.back()) << "), " << format_number("%.0f", tps) << " tokens/s, "

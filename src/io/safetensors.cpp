@@ -138,50 +138,83 @@ std::vector<uint8_t> encode_safetensors(const std::vector<std::pair<std::string,
   return out;
 }
 
-SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::string& source) {
-  auto fail = [&](uint64_t offset, const std::string& msg) {
-    throw Error(source + ": byte " + std::to_string(offset) + ": " + msg);
-  };
-  if (size < 8) fail(0, "file of " + std::to_string(size) + " bytes is too short for the 8-byte header length");
-  uint64_t n = 0;
-  for (int i = 0; i < 8; i++) n |= static_cast<uint64_t>(data[i]) << (8 * i);
-  if (n > kMaxHeader) fail(0, "header length " + std::to_string(n) + " exceeds the 100 MiB limit");
-  if (n > size - 8) fail(0, "header length " + std::to_string(n) + " runs past the end of the file");
-  // JSON never holds a raw NUL; the parser would stop at one and ignore the rest of the header.
-  if (const void* nul = std::memchr(data + 8, 0, n); nul != nullptr) {
-    fail(static_cast<const uint8_t*>(nul) - data, "header holds a NUL byte");
+namespace {
+
+// A safetensors file's bytes being decoded: every problem is an Error naming the file and the byte offset.
+class SafetensorsDecoder {
+ public:
+  SafetensorsDecoder(const uint8_t* data, size_t size, const std::string& source)
+      : data_(data), size_(size), source_(source) {}
+
+  SafetensorsFile decode() {
+    const nlohmann::json header = read_header();
+    for (auto it = header.begin(); it != header.end(); ++it) {
+      if (it.key() == "__metadata__") {
+        read_metadata(it.value());
+      } else {
+        entries_.push_back(read_entry(it.key(), it.value()));
+      }
+    }
+    check_layout();
+    file_.checksummed = !checksums_.empty();
+    if (file_.checksummed) verify_checksums();
+    for (const Entry& e : entries_) {
+      Tensor t = Tensor::empty(e.shape, e.dtype);
+      if (e.end > e.begin) std::memcpy(t.raw_data(), data_ + base_ + e.begin, e.end - e.begin);
+      file_.tensors.emplace_back(e.name, std::move(t));
+    }
+    return std::move(file_);
   }
-  nlohmann::json header;
-  try {
-    header = nanotrn::parse_json(std::string_view(reinterpret_cast<const char*>(data + 8), n));
-  } catch (const nlohmann::json::parse_error& e) {
-    fail(8 + e.byte, std::string("header is not valid JSON: ") + e.what());
-  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number too large for a double ("1E400")
-    fail(8, std::string("header is not valid JSON: ") + e.what());
-  }
-  if (!header.is_object()) fail(8, "header is not a JSON object");
-  const uint64_t base = 8 + n, buffer = size - base;
-  SafetensorsFile file;
-  std::map<std::string, std::string> checksums;  // the "crc32c:" metadata entries
+
+ private:
   struct Entry {
     uint64_t begin, end;
     std::string name;
     DType dtype;
     Shape shape;
   };
-  std::vector<Entry> entries;
-  for (auto it = header.begin(); it != header.end(); ++it) {
-    const std::string& key = it.key();
-    const nlohmann::json& v = it.value();
-    if (key == "__metadata__") {
-      if (!v.is_object()) fail(8, "__metadata__ is not an object");
-      for (auto m = v.begin(); m != v.end(); ++m) {
-        if (!m.value().is_string()) fail(8, "__metadata__ value of '" + m.key() + "' is not a string");
-        auto& into = m.key().starts_with(kChecksumPrefix) ? checksums : file.metadata;
-        into[m.key()] = m.value().get<std::string>();
-      }
-      continue;
+
+  [[noreturn]] void fail(uint64_t offset, const std::string& msg) const {
+    throw Error(source_ + ": byte " + std::to_string(offset) + ": " + msg);
+  }
+
+  // The 8-byte little-endian length, then that many bytes of JSON: an object.
+  nlohmann::json read_header() {
+    if (size_ < 8) fail(0, "file of " + std::to_string(size_) + " bytes is too short for the 8-byte header length");
+    uint64_t n = 0;
+    for (int i = 0; i < 8; i++) n |= static_cast<uint64_t>(data_[i]) << (8 * i);
+    if (n > kMaxHeader) fail(0, "header length " + std::to_string(n) + " exceeds the 100 MiB limit");
+    if (n > size_ - 8) fail(0, "header length " + std::to_string(n) + " runs past the end of the file");
+    // JSON never holds a raw NUL; the parser would stop at one and ignore the rest of the header.
+    if (const void* nul = std::memchr(data_ + 8, 0, n); nul != nullptr) {
+      fail(static_cast<const uint8_t*>(nul) - data_, "header holds a NUL byte");
     }
+    nlohmann::json header;
+    try {
+      header = nanotrn::parse_json(std::string_view(reinterpret_cast<const char*>(data_ + 8), n));
+    } catch (const nlohmann::json::parse_error& e) {
+      fail(8 + e.byte, std::string("header is not valid JSON: ") + e.what());
+    } catch (const nlohmann::json::exception& e) {  // out_of_range: a number too large for a double ("1E400")
+      fail(8, std::string("header is not valid JSON: ") + e.what());
+    }
+    if (!header.is_object()) fail(8, "header is not a JSON object");
+    base_ = 8 + n;
+    buffer_ = size_ - base_;
+    return header;
+  }
+
+  // __metadata__: strings only; the "crc32c:" entries kept apart for verify_checksums.
+  void read_metadata(const nlohmann::json& v) {
+    if (!v.is_object()) fail(8, "__metadata__ is not an object");
+    for (auto m = v.begin(); m != v.end(); ++m) {
+      if (!m.value().is_string()) fail(8, "__metadata__ value of '" + m.key() + "' is not a string");
+      auto& into = m.key().starts_with(kChecksumPrefix) ? checksums_ : file_.metadata;
+      into[m.key()] = m.value().get<std::string>();
+    }
+  }
+
+  // One tensor's dtype, shape and data offsets, its byte count checked against its shape.
+  Entry read_entry(const std::string& key, const nlohmann::json& v) const {
     const std::string where = "tensor '" + key + "': ";
     if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets")) {
       fail(8, where + "needs dtype, shape and data_offsets");
@@ -206,64 +239,74 @@ SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::
     }
     e.begin = off[0].get<uint64_t>();
     e.end = off[1].get<uint64_t>();
-    if (e.begin > e.end || e.end > buffer) {
-      fail(base + std::min(e.begin, buffer), where + "data_offsets [" + std::to_string(e.begin) + ", " +
-                                                 std::to_string(e.end) + ") outside the " + std::to_string(buffer) +
-                                                 "-byte data buffer");
+    if (e.begin > e.end || e.end > buffer_) {
+      fail(base_ + std::min(e.begin, buffer_), where + "data_offsets [" + std::to_string(e.begin) + ", " +
+                                                   std::to_string(e.end) + ") outside the " + std::to_string(buffer_) +
+                                                   "-byte data buffer");
     }
     if (e.end - e.begin != numel * dtype_size(e.dtype)) {
-      fail(base + e.begin, where + std::to_string(e.end - e.begin) + " bytes for shape " + shape_str(e.shape) + " of " +
-                               st_name(e.dtype));
+      fail(base_ + e.begin, where + std::to_string(e.end - e.begin) + " bytes for shape " + shape_str(e.shape) +
+                                " of " + st_name(e.dtype));
     }
-    entries.push_back(std::move(e));
+    return e;
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
-  uint64_t expect = 0;
-  for (const Entry& e : entries) {
-    if (e.begin != expect) {
-      fail(base + std::min(e.begin, expect), "tensor '" + e.name + "' starts at data offset " +
-                                                 std::to_string(e.begin) + " but the previous tensor ends at " +
-                                                 std::to_string(expect) + " (holes and overlaps are not allowed)");
+
+  // The tensors tile the data buffer exactly: no hole, no overlap, nothing left over.
+  void check_layout() {
+    std::sort(entries_.begin(), entries_.end(),
+              [](const Entry& a, const Entry& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
+    uint64_t expect = 0;
+    for (const Entry& e : entries_) {
+      if (e.begin != expect) {
+        fail(base_ + std::min(e.begin, expect), "tensor '" + e.name + "' starts at data offset " +
+                                                    std::to_string(e.begin) + " but the previous tensor ends at " +
+                                                    std::to_string(expect) + " (holes and overlaps are not allowed)");
+      }
+      expect = e.end;
     }
-    expect = e.end;
+    if (expect != buffer_) {
+      fail(base_ + expect,
+           "the tensors cover " + std::to_string(expect) + " of the " + std::to_string(buffer_) + " data bytes");
+    }
   }
-  if (expect != buffer) {
-    fail(base + expect,
-         "the tensors cover " + std::to_string(expect) + " of the " + std::to_string(buffer) + " data bytes");
-  }
-  file.checksummed = !checksums.empty();
-  if (!checksums.empty()) {
-    // One rule for every entry: present, well-formed, matching. A stray entry means a damaged name.
-    auto expect_crc = [&](const std::string& key, const std::string& what, uint64_t offset, uint32_t computed) {
-      const auto it = checksums.find(key);
-      if (it == checksums.end()) fail(8, what + " has no \"" + key + "\" checksum while the file has others");
-      uint32_t stored = 0;
-      if (!parse_crc_hex(it->second, &stored)) {
-        fail(8, "checksum \"" + key + "\" is \"" + it->second + "\", not 8 lowercase hex digits");
-      }
-      if (stored != computed) {
-        fail(offset, what + " fails its CRC-32C check (stored " + it->second + ", computed " + crc_hex(computed) +
-                         "): the file is corrupted");
-      }
-      checksums.erase(it);
-    };
-    expect_crc(kMetadataChecksum, "__metadata__", 8, metadata_crc(file.metadata));
-    for (const Entry& e : entries) {
+
+  // One rule for every entry: present, well-formed, matching. A stray entry means a damaged name.
+  void verify_checksums() {
+    expect_crc(kMetadataChecksum, "__metadata__", 8, metadata_crc(file_.metadata));
+    for (const Entry& e : entries_) {
       expect_crc(kChecksumPrefix + e.name,
                  "tensor '" + e.name + "' (data bytes " + std::to_string(e.begin) + ".." + std::to_string(e.end) + ")",
-                 base + e.begin, crc32c(data + base + e.begin, e.end - e.begin));
+                 base_ + e.begin, crc32c(data_ + base_ + e.begin, e.end - e.begin));
     }
-    if (!checksums.empty()) {
-      fail(8, "checksum \"" + checksums.begin()->first + "\" names no tensor in the file");
+    if (!checksums_.empty()) fail(8, "checksum \"" + checksums_.begin()->first + "\" names no tensor in the file");
+  }
+  void expect_crc(const std::string& key, const std::string& what, uint64_t offset, uint32_t computed) {
+    const auto it = checksums_.find(key);
+    if (it == checksums_.end()) fail(8, what + " has no \"" + key + "\" checksum while the file has others");
+    uint32_t stored = 0;
+    if (!parse_crc_hex(it->second, &stored)) {
+      fail(8, "checksum \"" + key + "\" is \"" + it->second + "\", not 8 lowercase hex digits");
     }
+    if (stored != computed) {
+      fail(offset, what + " fails its CRC-32C check (stored " + it->second + ", computed " + crc_hex(computed) +
+                       "): the file is corrupted");
+    }
+    checksums_.erase(it);
   }
-  for (const Entry& e : entries) {
-    Tensor t = Tensor::empty(e.shape, e.dtype);
-    if (e.end > e.begin) std::memcpy(t.raw_data(), data + base + e.begin, e.end - e.begin);
-    file.tensors.emplace_back(e.name, std::move(t));
-  }
-  return file;
+
+  const uint8_t* data_;
+  size_t size_;
+  const std::string& source_;
+  uint64_t base_ = 0, buffer_ = 0;  // where the data buffer starts, and its length
+  SafetensorsFile file_;
+  std::map<std::string, std::string> checksums_;  // the "crc32c:" metadata entries
+  std::vector<Entry> entries_;
+};
+
+}  // namespace
+
+SafetensorsFile decode_safetensors(const uint8_t* data, size_t size, const std::string& source) {
+  return SafetensorsDecoder(data, size, source).decode();
 }
 
 void save_safetensors(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors,

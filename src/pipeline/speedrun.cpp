@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -99,23 +100,132 @@ void write_report(const std::string& path, const recipe::Recipe& recipe, const d
   write_file_atomic(path, text.data(), text.size());
 }
 
-}  // namespace
+using Stages = std::vector<std::pair<std::string, double>>;
 
-SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
-  auto say = [&](const std::string& s) {
-    if (o.print) o.print(s);
-  };
-  const std::string root = fs::absolute(o.root).lexically_normal().string();
-  const std::string run_root = root + "/speedrun";
+// The recipe with its data under the speedrun's folder, and the budget override.
+recipe::Recipe speedrun_recipe(const SpeedrunOptions& o, const std::string& root) {
   std::vector<std::string> sets = {
       "data.corpus=" + root + "/data/corpus", "data.train=" + root + "/data/tokens/train_*.bin",
       "data.val=" + root + "/data/tokens/val_*.bin", "data.tokenizer=" + root + "/tokenizer"};
   sets.insert(sets.end(), o.sets.begin(), o.sets.end());
   if (!o.budget.empty()) sets.push_back("train.budget=" + o.budget);
-  recipe::Recipe recipe = recipe::open_recipe(o.recipe, sets, o.home);
+  return recipe::open_recipe(o.recipe, sets, o.home);
+}
 
+// The previous run's results when result.json holds this very recipe and its checkpoint is there (--force retrains).
+bool reuse_previous_run(const std::string& run_dir, const std::string& result_path, const nlohmann::json& recipe_json,
+                        SpeedrunResult& res) {
+  if (!fs::exists(result_path)) return false;
+  const std::vector<uint8_t> bytes = read_file(result_path);
+  const nlohmann::json j = nanotrn::parse_json_or_discarded(bytes);
+  if (j.is_discarded() || j.value("recipe", nlohmann::json()) != recipe_json ||
+      !fs::exists(run_dir + "/checkpoint.safetensors"))
+    return false;
+  res.val_bpb = j.at("val_bpb").get<double>();
+  res.steps = j.at("steps").get<int64_t>();
+  res.tokens = j.at("tokens").get<int64_t>();
+  res.charged_seconds = j.at("charged_seconds").get<double>();
+  for (const auto& p : j.at("loss_curve")) res.loss_curve.emplace_back(p[0].get<int64_t>(), p[1].get<double>());
+  return true;
+}
+
+// Pretraining into a fresh run folder under the wall clock, then val_bpb; result.json records the recipe.
+void pretrain(const recipe::Recipe& recipe, const nlohmann::json& recipe_json, const std::string& run_dir,
+              const std::string& result_path, const SpeedrunOptions& o, SpeedrunResult& res) {
+  fs::remove_all(run_dir);
+  make_directories(run_dir);
+  recipe::WallClock clock;
+  train::TrainerOptions to;
+  to.out_dir = run_dir;
+  to.print = o.print;
+  train::Trainer trainer(recipe, train::open_training_data(recipe), clock, to);
+  const train::TrainResult tr = trainer.run();
+  res.val_bpb = tr.val_bpb;
+  res.steps = tr.steps;
+  res.tokens = tr.tokens;
+  res.charged_seconds = tr.charged_seconds;
+  res.loss_curve = tr.loss_curve;
+  nlohmann::json j = tr.to_json();
+  j["recipe"] = recipe_json;
+  const std::string text = j.dump(2);
+  write_file_atomic(result_path, text.data(), text.size());
+}
+
+// A few samples from the trained model, each from "The" with its own seed.
+void sample_texts(Ctx& ctx, model::Gpt& gpt, const tokenizer::Tokenizer& tok, int64_t count, SpeedrunResult& res,
+                  const std::function<void(const std::string&)>& say) {
+  std::vector<int32_t> prompt = {tok.bos_id()};
+  for (int32_t id : tok.encode("The")) prompt.push_back(id);
+  for (int64_t i = 0; i < count; i++) {
+    const std::vector<int32_t> out = model::generate(ctx, gpt, prompt,
+                                                     {.max_tokens = 48,
+                                                      .temperature = 0.8f,
+                                                      .top_k = 40,
+                                                      .seed = static_cast<uint64_t>(i),
+                                                      .stop_token = tok.bos_id()});
+    res.samples.push_back("The" + tok.decode(out));
+    say("sample: " + res.samples.back());
+  }
+}
+
+// CORE on the bundle (core.json in the run folder).
+void core_stage(const Ctx& ctx, model::Gpt& gpt, const tokenizer::Tokenizer& tok, const recipe::Recipe& recipe,
+                const std::string& run_dir, const SpeedrunOptions& o, SpeedrunResult& res,
+                const std::function<void(const std::string&)>& say) {
+  icl::CoreOptions co;
+  co.max_len = recipe.batch.seq_len;
+  co.max_per_task = o.core_max_per_task;
+  const icl::CoreResult core = icl::evaluate_core(ctx, gpt, tok, icl::read_bundle(o.core_bundle), co);
+  res.core = core.core;
+  for (const icl::TaskResult& t : core.tasks) res.core_tasks.emplace_back(t.spec.label, t.centered);
+  const std::string core_text = icl::core_json(core, false).dump(2) + "\n";
+  write_file_atomic(run_dir + "/core.json", core_text.data(), core_text.size());
+  say("CORE " + format_number("%.4f", res.core) + " over " + std::to_string(core.tasks.size()) + " tasks of " +
+      o.core_bundle);
+}
+
+// result.json gains what the Phase 2 composite ranks (`nanotrn score`) and the HTML report's baseline.
+void add_score_fields(const std::string& result_path, const recipe::Recipe& recipe, const SpeedrunResult& res,
+                      const std::string& core_bundle) {
+  const std::vector<uint8_t> bytes = read_file(result_path);
+  nlohmann::json j = nanotrn::parse_json(bytes);
+  j["name"] = recipe.name;
+  j["params"] = res.params;
+  j["unigram_bpb"] = res.unigram_bpb;  // the HTML report's baseline (report/run_report.h)
+  if (std::isfinite(res.core)) {
+    j["core"] = res.core;
+    j["core_bundle"] = core_bundle;
+  } else {
+    j.erase("core");
+  }
+  const std::string text = j.dump(2);
+  write_file_atomic(result_path, text.data(), text.size());
+}
+
+// The recipe priced on trn2 and trn3 for the challenge's budget.
+std::vector<predict::Prediction> trainium_predictions(const recipe::Recipe& recipe,
+                                                      const std::function<void(const std::string&)>& say) {
+  const std::vector<predict::Prediction> predictions =
+      report::predict_on_devices(recipe, {"trn2", "trn3"}, kChallengeBudget);
+  for (const predict::Prediction& p : predictions) {
+    say(p.device + ": " + std::to_string(p.walk.steps) + " steps in " + kChallengeBudget + ", " +
+        format_number("%.0f tok/s", p.phases.back().tokens_per_s) + ", MFU " +
+        format_number("%.1f%%", 100.0 * p.phases.back().mfu) + " (modelled)");
+  }
+  return predictions;
+}
+
+}  // namespace
+
+SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
+  const std::function<void(const std::string&)> say = [&](const std::string& s) {
+    if (o.print) o.print(s);
+  };
+  const std::string root = fs::absolute(o.root).lexically_normal().string();
+  const std::string run_root = root + "/speedrun";
+  recipe::Recipe recipe = speedrun_recipe(o, root);
   const DataSetup built = setup_data(recipe, o.print);
-  std::vector<std::pair<std::string, double>> stages = built.seconds;
+  Stages stages = built.seconds;
   const tokenizer::Tokenizer& tok = built.tokenizer;
   const data::ShardSet& shards = built.shards;
   // Score each validation token at most once: cap the evaluation at the whole batches the split holds.
@@ -126,40 +236,11 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   SpeedrunResult res;
   const std::string run_dir = run_root + "/run", result_path = run_root + "/result.json";
   const nlohmann::json recipe_json = recipe::recipe_to_json(recipe);
-  bool reused = false;
-  if (!o.force && fs::exists(result_path)) {
-    const std::vector<uint8_t> bytes = read_file(result_path);
-    const nlohmann::json j = nanotrn::parse_json_or_discarded(bytes);
-    if (!j.is_discarded() && j.value("recipe", nlohmann::json()) == recipe_json &&
-        fs::exists(run_dir + "/checkpoint.safetensors")) {
-      res.val_bpb = j.at("val_bpb").get<double>();
-      res.steps = j.at("steps").get<int64_t>();
-      res.tokens = j.at("tokens").get<int64_t>();
-      res.charged_seconds = j.at("charged_seconds").get<double>();
-      for (const auto& p : j.at("loss_curve")) res.loss_curve.emplace_back(p[0].get<int64_t>(), p[1].get<double>());
-      reused = true;
-      say("train: reusing " + run_dir + " (same recipe; --force retrains)");
-    }
-  }
   auto t0 = std::chrono::steady_clock::now();
-  if (!reused) {
-    fs::remove_all(run_dir);
-    make_directories(run_dir);
-    recipe::WallClock clock;
-    train::TrainerOptions to;
-    to.out_dir = run_dir;
-    to.print = o.print;
-    train::Trainer trainer(recipe, train::open_training_data(recipe), clock, to);
-    const train::TrainResult tr = trainer.run();
-    res.val_bpb = tr.val_bpb;
-    res.steps = tr.steps;
-    res.tokens = tr.tokens;
-    res.charged_seconds = tr.charged_seconds;
-    res.loss_curve = tr.loss_curve;
-    nlohmann::json j = tr.to_json();
-    j["recipe"] = recipe_json;
-    const std::string text = j.dump(2);
-    write_file_atomic(result_path, text.data(), text.size());
+  if (!o.force && reuse_previous_run(run_dir, result_path, recipe_json, res)) {
+    say("train: reusing " + run_dir + " (same recipe; --force retrains)");
+  } else {
+    pretrain(recipe, recipe_json, run_dir, result_path, o, res);
   }
   stages.emplace_back("pretrain + val_bpb", seconds_since(t0));
 
@@ -169,70 +250,25 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   res.unigram_bpb = unigram.bpb;
   say("val_bpb " + format_number("%.4f", res.val_bpb) + " vs unigram baseline " +
       format_number("%.4f", res.unigram_bpb) + " (same tokenizer)");
-
   const train::Checkpoint ckpt = train::load_checkpoint(run_dir + "/checkpoint.safetensors");
   Engine engine;
   Ctx ctx{engine};
   model::Gpt gpt(ctx, model::resolve(recipe.model), recipe.seed);
   train::restore_model(gpt, ckpt);
-  const std::vector<int32_t> prompt = [&] {
-    std::vector<int32_t> p = {tok.bos_id()};
-    for (int32_t id : tok.encode("The")) p.push_back(id);
-    return p;
-  }();
-  for (int64_t i = 0; i < o.samples; i++) {
-    const std::vector<int32_t> out = model::generate(ctx, gpt, prompt,
-                                                     {.max_tokens = 48,
-                                                      .temperature = 0.8f,
-                                                      .top_k = 40,
-                                                      .seed = static_cast<uint64_t>(i),
-                                                      .stop_token = tok.bos_id()});
-    res.samples.push_back("The" + tok.decode(out));
-    say("sample: " + res.samples.back());
-  }
+  sample_texts(ctx, gpt, tok, o.samples, res, say);
   stages.emplace_back("unigram baseline + samples", seconds_since(t0));
 
   res.params = model::count_params(gpt.config()).total();
   res.core = std::numeric_limits<double>::quiet_NaN();
   if (!o.core_bundle.empty()) {
     t0 = std::chrono::steady_clock::now();
-    icl::CoreOptions co;
-    co.max_len = recipe.batch.seq_len;
-    co.max_per_task = o.core_max_per_task;
-    const icl::CoreResult core = icl::evaluate_core(ctx, gpt, tok, icl::read_bundle(o.core_bundle), co);
-    res.core = core.core;
-    for (const icl::TaskResult& t : core.tasks) res.core_tasks.emplace_back(t.spec.label, t.centered);
-    const std::string core_text = icl::core_json(core, false).dump(2) + "\n";
-    write_file_atomic(run_dir + "/core.json", core_text.data(), core_text.size());
-    say("CORE " + format_number("%.4f", res.core) + " over " + std::to_string(core.tasks.size()) + " tasks of " +
-        o.core_bundle);
+    core_stage(ctx, gpt, tok, recipe, run_dir, o, res, say);
     stages.emplace_back("CORE", seconds_since(t0));
   }
-  // result.json gains what the Phase 2 composite ranks (`nanotrn score`).
-  {
-    const std::vector<uint8_t> bytes = read_file(result_path);
-    nlohmann::json j = nanotrn::parse_json(bytes);
-    j["name"] = recipe.name;
-    j["params"] = res.params;
-    j["unigram_bpb"] = res.unigram_bpb;  // the HTML report's baseline (report/run_report.h)
-    if (std::isfinite(res.core)) {
-      j["core"] = res.core;
-      j["core_bundle"] = o.core_bundle;
-    } else {
-      j.erase("core");
-    }
-    const std::string text = j.dump(2);
-    write_file_atomic(result_path, text.data(), text.size());
-  }
+  add_score_fields(result_path, recipe, res, o.core_bundle);
 
   t0 = std::chrono::steady_clock::now();
-  const std::vector<predict::Prediction> predictions =
-      report::predict_on_devices(recipe, {"trn2", "trn3"}, kChallengeBudget);
-  for (const predict::Prediction& p : predictions) {
-    say(p.device + ": " + std::to_string(p.walk.steps) + " steps in " + kChallengeBudget + ", " +
-        format_number("%.0f tok/s", p.phases.back().tokens_per_s) + ", MFU " +
-        format_number("%.1f%%", 100.0 * p.phases.back().mfu) + " (modelled)");
-  }
+  const std::vector<predict::Prediction> predictions = trainium_predictions(recipe, say);
   stages.emplace_back("Trainium predictions", seconds_since(t0));
   res.report_path = run_root + "/report.md";
   write_report(res.report_path, recipe, shards, res, stages, predictions);
