@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "neuron/isa/machine.h"
 
 namespace nanotrn::predict {
 
@@ -18,9 +19,10 @@ Layout resolve_layout(const recipe::Recipe& r, const hw::Device& d) {
         "launch.chips " + std::to_string(l.chips) + ": '" + d.name + "' has " + std::to_string(d.chips()) + " chip(s)");
   if (trn) {
     out.lnc = l.lnc == 0 ? d.lnc() : l.lnc;
-    check(out.lnc == 1 || (out.lnc == 2 && d.neuron_core != "v2"), "launch.lnc " + std::to_string(out.lnc) +
-                                                                       " is not available on '" + d.name +
-                                                                       "' (LNC=1, or 2 on Trn2 and later [LNC])");
+    const double widest = neuron::spec_for(d.neuron_core).max_physical_cores.value;  // the core pair, from the spec
+    check(out.lnc >= 1 && static_cast<double>(out.lnc) <= widest,
+          "launch.lnc " + std::to_string(out.lnc) + " is not available on '" + d.name + "' (LNC=1 to " +
+              std::to_string(static_cast<int>(widest)) + " on NeuronCore-" + d.neuron_core + " [LNC])");
     const int64_t cores = d.physical_cores_per_chip(), most = cores / out.lnc;
     out.ranks_per_chip = l.ranks_per_chip == 0 ? most : l.ranks_per_chip;
     check(out.ranks_per_chip <= most,

@@ -102,6 +102,15 @@ TEST(NeuronMachine, EveryValueMatchesTheFactSheet) {
   EXPECT_EQ(spec_for("trn1").name, "v2");
   EXPECT_EQ(spec_for("trn2").name, "v3");
   EXPECT_EQ(spec_for("trn3").name, "v4");
+  // Any Trainium device of the catalog, by the generation its entry names (the one chip-to-core map).
+  EXPECT_EQ(spec_for("trn2-server").name, "v3");
+  EXPECT_EQ(spec_for("trn3-ultraserver").name, "v4");
+  try {
+    spec_for("h100");
+    ADD_FAILURE() << "h100 has no NeuronCore";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("known: v2, v3, v4, trn1 (v2), trn2 (v3), trn3 (v4)"), std::string::npos) << e.message();
+  }
 }
 
 TEST(NeuronMachine, DerivedRatesFollowTheFacts) {

@@ -174,13 +174,18 @@ std::vector<std::pair<std::string, const Param*>> NeuronCoreSpec::params() const
 
 const NeuronCoreSpec& spec_for(std::string_view name) {
   static const std::vector<NeuronCoreSpec> specs = make_specs();  // immutable after first use
-  std::string_view key = name;
-  if (key == "trn1") key = "v2";
-  if (key == "trn2") key = "v3";
-  if (key == "trn3") key = "v4";
   for (const NeuronCoreSpec& s : specs)
-    if (s.name == key) return s;
-  throw Error("unknown NeuronCore generation '" + std::string(name) + "' (known: v2/trn1, v3/trn2, v4/trn3)");
+    if (s.name == name) return s;
+  // A Trainium device's name: its generation as the device catalog states it (the one chip-to-core map).
+  static const hw::Catalog catalog = hw::builtin_catalog();  // immutable after first use
+  std::string known;
+  for (const NeuronCoreSpec& s : specs) known += (known.empty() ? "" : ", ") + s.name;
+  for (const hw::Device& d : catalog.devices()) {
+    if (d.kind != hw::DeviceKind::trainium) continue;
+    if (d.name == name) return spec_for(d.neuron_core);
+    known += ", " + d.name + " (" + d.neuron_core + ")";
+  }
+  throw Error("unknown NeuronCore generation '" + std::string(name) + "' (known: " + known + ")");
 }
 
 }  // namespace nanotrn::neuron

@@ -76,7 +76,8 @@ struct NeuronCoreSpec {
   std::vector<std::pair<std::string, const Param*>> params() const;
 };
 
-// "v2"/"trn1", "v3"/"trn2", "v4"/"trn3". Throws nanotrn::Error naming the unknown name and the known ones.
+// "v2", "v3", "v4", or a Trainium device of the catalog ("trn2", "trn3-ultraserver", ...: the generation its entry
+// names, hw/devices.json.inc). Throws nanotrn::Error naming the unknown name and the known ones.
 const NeuronCoreSpec& spec_for(std::string_view name);
 
 }  // namespace nanotrn::neuron
