@@ -2,9 +2,10 @@
 # `nanotrn train` and a run folder under attack: (1) SIGTERM after the last step, during the final evaluation, is not
 # swallowed: the run finishes, saves its results and exits 143 saying so; (2) a second train into the same --out while
 # the first runs is refused, naming the holder, and leaves the first run's metrics alone; (3) a FIFO as metrics.jsonl
-# is refused at once instead of blocking the run. Usage: train_late_signal.sh NANOTRN RECIPE OUT_DIR
+# is refused at once instead of blocking the run. Usage: train_late_signal.sh NANOTRN RECIPE OUT_DIR EVAL_TOKENS
+# (EVAL_TOKENS: the final evaluation's size, enough for it to outlast the second train's start in this build).
 set -u
-nanotrn=$1 recipe=$2 out=$3
+nanotrn=$1 recipe=$2 out=$3 eval_tokens=$4
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$out"
 mkdir -p "$out"
@@ -12,7 +13,7 @@ args=(--recipe "$recipe" --set data.train=synthetic:pattern --set model.vocab_si
       --set train.budget=0 --set train.log_every=1)
 
 # (1) and (2): a run whose final evaluation takes seconds.
-"$nanotrn" train "${args[@]}" --set train.steps=2 --set eval.tokens=1000000 --out "$out/run" \
+"$nanotrn" train "${args[@]}" --set train.steps=2 --set eval.tokens="$eval_tokens" --out "$out/run" \
   2>"$out/stderr.txt" >"$out/stdout.txt" &
 pid=$!
 for _ in $(seq 1 600); do

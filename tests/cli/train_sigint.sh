@@ -5,7 +5,7 @@ set -u
 nanotrn=$1 recipe=$2 out=$3
 rm -rf "$out"
 mkdir -p "$out"
-args=(--recipe "$recipe" --set data.train=synthetic:pattern --set model.vocab_size=256 --set train.budget=0
+args=(--recipe "$recipe" --set data.train=synthetic:pattern --set model.vocab_size=256 --set model.depth=2 --set train.budget=0
       --set eval.tokens=1024 --set train.log_every=1 --out "$out")
 "$nanotrn" train "${args[@]}" --set train.steps=1000000 2>"$out/stderr.txt" >/dev/null &
 pid=$!
