@@ -205,34 +205,41 @@ RefTensor softmax(const RefTensor& x) {
   return out;
 }
 
-RefTensor matmul(const RefTensor& a, const RefTensor& b, bool ta, bool tb) {
+MatmulRef matmul_with_magnitude(const RefTensor& a, const RefTensor& b, bool ta, bool tb) {
   const size_t na = a.shape.size(), nb = b.shape.size();
   const int64_t ar = a.shape[na - 2], ac = a.shape[na - 1], br = b.shape[nb - 2], bc = b.shape[nb - 1];
   const int64_t M = ta ? ac : ar, K = ta ? ar : ac, N = tb ? br : bc;
   check((tb ? bc : br) == K, "ref::matmul: inner dimensions differ");
   const int64_t batch = a.numel() / (ar * ac);
   const bool shared_b = nb == 2;
-  RefTensor out;
-  out.shape = Shape(a.shape.begin(), a.shape.end() - 2);
-  out.shape.push_back(M);
-  out.shape.push_back(N);
-  out.v.assign(static_cast<size_t>(batch * M * N), 0.0);
+  MatmulRef out;
+  out.product.shape = Shape(a.shape.begin(), a.shape.end() - 2);
+  out.product.shape.push_back(M);
+  out.product.shape.push_back(N);
+  out.product.v.assign(static_cast<size_t>(batch * M * N), 0.0);
+  out.magnitude = out.product;
   for (int64_t z = 0; z < batch; z++) {
     const double* A = a.v.data() + z * ar * ac;
     const double* Bm = b.v.data() + (shared_b ? 0 : z * br * bc);
     for (int64_t i = 0; i < M; i++) {
       for (int64_t j = 0; j < N; j++) {
-        double s = 0.0;
+        double s = 0.0, m = 0.0;
         for (int64_t kk = 0; kk < K; kk++) {
           const double x = ta ? A[kk * ac + i] : A[i * ac + kk];
           const double y = tb ? Bm[j * bc + kk] : Bm[kk * bc + j];
           s += x * y;
+          m += std::fabs(x * y);
         }
-        out.v[static_cast<size_t>((z * M + i) * N + j)] = s;
+        out.product.v[static_cast<size_t>((z * M + i) * N + j)] = s;
+        out.magnitude.v[static_cast<size_t>((z * M + i) * N + j)] = m;
       }
     }
   }
   return out;
+}
+
+RefTensor matmul(const RefTensor& a, const RefTensor& b, bool ta, bool tb) {
+  return matmul_with_magnitude(a, b, ta, tb).product;
 }
 
 RefTensor embedding(const std::vector<int32_t>& ids, const Shape& ids_shape, const RefTensor& table) {

@@ -33,6 +33,12 @@ RefTensor softmax(const RefTensor& x);                             // last dimen
 
 // a [..., M, K] (or [..., K, M] with ta), b [..., K, N] (or [..., N, K] with tb, or 2-D shared).
 RefTensor matmul(const RefTensor& a, const RefTensor& b, bool ta, bool tb);
+// The same product and, per element, sum_k |a_ik b_kj|: what a matmul's rounding-error bound is stated in (the tile
+// kernels' checks, neuron/registry/matmul_entry.cpp).
+struct MatmulRef {
+  RefTensor product, magnitude;
+};
+MatmulRef matmul_with_magnitude(const RefTensor& a, const RefTensor& b, bool ta, bool tb);
 RefTensor embedding(const std::vector<int32_t>& ids, const Shape& ids_shape, const RefTensor& table);
 RefTensor rms_norm(const RefTensor& x, double eps);
 RefTensor rotary(const RefTensor& x, double base, double fraction, int64_t position_offset);

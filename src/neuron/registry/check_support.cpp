@@ -2,10 +2,15 @@
 #include "neuron/registry/check_support.h"
 
 #include <cmath>
+#include <utility>
 
 #include "dtype/convert.h"
 
 namespace nanotrn::neuron {
+
+ref::RefTensor as_ref(const std::vector<float>& values, ref::Shape shape) {
+  return ref::RefTensor{std::move(shape), std::vector<double>(values.begin(), values.end())};
+}
 
 double unit_roundoff(DType t) {
   switch (t) {

@@ -3,7 +3,8 @@
 // 2^-3); e = 2^-24 (fp32 arithmetic) in every bound.
 // Inputs: uniform [lo, hi) from std::mt19937(seed), drawn in the order a definition asks for them, each rounded to
 // the dtype.
-// Not here: the bounds themselves (each definition states its own), running kernels (kernel_run.h).
+// Not here: the bounds themselves (each definition states its own), the references (src/ref/), running kernels
+// (kernel_run.h).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "dtype/dtype.h"
+#include "ref/ops_ref.h"
 
 namespace nanotrn::neuron {
 
@@ -23,6 +25,9 @@ inline constexpr int64_t kMaxCheckElements = int64_t{1} << 24;         // the el
 
 // The unit roundoff of a dtype: fp32 2^-24, fp16 2^-11, bf16 2^-8, fp8 e4m3 2^-4, e5m2 2^-3 (int32: as fp32).
 double unit_roundoff(DType t);
+
+// A kernel's host tensor as the fp64 reference's input (every check compares against src/ref/).
+ref::RefTensor as_ref(const std::vector<float>& values, ref::Shape shape);
 
 class SeededInputs {
  public:

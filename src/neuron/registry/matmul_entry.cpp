@@ -7,6 +7,7 @@
 #include "neuron/kernels/matmul.h"
 #include "neuron/registry/builtin_kernels.h"
 #include "neuron/registry/check_support.h"
+#include "ref/ops_ref.h"
 
 namespace nanotrn::neuron {
 
@@ -45,18 +46,10 @@ KernelDefinition<MatmulShape> matmul_definition() {
     CheckOutcome c;
     c.rule = "|c - ref| <= (K + 2) 2^-24 sum_k |a b|";
     const double e = std::ldexp(1.0, -24);
-    for (int64_t i = 0; i < s.m; ++i)
-      for (int64_t j = 0; j < s.n; ++j) {
-        double ref = 0, mag = 0;
-        for (int64_t kk = 0; kk < s.k; ++kk) {
-          const double prod = static_cast<double>(in[0][static_cast<size_t>(kk * s.m + i)]) *
-                              static_cast<double>(in[1][static_cast<size_t>(kk * s.n + j)]);
-          ref += prod;
-          mag += std::fabs(prod);
-        }
-        c.compare(static_cast<double>(out[0][static_cast<size_t>(i * s.n + j)]), ref,
-                  static_cast<double>(s.k + 2) * e * mag);
-      }
+    const ref::MatmulRef r =
+        ref::matmul_with_magnitude(as_ref(in[0], {s.k, s.m}), as_ref(in[1], {s.k, s.n}), /*ta=*/true, /*tb=*/false);
+    for (size_t i = 0; i < r.product.v.size(); ++i)
+      c.compare(static_cast<double>(out[0][i]), r.product.v[i], static_cast<double>(s.k + 2) * e * r.magnitude.v[i]);
     return c;
   };
   d.check_size = [](const MatmulShape& s) {

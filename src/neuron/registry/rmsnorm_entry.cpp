@@ -6,7 +6,9 @@
 
 #include "neuron/kernels/rmsnorm.h"
 #include "neuron/registry/builtin_kernels.h"
+#include "neuron/registry/check_support.h"
 #include "neuron/registry/rows_params.h"
+#include "ref/ops_ref.h"
 
 namespace nanotrn::neuron {
 
@@ -45,14 +47,12 @@ KernelDefinition<RmsnormShape> rmsnorm_definition() {
     c.rule = "|y - ref| <= |ref| ((D + 12) 2^-24 + 2 u + u^2)";
     const double e = std::ldexp(1.0, -24), u = unit_roundoff(t);
     const double rel = (static_cast<double>(s.cols) + 12) * e + 2 * u + u * u;
-    auto x = [&](int64_t i, int64_t j) { return static_cast<double>(in[0][static_cast<size_t>(i * s.cols + j)]); };
+    const ref::RefTensor normed = ref::rms_norm(as_ref(in[0], {s.rows, s.cols}), static_cast<double>(s.eps));
     for (int64_t i = 0; i < s.rows; ++i) {
-      double ss = 0;
-      for (int64_t j = 0; j < s.cols; ++j) ss += x(i, j) * x(i, j);
-      const double rstd = 1.0 / std::sqrt(ss / static_cast<double>(s.cols) + static_cast<double>(s.eps));
       for (int64_t j = 0; j < s.cols; ++j) {
-        const double ref = x(i, j) * rstd * static_cast<double>(in[1][static_cast<size_t>(j)]);
-        c.compare(static_cast<double>(out[0][static_cast<size_t>(i * s.cols + j)]), ref, std::fabs(ref) * rel);
+        const auto at = static_cast<size_t>(i * s.cols + j);
+        const double ref = normed.v[at] * static_cast<double>(in[1][static_cast<size_t>(j)]);  // times the gain
+        c.compare(static_cast<double>(out[0][at]), ref, std::fabs(ref) * rel);
       }
     }
     return c;

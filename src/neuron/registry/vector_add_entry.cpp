@@ -6,7 +6,9 @@
 
 #include "neuron/kernels/vector_add.h"
 #include "neuron/registry/builtin_kernels.h"
+#include "neuron/registry/check_support.h"
 #include "neuron/registry/rows_params.h"
+#include "ref/ops_ref.h"
 
 namespace nanotrn::neuron {
 
@@ -47,10 +49,10 @@ KernelDefinition<VectorAddShape> vector_add_definition() {
     CheckOutcome c;
     c.rule = "|out - (a + b)| <= u_out |a + b| (one rounding)";
     const double u = unit_roundoff(t);
-    for (size_t i = 0; i < static_cast<size_t>(s.rows * s.cols); ++i) {
-      const double ref = static_cast<double>(in[0][i]) + static_cast<double>(in[1][i]);
-      c.compare(static_cast<double>(out[0][i]), ref, u * std::fabs(ref));
-    }
+    const ref::RefTensor sum =
+        ref::binary(as_ref(in[0], {s.rows, s.cols}), as_ref(in[1], {s.rows, s.cols}), ref::BinaryOp::add);
+    for (size_t i = 0; i < sum.v.size(); ++i)
+      c.compare(static_cast<double>(out[0][i]), sum.v[i], u * std::fabs(sum.v[i]));
     return c;
   };
   d.check_size = [](const VectorAddShape& s) { return elements_check_size(s.rows, s.cols); };
