@@ -103,7 +103,7 @@ class MicroBatch {
     if (moe_) {
       moe_forward(p);
     } else {
-      mlp_forward(p);
+      mlp_forward(dense_mlp(p));
     }
     reduce(p + "mlp proj");
     L_.elementwise(p + "residual", "element-wise", td_, 2, 1, 1);
@@ -141,19 +141,30 @@ class MicroBatch {
     reduce(p + "attn proj");
   }
 
-  void mlp_forward(const std::string& p) {
+  // One MLP's ops: a dense block's, or every local expert's as one batched matmul per weight. The names: "mlp gate",
+  // "silu(gate) * up" for the dense MLP, "expert gate", "expert silu(gate) * up" for the experts.
+  struct Mlp {
+    std::string weights, pointwise;  // name prefixes of its matmuls and of its element-wise op
+    int64_t rows = 0, count = 1;     // tokens through each copy, and the copies
+    double elements = 0;             // of the hidden activation, over every copy
+  };
+  Mlp dense_mlp(const std::string& p) const { return {p + "mlp ", p, t_, 1, tf_}; }
+  Mlp expert_mlp(const std::string& p) const { return {p + "expert ", p + "expert ", per_expert_, local_, tfk_}; }
+
+  void mlp_forward(const Mlp& m) {
     if (swiglu_) {
-      L_.matmul(p + "mlp gate", "mlp matmul", t_, d_, f_);
-      L_.matmul(p + "mlp up", "mlp matmul", t_, d_, f_);
+      L_.matmul(m.weights + "gate", "mlp matmul", m.rows, d_, f_, m.count);
+      L_.matmul(m.weights + "up", "mlp matmul", m.rows, d_, f_, m.count);
       L_.stage();
-      L_.elementwise(p + "silu(gate) * up", "element-wise", tf_, 2, 1, 5);
+      L_.elementwise(m.pointwise + "silu(gate) * up", "element-wise", m.elements, 2, 1, 5);
     } else {
-      L_.matmul(p + "mlp fc", "mlp matmul", t_, d_, f_);
+      L_.matmul(m.weights + "fc", "mlp matmul", m.rows, d_, f_, m.count);
       L_.stage();
-      L_.elementwise(p + "activation", "element-wise", tf_, 1, 1, gelu_ ? 8 : 3);  // tanh-form GELU: about 8 FLOPs
+      // tanh-form GELU: about 8 FLOPs
+      L_.elementwise(m.pointwise + "activation", "element-wise", m.elements, 1, 1, gelu_ ? 8 : 3);
     }
     L_.stage();
-    L_.matmul(p + "mlp proj", "mlp matmul", t_, f_, d_);
+    L_.matmul(m.weights + "proj", "mlp matmul", m.rows, f_, d_, m.count);
     L_.stage();
   }
 
@@ -164,19 +175,7 @@ class MicroBatch {
     L_.elementwise(p + "moe top-k + softmax", "moe router", static_cast<double>(t_ * E), 1, 1, 6);
     L_.stage();
     all_to_all(p + "moe dispatch");
-    if (swiglu_) {
-      L_.matmul(p + "expert gate", "mlp matmul", per_expert_, d_, f_, local_);
-      L_.matmul(p + "expert up", "mlp matmul", per_expert_, d_, f_, local_);
-      L_.stage();
-      L_.elementwise(p + "expert silu(gate) * up", "element-wise", tfk_, 2, 1, 5);
-    } else {
-      L_.matmul(p + "expert fc", "mlp matmul", per_expert_, d_, f_, local_);
-      L_.stage();
-      L_.elementwise(p + "expert activation", "element-wise", tfk_, 1, 1, gelu_ ? 8 : 3);
-    }
-    L_.stage();
-    L_.matmul(p + "expert proj", "mlp matmul", per_expert_, f_, d_, local_);
-    L_.stage();
+    mlp_forward(expert_mlp(p));
     all_to_all(p + "moe combine");
     L_.elementwise(p + "moe weighted sum", "element-wise", static_cast<double>(t_ * c_.experts_per_token * d_), 2, 1,
                    2);
@@ -223,7 +222,7 @@ class MicroBatch {
     if (moe_) {
       moe_backward(p);
     } else {
-      mlp_backward(p);
+      mlp_backward(dense_mlp(p));
     }
     reduce(p + "mlp fc dX");
     L_.elementwise(p + "mlp norm bwd + residual", "norms", td_, 4, 1, 7);
@@ -231,18 +230,18 @@ class MicroBatch {
     attention_backward(i);
   }
 
-  void mlp_backward(const std::string& p) {
-    L_.matmul_backward(p + "mlp proj", "mlp matmul", t_, f_, d_);
+  void mlp_backward(const Mlp& m) {
+    L_.matmul_backward(m.weights + "proj", "mlp matmul", m.rows, f_, d_, m.count);
     L_.stage();
     if (swiglu_) {
-      L_.elementwise(p + "silu(gate) * up bwd", "element-wise", tf_, 3, 2, 8);
+      L_.elementwise(m.pointwise + "silu(gate) * up bwd", "element-wise", m.elements, 3, 2, 8);
       L_.stage();
-      L_.matmul_backward(p + "mlp gate", "mlp matmul", t_, d_, f_);
-      L_.matmul_backward(p + "mlp up", "mlp matmul", t_, d_, f_);
+      L_.matmul_backward(m.weights + "gate", "mlp matmul", m.rows, d_, f_, m.count);
+      L_.matmul_backward(m.weights + "up", "mlp matmul", m.rows, d_, f_, m.count);
     } else {
-      L_.elementwise(p + "activation bwd", "element-wise", tf_, 2, 1, gelu_ ? 12 : 3);
+      L_.elementwise(m.pointwise + "activation bwd", "element-wise", m.elements, 2, 1, gelu_ ? 12 : 3);
       L_.stage();
-      L_.matmul_backward(p + "mlp fc", "mlp matmul", t_, d_, f_);
+      L_.matmul_backward(m.weights + "fc", "mlp matmul", m.rows, d_, f_, m.count);
     }
     L_.stage();
   }
@@ -253,19 +252,7 @@ class MicroBatch {
                    2, 3);
     L_.stage();
     all_to_all(p + "moe combine bwd");
-    L_.matmul_backward(p + "expert proj", "mlp matmul", per_expert_, f_, d_, local_);
-    L_.stage();
-    if (swiglu_) {
-      L_.elementwise(p + "expert silu(gate) * up bwd", "element-wise", tfk_, 3, 2, 8);
-      L_.stage();
-      L_.matmul_backward(p + "expert gate", "mlp matmul", per_expert_, d_, f_, local_);
-      L_.matmul_backward(p + "expert up", "mlp matmul", per_expert_, d_, f_, local_);
-    } else {
-      L_.elementwise(p + "expert activation bwd", "element-wise", tfk_, 2, 1, gelu_ ? 12 : 3);
-      L_.stage();
-      L_.matmul_backward(p + "expert fc", "mlp matmul", per_expert_, d_, f_, local_);
-    }
-    L_.stage();
+    mlp_backward(expert_mlp(p));
     all_to_all(p + "moe dispatch bwd");
     L_.elementwise(p + "moe router bwd", "moe router", static_cast<double>(t_ * E), 2, 1, 4);
     L_.stage();
