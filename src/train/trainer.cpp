@@ -442,9 +442,10 @@ struct Trainer::State {
     return l;
   }
 
-  // A stop request (a signal) on this rank or any other, agreed by all (a collective).
-  bool agree_on_stop(bool requested_before) {
-    double stop = requested_before || (opts.should_stop && opts.should_stop()) ? 1.0 : 0.0;
+  // A stop request (a signal) on this rank or any other, agreed by all (a collective) before the first step; after
+  // each step, account_step agrees on it with the step's time in one collective.
+  bool agree_on_stop() {
+    double stop = opts.should_stop && opts.should_stop() ? 1.0 : 0.0;
     comm.all_reduce(&stop, 1, dist::ReduceOp::max);
     return stop > 0.0;
   }
@@ -768,7 +769,7 @@ TrainResult Trainer::run() {
   State::Loop loop = s.begin_loop();
   TrainResult res;
   res.flops_per_token = s.flops_per_token;
-  bool stop_requested = s.agree_on_stop(false);
+  bool stop_requested = s.agree_on_stop();
   while (true) {
     res.stop_reason = s.stop_reason(stop_requested);
     if (!res.stop_reason.empty()) break;

@@ -178,13 +178,12 @@ const NeuronCoreSpec& spec_for(std::string_view name) {
     if (s.name == name) return s;
   // A Trainium device's name: its generation as the device catalog states it (the one chip-to-core map).
   static const hw::Catalog catalog = hw::builtin_catalog();  // immutable after first use
+  for (const hw::Device& d : catalog.devices())
+    if (d.kind == hw::DeviceKind::trainium && d.name == name) return spec_for(d.neuron_core);
   std::string known;
   for (const NeuronCoreSpec& s : specs) known += (known.empty() ? "" : ", ") + s.name;
-  for (const hw::Device& d : catalog.devices()) {
-    if (d.kind != hw::DeviceKind::trainium) continue;
-    if (d.name == name) return spec_for(d.neuron_core);
-    known += ", " + d.name + " (" + d.neuron_core + ")";
-  }
+  for (const hw::Device& d : catalog.devices())
+    if (d.kind == hw::DeviceKind::trainium) known += ", " + d.name + " (" + d.neuron_core + ")";
   throw Error("unknown NeuronCore generation '" + std::string(name) + "' (known: " + known + ")");
 }
 
