@@ -3,10 +3,12 @@
 //   std::string s = format_number("%.4f", loss);    // "3.1416"
 //   format_bytes(1.5 * 1024 * 1024 * 1024)          // "1.50 GiB" (binary units, for messages)
 //   format_count(1505631)                           // "1,505,631"
+//   format_usd(3087202.918)                         // "$3,087,202.92"
 //
 // `format` must take exactly one double conversion; the result is cut at 95 characters.
 #pragma once
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -32,6 +34,12 @@ inline std::string format_count(long long n) {
     out += digits[i];
   }
   return (n < 0 ? "-" : "") + out;
+}
+
+inline std::string format_usd(double usd) {
+  const long long cents = std::llround(std::fabs(usd) * 100.0);
+  const std::string frac = std::to_string(100 + cents % 100).substr(1);
+  return std::string(usd < 0 ? "-$" : "$") + format_count(cents / 100) + "." + frac;
 }
 
 }  // namespace nanotrn

@@ -16,18 +16,28 @@
 #include "hw/catalog.h"
 #include "model/hf_config.h"
 #include "predict/calibration.h"
+#include "predict/legend.h"
 #include "predict/predictor.h"
 #include "recipe/recipe.h"
 
 namespace nanotrn::cli {
 namespace {
 
-hw::Device pick_device(const std::string& name, const recipe::Recipe& r) {
+// The device by name; `usd_per_chip_hour` > 0 replaces its catalog price (one chip per "instance").
+hw::Device pick_device(const std::string& name, const recipe::Recipe& r, double usd_per_chip_hour) {
   const hw::Catalog c = hw::builtin_catalog();
-  if (name != "host") return c.find(name);
-  Engine engine(EngineOptions{.num_threads = r.train.threads});
-  const DType dt = r.train.precision;
-  return hw::host_device(c, measure_gemm_gflops(engine.gemm(), dt, 0.3));  // in the recipe's GEMM precision
+  hw::Device d;
+  if (name != "host") {
+    d = c.find(name);
+  } else {
+    Engine engine(EngineOptions{.num_threads = r.train.threads});
+    d = hw::host_device(c, measure_gemm_gflops(engine.gemm(), r.train.precision, 0.3));  // the recipe's precision
+  }
+  if (usd_per_chip_hour > 0) {
+    d.price = hw::InstancePrice{
+        .instance = "one chip", .instance_chips = 1, .usd_per_hour = {usd_per_chip_hour, "given: --usd-per-chip-hour"}};
+  }
+  return d;
 }
 
 std::vector<std::string> split_values(const std::string& sweep, std::string* key) {
@@ -150,8 +160,10 @@ void add_predict(CLI::App& app, const Home& home) {
     int64_t trace_phase = -1, top = 10;
     std::string lnc, ranks_per_chip, chips, nodes, stack, tp, pp, ep, zero;  // launch overrides ("" = the recipe's)
     bool recompute = false, sequence_parallel = false;
-    bool json = false, shard_optimizer = false, no_overlap = false;
-    std::string calibrate, out;
+    bool json = false, shard_optimizer = false, no_overlap = false, explain = false;
+    std::string calibrate, out, budget;
+    int64_t tokens = 0;
+    double usd_per_chip_hour = 0;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("predict", "Predict a recipe's step time, tokens/s, MFU and steps on a device");
@@ -195,6 +207,16 @@ void add_predict(CLI::App& app, const Home& home) {
                   "\"set\", \"device\", \"step_s\"}, ...]}, predict/calibration.h), print the values, residuals and "
                   "leave-one-out errors, and write the profile to --out");
   cmd->add_option("--out", a->out, "With --calibrate: the profile file to write (refused when it exists)");
+  cmd->add_option("--budget", a->budget,
+                  "Charged-time budget, e.g. 30m or 4h (= --set train.budget=D --set train.steps=0)");
+  cmd->add_option("--tokens", a->tokens,
+                  "Price the run to this many tokens: the budget becomes the shortest one whose walk reaches them")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--usd-per-chip-hour", a->usd_per_chip_hour,
+                  "Price per chip-hour for the cost line, in place of the catalog's on-demand price (e.g. a Capacity "
+                  "Block or reserved rate)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--explain", a->explain, "Print what every line and column of the output means, and stop");
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->add_option("--trace", a->trace, "Write a Perfetto (Chrome trace) JSON of one step to this file");
   cmd->add_option("--trace-phase", a->trace_phase, "Batch phase of the traced step (default: the last)");
@@ -208,7 +230,13 @@ void add_predict(CLI::App& app, const Home& home) {
       run_calibration(a->calibrate, a->out, a->json, home);
       return;
     }
+    if (a->explain) {
+      std::cout << predict::legend_text();
+      return;
+    }
     check(a->out.empty(), "--out names the profile --calibrate writes; give --calibrate too");
+    check(a->tokens == 0 || a->budget.empty(), "give --tokens or --budget, not both (--tokens sets the budget)");
+    if (!a->budget.empty()) a->recipe.sets.insert(a->recipe.sets.end(), {"train.budget=" + a->budget, "train.steps=0"});
     // The launch flags are recipe overrides, applied after --set (so they win) and to every --sweep value.
     for (const auto& [key, value] :
          {std::pair{"lnc", a->lnc}, std::pair{"ranks_per_chip", a->ranks_per_chip}, std::pair{"chips", a->chips},
@@ -218,7 +246,8 @@ void add_predict(CLI::App& app, const Home& home) {
           std::pair{"sequence_parallel", std::string(a->sequence_parallel ? "true" : "")}}) {
       if (!value.empty()) a->recipe.sets.push_back(std::string("launch.") + key + "=" + value);
     }
-    const predict::PredictOptions o{.shard_optimizer = a->shard_optimizer, .overlap_allreduce = !a->no_overlap};
+    const predict::PredictOptions o{
+        .shard_optimizer = a->shard_optimizer, .overlap_allreduce = !a->no_overlap, .tokens = a->tokens};
     std::optional<model::HfModel> hf;
     if (!a->model_config.empty()) hf = model::read_hf_config(a->model_config);
     const RecipeLoader load = [a, home, hf](const std::vector<std::string>& extra) {
@@ -246,7 +275,7 @@ void add_predict(CLI::App& app, const Home& home) {
       std::string key;
       std::vector<predict::Prediction> ps;
       for (const std::string& d : split_values("device=" + a->device, &key)) {
-        ps.push_back(with_notes(predict::predict(recipe, pick_device(d, recipe), o)));
+        ps.push_back(with_notes(predict::predict(recipe, pick_device(d, recipe, a->usd_per_chip_hour), o)));
       }
       if (a->json) {
         nlohmann::json j = nlohmann::json::array();
@@ -257,7 +286,7 @@ void add_predict(CLI::App& app, const Home& home) {
       }
       return;
     }
-    const hw::Device device = pick_device(a->device, recipe);
+    const hw::Device device = pick_device(a->device, recipe, a->usd_per_chip_hour);
     if (!a->sweep.empty()) {
       print_sweep(load, a->sweep, device, o, a->json);
       return;

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "cli/commands.h"
+#include "report/run_comparison.h"
 #include "report/run_metrics.h"
 #include "report/run_report.h"
 #include "report/svg_chart.h"
@@ -15,30 +16,55 @@
 namespace nanotrn::cli {
 
 namespace {
-// A curve's legend: the run folder's name (runs/a/metrics.jsonl -> "a"; other file names stay as they are).
-std::string run_label(const std::string& metrics_path) {
-  const std::filesystem::path p(metrics_path);
-  return p.filename() == "metrics.jsonl" && p.has_parent_path() ? p.parent_path().filename().string()
-                                                                : p.filename().string();
+
+// `report A B ...`: the runs side by side, printed (or --json) and written as one page to --out (never over a file).
+void compare(const std::vector<std::string>& dirs, const std::string& out, bool json) {
+  check(!out.empty(), "report with several runs compares them: give --out FILE.html for the page");
+  check(!std::filesystem::exists(out), "--out " + out + " exists; nanotrn does not overwrite it (choose a new name)");
+  std::vector<report::RunMetrics> runs;
+  for (const std::string& d : dirs) {
+    runs.push_back(report::read_run_metrics(d));
+    if (!runs.back().torn_tail.empty()) std::cerr << "report: note: " << runs.back().torn_tail << "\n";
+  }
+  const report::RunComparison c = report::compare_runs(runs);
+  const std::string page = report::comparison_html(c, runs);
+  write_file_atomic(out, page.data(), page.size());
+  if (json) {
+    std::cout << nlohmann::json{{"page", out}, {"comparison", report::comparison_json(c)}}.dump(2) << "\n";
+    return;
+  }
+  std::cout << report::comparison_text(c) << "report: " << out << "\n";
 }
 }  // namespace
 
 void add_report(CLI::App& app) {
   auto o = std::make_shared<report::RunReportOptions>();
-  auto dir = std::make_shared<std::string>();
+  auto dirs = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
   auto devices = std::make_shared<std::vector<std::string>>(o->devices);
-  auto* cmd = app.add_subcommand(
-      "report", "Write a run folder's self-contained HTML report: curves, CORE, and the recipe priced on Trainium");
-  cmd->add_option("run_dir", *dir, "Run folder (train --out DIR; the speedrun's is ROOT/speedrun/run)")->required();
-  cmd->add_option("-o,--out", o->output, "HTML file to write (default RUN_DIR/report.html)");
+  auto* cmd = app.add_subcommand("report",
+                                 "Write a run folder's self-contained HTML report: curves, CORE, and the recipe priced "
+                                 "on Trainium; several run folders: the runs side by side");
+  cmd->add_option("run_dirs", *dirs,
+                  "Run folder (train --out DIR; the speedrun's is ROOT/speedrun/run); two or more compare the runs "
+                  "(figures, the recipe fields that differ, the curves overlaid)")
+      ->required();
+  cmd->add_option("-o,--out", o->output,
+                  "HTML file to write (one run: default RUN_DIR/report.html; several: required, never overwritten)");
+  cmd->add_flag("--json", *json, "With several runs: the comparison as JSON");
   cmd->add_option("--devices", *devices, "Catalog devices to price the recipe on (comma-separated)")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--budget", o->budget, "Budget the predictions walk")->capture_default_str();
   cmd->add_option("--title", o->title, "Page heading");
-  cmd->callback([o, dir, devices] {
+  cmd->callback([o, dirs, devices, json] {
+    if (dirs->size() > 1) {
+      compare(*dirs, o->output, *json);
+      return;
+    }
+    check(!*json, "--json goes with several runs (the comparison); one run's report is its HTML page");
     o->devices = *devices;
-    const report::RunReportWritten w = report::write_run_report(*dir, *o);
+    const report::RunReportWritten w = report::write_run_report(dirs->front(), *o);
     for (const std::string& note : w.notes) std::cerr << "report: note: " << note << "\n";
     std::cout << "report: " << w.path << "\n";
   });
@@ -76,7 +102,7 @@ void add_report(CLI::App& app) {
     for (const std::string& run : a->runs) {
       const report::RunMetrics m = report::read_run_metrics(run);
       if (!m.torn_tail.empty()) std::cerr << "plot: note: " << m.torn_tail << "\n";
-      c.series.push_back({a->runs.size() == 1 ? report::metric_name(y) : run_label(m.path),
+      c.series.push_back({a->runs.size() == 1 ? report::metric_name(y) : report::run_label(m.path),
                           report::smooth(report::metric_points(m, y, x), a->smooth)});
       check(!c.series.back().points.empty(), "plot: " + m.path + " has no " + report::metric_name(y) + " points");
       points += c.series.back().points.size();

@@ -85,18 +85,33 @@ SourceTable parse_sources(const nlohmann::json& j, const std::string& origin) {
 
 // Every tag a number of `d` cites is a key of `sources`.
 void check_tags_resolve(const Device& d, const SourceTable& sources, const std::string& origin) {
-  for (const auto& [name, num] : d.numbers) {
-    for (const std::string& tag : source_tags(num.source)) {
+  std::vector<std::pair<std::string, const Number*>> cited;
+  for (const auto& [name, num] : d.numbers) cited.emplace_back(name, &num);
+  if (d.price) cited.emplace_back("price.usd_per_hour", &d.price->usd_per_hour);
+  for (const auto& [name, num] : cited) {
+    for (const std::string& tag : source_tags(num->source)) {
       check(sources.count(tag) > 0, origin + ": device '" + d.name + "'." + name + ": source tag [" + tag +
                                         "] is not in the catalog's \"sources\" table");
     }
   }
 }
 
+InstancePrice parse_price(const nlohmann::json& j, const std::string& where) {
+  check(j.is_object(), where + ": expected an object {instance, instance_chips, usd_per_hour}");
+  only_keys(j, {"instance", "instance_chips", "usd_per_hour"}, where);
+  InstancePrice p;
+  p.instance = string_field(j, "instance", where);
+  const nlohmann::json& chips = field(j, "instance_chips", where);
+  check(chips.is_number_integer() && chips.get<int64_t>() >= 1, where + ".instance_chips: an integer >= 1");
+  p.instance_chips = chips.get<int64_t>();
+  p.usd_per_hour = parse_number(field(j, "usd_per_hour", where), where + ".usd_per_hour");  // >= 0; 0 = none public
+  return p;
+}
+
 Device parse_device(const nlohmann::json& j, const std::string& origin, size_t index) {
   std::string where = origin + ": devices[" + std::to_string(index) + "]";
   check(j.is_object(), where + ": expected an object");
-  only_keys(j, {"name", "kind", "neuron_core", "description", "numbers"}, where);
+  only_keys(j, {"name", "kind", "neuron_core", "description", "numbers", "price"}, where);
   Device d;
   d.name = string_field(j, "name", where);
   check(!d.name.empty(), where + ": empty name");
@@ -111,6 +126,7 @@ Device parse_device(const nlohmann::json& j, const std::string& origin, size_t i
   const std::vector<std::string> names = device_number_names(d.kind);
   only_keys(nums, std::set<std::string>(names.begin(), names.end()), where + ".numbers");
   for (const std::string& n : names) d.numbers[n] = parse_number(field(nums, n, where + ".numbers"), where + "." + n);
+  if (j.contains("price")) d.price = parse_price(j["price"], where + ".price");
   check(d.chips() >= 1 && d.physical_cores_per_chip() >= 1 && d.lnc() >= 1, where + ": chips, cores and lnc >= 1");
   check(d.physical_cores_per_chip() % d.lnc() == 0, where + ": lnc must divide physical_cores_per_chip");
   check(d.kind == DeviceKind::cpu || d.value("peak_bf16_flops_per_chip") > 0, where + ": peak must be positive");
@@ -271,11 +287,18 @@ nlohmann::json device_json(const Device& d) {
     const Number& num = d.number(f);
     n[f] = {{"value", num.value}, {"source", num.source}, {"tags", source_tags(num.source)}};
   }
-  return {{"name", d.name},
-          {"kind", to_string(d.kind)},
-          {"neuron_core", d.neuron_core},
-          {"description", d.description},
-          {"numbers", n}};
+  nlohmann::json j = {{"name", d.name},
+                      {"kind", to_string(d.kind)},
+                      {"neuron_core", d.neuron_core},
+                      {"description", d.description},
+                      {"numbers", n}};
+  if (d.price) {
+    const Number& usd = d.price->usd_per_hour;
+    j["price"] = {{"instance", d.price->instance},
+                  {"instance_chips", d.price->instance_chips},
+                  {"usd_per_hour", {{"value", usd.value}, {"source", usd.source}, {"tags", source_tags(usd.source)}}}};
+  }
+  return j;
 }
 
 nlohmann::json catalog_json(const Catalog& c) {

@@ -9,6 +9,9 @@
 //   const Source& s = c.source("TRN2");                  // {title, url}; throws naming an unknown tag
 //   source_tags("[TRN2] 2.9 TB/s (3 TB/s in [NKI-A3])")   // {"TRN2", "NKI-A3"}
 //
+// A device may carry a "price": {"instance", "instance_chips", "usd_per_hour": {value, source}} (InstancePrice):
+// what predict's cost line multiplies its chip-hours by.
+//
 // Strictness (load_catalog): an unknown key, a missing number, a number without a non-empty "source", a wrong type,
 // a duplicate name or an unknown kind is an Error naming the device and the field. A number's source cites
 // reference tags ("[TRN2]"), "[derived] ...", "assumed: ..." or "measured at run time" (tests check every number
@@ -21,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +49,18 @@ using SourceTable = std::map<std::string, Source, std::less<>>;  // tag (without
 std::vector<std::string> source_tags(std::string_view text);
 
 enum class DeviceKind { trainium, gpu, cpu };
+
+// What renting the device's chips costs: the cloud instance that holds them, its chips, and its on-demand price
+// ({value, source}: USD per instance-hour, the source naming the region and the date it was read). A value of 0 is
+// "no public price", its source saying why (trn2 is sold as Capacity Blocks). A device without one (the host) has
+// no price at all.
+struct InstancePrice {
+  std::string instance;        // "trn1.32xlarge"
+  int64_t instance_chips = 1;  // chips (or GPUs) per instance
+  Number usd_per_hour;         // per instance; 0 = no public price (the source says why)
+  bool known() const { return usd_per_hour.value > 0; }
+  double usd_per_chip_hour() const { return usd_per_hour.value / static_cast<double>(instance_chips); }
+};
 std::string to_string(DeviceKind k);
 
 struct Device {
@@ -52,6 +68,7 @@ struct Device {
   DeviceKind kind = DeviceKind::trainium;
   std::string neuron_core;                // "v2" / "v3" / "v4" for Trainium, "" otherwise
   std::map<std::string, Number> numbers;  // the fields listed by device_number_names(kind)
+  std::optional<InstancePrice> price;     // the "price" entry; none for the host
 
   const Number& number(std::string_view field) const;  // throws for a field the schema lacks
   double value(std::string_view field) const { return number(field).value; }

@@ -57,8 +57,8 @@ RankMemory rank_memory(const recipe::Recipe& r, const model::GptConfig& c, const
   out.items.push_back({"weights", zero >= 3 ? weights / dp : weights});
   if (zero >= 3) out.items.push_back({"weight gather buffer", 2 * block_params * e});
   out.items.push_back({"gradients", zero >= 2 ? params * 4.0 / dp : params * 4.0});
-  const double muon = rank_blocks / pp;  // split evenly
-  const double opt = recipe::optimizer_state_bytes(muon, params - muon);
+  const double matrices = rank_blocks / pp;  // split evenly
+  const double opt = recipe::optimizer_state_bytes(matrices, params - matrices, r.optim.kind);
   out.items.push_back({"optimizer state", zero >= 1 ? opt / dp : opt});
   if (r.ema.decay > 0.0f) out.items.push_back({"EMA weights", params * 4.0});
   // Width-d tensors are replicated over the tp ranks, or split by sequence parallelism.

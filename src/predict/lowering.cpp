@@ -126,10 +126,11 @@ KernelOp matmul_op(const std::string& name, int64_t m, int64_t k, int64_t n, DTy
 std::vector<KernelOp> lower_optimizer(const recipe::Recipe& r, const model::GptConfig& c, const LoweringOptions& o) {
   detail::OpList L(Pass::optimizer, static_cast<double>(dtype_size(o.dtype)));
   const int64_t ranks = o.shard_optimizer ? std::max<int64_t>(o.ranks, 1) : 1;
-  const int ns = r.optim.ns_steps;
-  // Muon: Newton-Schulz on every block matrix, X of shape [s, l] with s the short side.
+  const int ns = r.optim.kind == OptimizerKind::muon ? r.optim.ns_steps : 0;
+  // Muon: Newton-Schulz on every block matrix, X of shape [s, l] with s the short side (none under optim.kind adamw).
   const int64_t pp = std::max<int64_t>(o.pp, 1);
   for (const auto& [shape, count] : block_matrix_shapes(c, o.tp, o.ep)) {
+    if (ns == 0) break;
     const int64_t s = std::min(shape.first, shape.second), l = std::max(shape.first, shape.second);
     const int64_t staged = (count + pp - 1) / pp;  // one pipeline stage's share of the layers
     const int64_t n = (staged + ranks - 1) / ranks;
@@ -145,10 +146,14 @@ std::vector<KernelOp> lower_optimizer(const recipe::Recipe& r, const model::GptC
   }
   // Muon element-wise (fp32 state): momentum + Nesterov, NorMuon second moment, cautious WD update.
   int64_t muon_rank = 0;
-  for (const auto& [shape, count] : block_matrix_shapes(c, o.tp, o.ep)) muon_rank += shape.first * shape.second * count;
-  const double muon = static_cast<double>(muon_rank) / static_cast<double>(ranks * pp);
-  L.elementwise("muon momentum / normuon / update", "muon element-wise", muon, 4, 3, 12, 4);
-  // AdamW on everything else (fp32 param, grad, m, v).
+  if (r.optim.kind == OptimizerKind::muon) {
+    for (const auto& [shape, count] : block_matrix_shapes(c, o.tp, o.ep)) {
+      muon_rank += shape.first * shape.second * count;
+    }
+    const double muon = static_cast<double>(muon_rank) / static_cast<double>(ranks * pp);
+    L.elementwise("muon momentum / normuon / update", "muon element-wise", muon, 4, 3, 12, 4);
+  }
+  // AdamW on everything else (fp32 param, grad, m, v): under optim.kind adamw, the block matrices too.
   const int64_t held = rank_parameters(c, o.tp, o.ep);
   const double adam = static_cast<double>(held - muon_rank) / static_cast<double>(ranks * pp);
   L.elementwise("adamw", "adamw", adam, 4, 3, 12, 4);

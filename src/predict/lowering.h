@@ -147,6 +147,8 @@ int64_t rank_expert_parameters(const model::GptConfig& resolved, int64_t tp, int
 KernelOp matmul_op(const std::string& name, int64_t m, int64_t k, int64_t n, DType dtype);
 
 std::vector<KernelOp> lower_micro_batch(const model::GptConfig& resolved, int64_t seq_len, const LoweringOptions& o);
+// The optimiser step: Muon's Newton-Schulz and element-wise pass on the block matrices and AdamW on the rest, or
+// AdamW on everything under optim.kind adamw; the gradient clip when optim.grad_clip > 0.
 std::vector<KernelOp> lower_optimizer(const recipe::Recipe& recipe, const model::GptConfig& resolved,
                                       const LoweringOptions& o);
 // Parameters updated by Muon according to the lowering (tests compare with count_params().block_matrices +

@@ -98,6 +98,10 @@ std::string prediction_text(const Prediction& p, size_t top) {
          format_number("%.1f s", p.startup_s) + " of it charged against the budget\n";
   }
   if (p.budget_s > 0 || p.walk.steps > 0) {
+    if (p.target_tokens > 0) {
+      s += "\ntokens " + std::to_string(p.target_tokens) + ": the shortest budget that reaches them is " +
+           format_number("%.9gs", p.budget_s) + " (train --clock <device> --budget with it stops at the step below)";
+    }
     s += "\nbudget " + format_number("%.1f s", p.budget_s) + ": " + std::to_string(p.walk.steps) + " steps (band " +
          std::to_string(p.walk_high.steps) + "-" + std::to_string(p.walk_low.steps) + "; ";
     for (size_t i = 0; i < p.walk.steps_per_phase.size(); i++) {
@@ -107,6 +111,7 @@ std::string prediction_text(const Prediction& p, size_t top) {
          format_number("%.1f s", p.walk.charged_s) + ", mean " +
          format_number("%.0f tok/s", static_cast<double>(p.walk.tokens) / std::max(p.walk.charged_s, 1e-12)) + "\n";
     if (p.epochs.known) s += "data: " + data::epochs_line(p.epochs) + "\n";
+    s += cost_text(p.cost);
   }
   if (!p.phases.empty()) {
     const StepTime& t = p.phases.back().time;
@@ -208,6 +213,8 @@ nlohmann::json prediction_json(const Prediction& p, size_t top) {
           {"tokens", p.walk.tokens},
           {"epochs", p.epochs.known ? nlohmann::json(p.epochs.epochs) : nlohmann::json()},
           {"charged_s", p.walk.charged_s},
+          {"target_tokens", p.target_tokens > 0 ? nlohmann::json(p.target_tokens) : nlohmann::json()},
+          {"cost", cost_json(p.cost)},
           {"notes", p.notes},
           {"kernels_timed", p.kernels_timed},
           {"predict_wall_s", p.predict_wall_s},
@@ -287,18 +294,23 @@ nlohmann::json prediction_trace(const Prediction& p, size_t phase) {
 std::string comparison_text(const std::vector<Prediction>& ps) {
   std::string s;
   if (!ps.empty()) {
-    s = "compare " + ps[0].recipe + " (last batch phase; budget " + format_number("%.0f s", ps[0].budget_s) +
-        "; modelled, not measured)\n";
+    s = "compare " + ps[0].recipe + " (last batch phase; " +
+        (ps[0].target_tokens > 0 ? "to " + std::to_string(ps[0].target_tokens) + " tokens"
+                                 : "budget " + format_number("%.0f s", ps[0].budget_s)) +
+        "; modelled, not measured; $ = the chips' share of the on-demand instance, - = no public price)\n";
   }
-  s += "device     kind        ranks  lnc     step s       tok/s    MFU  steps in budget  largest kernel (bound)\n";
+  s += "device     kind        ranks  lnc     step s       tok/s    MFU  steps in budget     held h   chip-h          $"
+       "  largest kernel (bound)\n";
   for (const Prediction& p : ps) {
     const std::vector<KernelLine> k = last_phase_kernels(p);
     const PhasePrediction* last = p.phases.empty() ? nullptr : &p.phases.back();
     char buf[384];
-    std::snprintf(buf, sizeof buf, "%-10s %-10s %6lld %4lld %10.4f %11.0f %5.1f%% %16lld  %s\n", p.device.c_str(),
-                  p.device_kind.c_str(), static_cast<long long>(p.ranks), static_cast<long long>(p.lnc),
-                  last ? last->time.step_s : 0.0, last ? last->tokens_per_s : 0.0, last ? 100.0 * last->mfu : 0.0,
-                  static_cast<long long>(p.walk.steps),
+    const bool priced = p.cost.price && p.cost.price->known();
+    std::snprintf(buf, sizeof buf, "%-10s %-10s %6lld %4lld %10.4f %11.0f %5.1f%% %16lld %10.4g %8.4g %10s  %s\n",
+                  p.device.c_str(), p.device_kind.c_str(), static_cast<long long>(p.ranks),
+                  static_cast<long long>(p.lnc), last ? last->time.step_s : 0.0, last ? last->tokens_per_s : 0.0,
+                  last ? 100.0 * last->mfu : 0.0, static_cast<long long>(p.walk.steps), p.cost.held_s / 3600.0,
+                  p.cost.chip_hours, priced ? format_usd(p.cost.usd_share).c_str() : "-",
                   k.empty()
                       ? "-"
                       : (k[0].label + " " + to_string(k[0].pass) + " " + format_number("%.1f%%", 100.0 * k[0].share) +

@@ -10,6 +10,34 @@
 
 namespace nanotrn::predict {
 
+namespace {
+
+// The budget walks (recipe/budget.h) at the step time and the band's ends, over the recipe's budget or, with a token
+// target, over the time the walk takes to reach it; the epochs of data.train and the cost of the run.
+void walk(StepModel& m, Prediction& p) {
+  const auto at = [&m](int end) {
+    return [&m, end](const recipe::NextStep& n) {
+      const StepTime& t = m.step(n.accum, n.mtp_heads);
+      return end < 0 ? t.step_s : t.step_s_band[static_cast<size_t>(end)];
+    };
+  };
+  recipe::Recipe r = m.recipe();
+  p.target_tokens = m.options().tokens;
+  if (p.target_tokens > 0) {
+    const double b = recipe::budget_for_tokens(r, at(-1), p.startup_s, p.target_tokens);
+    r.train.budget = recipe::Duration{format_number("%.9gs", b), b};
+    r.train.steps = 0;
+  }
+  p.budget_s = recipe::budget_seconds(r);
+  p.walk = recipe::walk_budget(r, at(-1), p.startup_s);
+  p.walk_low = recipe::walk_budget(r, at(0), p.startup_s);
+  p.walk_high = recipe::walk_budget(r, at(1), p.startup_s);
+  p.epochs = data::epochs_needed(r.data.train, p.walk.tokens);
+  p.cost = run_cost(p.walk.charged_s - p.startup_s + p.compile_s, p.layout.chips, p.layout.nodes, m.device().price);
+}
+
+}  // namespace
+
 Prediction predict(StepModel& m) {
   const auto t0 = std::chrono::steady_clock::now();
   const recipe::Recipe& r = m.recipe();
@@ -29,7 +57,6 @@ Prediction predict(StepModel& m) {
   p.peak_flops =
       m.device().value("peak_bf16_flops_per_chip") * static_cast<double>(m.layout().chips * m.layout().nodes);
   p.params = model::count_params(m.config()).total();
-  p.budget_s = recipe::budget_seconds(r);
   for (size_t i = 0; i < r.batch.phases.size(); i++) {
     PhasePrediction ph;
     ph.index = i;
@@ -46,13 +73,7 @@ Prediction predict(StepModel& m) {
   p.stack = m.stack();
   p.compile_s = m.compile_seconds();
   p.startup_s = std::max(0.0, p.compile_s - r.launch.compile_allowance_s);
-  p.walk = recipe::walk_budget(
-      r, [&m](const recipe::NextStep& n) { return m.step(n.accum, n.mtp_heads).step_s; }, p.startup_s);
-  p.walk_low = recipe::walk_budget(
-      r, [&m](const recipe::NextStep& n) { return m.step(n.accum, n.mtp_heads).step_s_band[0]; }, p.startup_s);
-  p.walk_high = recipe::walk_budget(
-      r, [&m](const recipe::NextStep& n) { return m.step(n.accum, n.mtp_heads).step_s_band[1]; }, p.startup_s);
-  p.epochs = data::epochs_needed(r.data.train, p.walk.tokens);
+  walk(m, p);
   p.notes = m.notes();
   p.notes.insert(p.notes.end(), r.model_notes.begin(), r.model_notes.end());
   size_t untimed = 0;

@@ -9,6 +9,9 @@
 // (recipe/budget.h: progress picks the phase and the MTP heads of every step, the run stops once charged >= budget),
 // after the stack's compile time (less launch.compile_allowance_s), so `nanotrn train --clock <device>` stops at the
 // same step (device_clock.h); the band's ends walk it again at the band's step times (more steps at the low end).
+// With PredictOptions::tokens the budget is the shortest one whose walk reaches that many tokens
+// (recipe::budget_for_tokens), the band walked over that same time. The cost line rents the chips for the compile
+// and the walk (run_cost.h, the catalog's price).
 // MFU = model FLOPs per token (model::flops_per_token, recipe-spec §2.4: no MTP heads, no recompute) x tokens /
 // step time / the device's peak dense BF16 FLOP/s (catalog; all chips).
 // Not here: the catalog (hw/), the lowering and composition rules (lowering.h, step_model.h).
@@ -23,6 +26,7 @@
 
 #include "data/epochs.h"
 #include "hw/catalog.h"
+#include "predict/run_cost.h"
 #include "predict/step_model.h"
 #include "predict/top_kernels.h"
 #include "recipe/budget.h"
@@ -51,12 +55,14 @@ struct Prediction {
   int64_t params = 0;
   std::vector<PhasePrediction> phases;
   double budget_s = 0;
+  int64_t target_tokens = 0;               // PredictOptions::tokens: budget_s is the time the walk takes to reach them
   recipe::StackProfile stack;              // the stack in effect (StepModel::stack)
   double compile_s = 0;                    // the stack's compile time of the run's graphs
   double startup_s = 0;                    // what of it counts against the budget (after launch.compile_allowance_s)
   recipe::BudgetWalk walk;                 // the trainer's own rules (recipe/budget.h)
   recipe::BudgetWalk walk_low, walk_high;  // at the band's low and high step times (walk_low: the most steps)
   data::DataEpochs epochs;                 // walk.tokens against data.train's tokens (data/epochs.h)
+  RunCost cost;                            // the compile and the walk's steps, rented (run_cost.h)
   std::vector<std::string> notes;
   size_t kernels_timed = 0, shapes_cached = 0;
   double predict_wall_s = 0;

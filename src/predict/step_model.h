@@ -71,6 +71,7 @@ namespace nanotrn::predict {
 struct PredictOptions {
   bool shard_optimizer = false;   // split Muon's Newton-Schulz over the ranks
   bool overlap_allreduce = true;  // overlap the all-reduce with the last backward
+  int64_t tokens = 0;  // > 0: price the run to this many tokens (the budget is the walk's time to them; budget.h)
 };
 
 struct TimedOp {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "base/format.h"
 
 namespace nanotrn::recipe {
 
@@ -77,6 +78,28 @@ BudgetWalk walk_budget(const Recipe& r, const std::function<double(const NextSte
   w.steps = at.step;
   w.charged_s = at.charged_s;
   return w;
+}
+
+double budget_for_tokens(const Recipe& r, const std::function<double(const NextStep&)>& step_seconds, double startup_s,
+                         int64_t tokens) {
+  check(tokens > 0, "budget_for_tokens: the token target must be positive");
+  Recipe t = r;
+  t.train.steps = 0;
+  auto reaches = [&](double budget_s) {
+    t.train.budget = Duration{format_number("%.9gs", budget_s), budget_s};
+    return walk_budget(t, step_seconds, startup_s).tokens >= tokens;
+  };
+  double lo = startup_s, hi = startup_s + 1.0;
+  while (!reaches(hi)) {
+    lo = hi;
+    hi = startup_s + 2.0 * (hi - startup_s);
+    check(hi < 1e12, "budget_for_tokens: " + std::to_string(tokens) + " tokens take more than 1e12 s");
+  }
+  while (hi - lo > 1e-9 * hi) {
+    const double mid = 0.5 * (lo + hi);
+    (reaches(mid) ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 StepInfo step_info(const Recipe& r, const NextStep& n, int64_t step) {

@@ -61,6 +61,13 @@ struct BudgetWalk {
 BudgetWalk walk_budget(const Recipe& r, const std::function<double(const NextStep&)>& step_seconds,
                        double startup_s = 0.0);
 
+// The shortest time budget (seconds) whose walk reaches `tokens` (walk_budget with `step_seconds` and `startup_s`;
+// r's own budget and step limit are replaced): what `predict --tokens N` prices, so that `train --budget <it>s`
+// reaches N tokens under the same rules. Found by doubling, then bisection to 1e-9 of the budget (the walk's tokens
+// grow with the budget); throws past 1e12 s.
+double budget_for_tokens(const Recipe& r, const std::function<double(const NextStep&)>& step_seconds, double startup_s,
+                         int64_t tokens);
+
 // What a Clock is told of step `step` (clock.h): one construction for the trainer and for walks charged by a Clock.
 StepInfo step_info(const Recipe& r, const NextStep& n, int64_t step);
 // The walk a run under `clock` makes: each step charged by the clock (its wall time 0: for clocks that do not charge

@@ -13,14 +13,15 @@ std::string MemoryNeed::describe() const {
   return s + ", activations " + format_bytes(activations) + ")";
 }
 
-double optimizer_state_bytes(double muon_parameters, double other_parameters) {
-  return (muon_parameters + 2 * other_parameters) * 4.0;
+double optimizer_state_bytes(double block_matrix_parameters, double other_parameters, OptimizerKind kind) {
+  const double per_matrix_parameter = kind == OptimizerKind::muon ? 1.0 : 2.0;
+  return (per_matrix_parameter * block_matrix_parameters + 2 * other_parameters) * 4.0;
 }
 
-double optimizer_state_bytes(const model::GptConfig& c) {
+double optimizer_state_bytes(const model::GptConfig& c, OptimizerKind kind) {
   const model::ParamCounts n = model::count_params(c);
   const double matrices = static_cast<double>(n.block_matrices);
-  return optimizer_state_bytes(matrices, static_cast<double>(n.total()) - matrices);
+  return optimizer_state_bytes(matrices, static_cast<double>(n.total()) - matrices, kind);
 }
 
 MemoryNeed training_memory(const Recipe& recipe, const model::GptConfig& c, int64_t rows) {
@@ -31,7 +32,7 @@ MemoryNeed training_memory(const Recipe& recipe, const model::GptConfig& c, int6
   MemoryNeed m;
   m.weights = params * f32;
   m.gradients = params * f32;
-  m.optimizer = optimizer_state_bytes(c);
+  m.optimizer = optimizer_state_bytes(c, recipe.optim.kind);
   if (recipe.ema.decay > 0.0f) m.ema = params * f32;
   m.activations = (depth + 1) * static_cast<double>(rows) * static_cast<double>(recipe.batch.seq_len) * d * f32;
   return m;

@@ -6,7 +6,8 @@
 //
 // It is a lower bound, from model::count_params of a resolved config (resolve() refuses counts that would overflow):
 // fp32 weights and gradients (4 + 4 bytes per parameter), the optimiser state (AdamW: two fp32 moments per embedding,
-// head, gate and scalar parameter; Muon: one fp32 momentum per block-matrix parameter), the EMA copy when ema.decay >
+// head, gate and scalar parameter; Muon: one fp32 momentum per block-matrix parameter, or two moments under
+// optim.kind adamw), the EMA copy when ema.decay >
 // 0, and the activations backward needs at the least: the residual stream entering each block and the final norm, rows
 // x seq_len x model_dim fp32 values each. Workspaces, logits and per-op saved tensors come on top, so a run the check
 // admits can still be too big, but one it refuses never fits.
@@ -27,10 +28,10 @@ struct MemoryNeed {
   std::string describe() const;
 };
 
-// fp32 optimiser state: one Muon momentum per block-matrix parameter, two AdamW moments per other parameter (the
-// rule the host check and the predictor's device memory table both use).
-double optimizer_state_bytes(const model::GptConfig& resolved);
-double optimizer_state_bytes(double muon_parameters, double other_parameters);
+// fp32 optimiser state: one Muon momentum per block-matrix parameter (kind muon) or two AdamW moments (kind adamw),
+// two AdamW moments per other parameter (the rule the host check and the predictor's device memory table both use).
+double optimizer_state_bytes(const model::GptConfig& resolved, OptimizerKind kind);
+double optimizer_state_bytes(double block_matrix_parameters, double other_parameters, OptimizerKind kind);
 
 // `rows` is the micro-batch rows one process (or rank) holds at a time.
 MemoryNeed training_memory(const Recipe& recipe, const model::GptConfig& resolved, int64_t rows);

@@ -147,6 +147,7 @@ const auto kAttentionBackwards =
 const std::vector<std::pair<std::string, MuonCoefficients>> kCoefficients = {
     {"classic", MuonCoefficients::classic}, {"polar_express", MuonCoefficients::polar_express}};
 const auto kLayouts = named({data::Layout::best_fit, data::Layout::stream}, data::layout_name);
+const auto kOptimizerKinds = named({OptimizerKind::muon, OptimizerKind::adamw}, optimizer_kind_name);
 
 // The name an enumerated field is written with: its entry in the table parse_enum reads it from.
 template <typename E>
@@ -233,6 +234,11 @@ void read_model(const json& j, model::GptConfig& m) {
 
 void read_optim(const json& j, OptimConfig& o) {
   Reader r(j, "optim");
+  std::string kind = enum_name(o.kind, kOptimizerKinds);
+  r.get("kind", kind);
+  o.kind = parse_enum(kind, "optim.kind", kOptimizerKinds);
+  r.get("adamw_matrix_lr", o.adamw_matrix_lr);
+  r.get("adamw_matrix_weight_decay", o.adamw_matrix_weight_decay);
   r.get("matrix_lr", o.matrix_lr);
   std::string coef = enum_name(o.muon_coefficients, kCoefficients);
   r.get("muon_coefficients", coef);
@@ -346,7 +352,13 @@ Recipe recipe_from_json(const json& j) {
   }
   if (const json* t = r.sub("train")) {
     Reader x(*t, "train");
-    x.get("budget", rec.train.budget);
+    std::string budget = rec.train.budget.text;
+    x.get("budget", budget);
+    try {
+      rec.train.budget = Duration::parse(budget);
+    } catch (const Error& e) {
+      throw Error("recipe: train.budget: " + e.message());
+    }
     x.get("steps", rec.train.steps);
     std::string precision(dtype_name(rec.train.precision));
     x.get("precision", precision);
@@ -422,9 +434,43 @@ json model_to_json(const model::GptConfig& m) {
             {"ve_gate", decimal(m.init.ve_gate)}}}};
 }
 
+namespace {
+json optim_to_json(const OptimConfig& o) {
+  return {{"kind", enum_name(o.kind, kOptimizerKinds)},
+          {"adamw_matrix_lr", decimal(o.adamw_matrix_lr)},
+          {"adamw_matrix_weight_decay", decimal(o.adamw_matrix_weight_decay)},
+          {"matrix_lr", decimal(o.matrix_lr)},
+          {"muon_coefficients", enum_name(o.muon_coefficients, kCoefficients)},
+          {"ns_steps", o.ns_steps},
+          {"muon_dtype", muon_dtype_name(o.muon_dtype)},
+          {"momentum", decimal(o.momentum)},
+          {"momentum_start", decimal(o.momentum_start)},
+          {"momentum_warmup_steps", o.momentum_warmup_steps},
+          {"nesterov", o.nesterov},
+          {"normuon", o.normuon},
+          {"normuon_beta2", decimal(o.normuon_beta2)},
+          {"norm_scale", decimal(o.norm_scale)},
+          {"muon_weight_decay", decimal(o.muon_weight_decay)},
+          {"muon_wd_decay_to_zero", o.muon_wd_decay_to_zero},
+          {"embedding_lr", decimal(o.embedding_lr)},
+          {"unembedding_lr", decimal(o.unembedding_lr)},
+          {"value_embed_lr", decimal(o.value_embed_lr)},
+          {"scalar_lr", decimal(o.scalar_lr)},
+          {"resid_lr_scale", decimal(o.resid_lr_scale)},
+          {"norm_gain_lr", decimal(o.norm_gain_lr)},
+          {"adam_beta1", decimal(o.adam_beta1)},
+          {"adam_beta2", decimal(o.adam_beta2)},
+          {"x0_beta1", decimal(o.x0_beta1)},
+          {"x0_beta2", decimal(o.x0_beta2)},
+          {"adam_eps", decimal(o.adam_eps)},
+          {"adam_weight_decay", decimal(o.adam_weight_decay)},
+          {"scale_lr_by_width", o.scale_lr_by_width},
+          {"grad_clip", decimal(o.grad_clip)}};
+}
+}  // namespace
+
 json recipe_to_json(const Recipe& r) {
   const model::GptConfig& m = r.model;
-  const OptimConfig& o = r.optim;
   json phases = json::array();
   for (const BatchPhase& p : r.batch.phases)
     phases.push_back({{"from", p.from}, {"accum", p.accum}, {"lr_scale", p.lr_scale}});
@@ -433,34 +479,7 @@ json recipe_to_json(const Recipe& r) {
       {"description", r.description},
       {"seed", r.seed},
       {"model", model_to_json(m)},
-      {"optim",
-       {{"matrix_lr", decimal(o.matrix_lr)},
-        {"muon_coefficients", enum_name(o.muon_coefficients, kCoefficients)},
-        {"ns_steps", o.ns_steps},
-        {"muon_dtype", muon_dtype_name(o.muon_dtype)},
-        {"momentum", decimal(o.momentum)},
-        {"momentum_start", decimal(o.momentum_start)},
-        {"momentum_warmup_steps", o.momentum_warmup_steps},
-        {"nesterov", o.nesterov},
-        {"normuon", o.normuon},
-        {"normuon_beta2", decimal(o.normuon_beta2)},
-        {"norm_scale", decimal(o.norm_scale)},
-        {"muon_weight_decay", decimal(o.muon_weight_decay)},
-        {"muon_wd_decay_to_zero", o.muon_wd_decay_to_zero},
-        {"embedding_lr", decimal(o.embedding_lr)},
-        {"unembedding_lr", decimal(o.unembedding_lr)},
-        {"value_embed_lr", decimal(o.value_embed_lr)},
-        {"scalar_lr", decimal(o.scalar_lr)},
-        {"resid_lr_scale", decimal(o.resid_lr_scale)},
-        {"norm_gain_lr", decimal(o.norm_gain_lr)},
-        {"adam_beta1", decimal(o.adam_beta1)},
-        {"adam_beta2", decimal(o.adam_beta2)},
-        {"x0_beta1", decimal(o.x0_beta1)},
-        {"x0_beta2", decimal(o.x0_beta2)},
-        {"adam_eps", decimal(o.adam_eps)},
-        {"adam_weight_decay", decimal(o.adam_weight_decay)},
-        {"scale_lr_by_width", o.scale_lr_by_width},
-        {"grad_clip", decimal(o.grad_clip)}}},
+      {"optim", optim_to_json(r.optim)},
       {"schedule",
        {{"warmup_steps", r.schedule.warmup_steps},
         {"cooldown_fraction", r.schedule.cooldown_fraction},
@@ -477,7 +496,7 @@ json recipe_to_json(const Recipe& r) {
       {"eval", {{"tokens", r.eval.tokens}, {"rows", r.eval.rows}, {"every_seconds", r.eval.every_seconds}}},
       {"ema", {{"decay", decimal(r.ema.decay)}, {"every", r.ema.every}, {"evaluate_ema", r.ema.evaluate_ema}}},
       {"train",
-       {{"budget", r.train.budget},
+       {{"budget", r.train.budget.text},
         {"steps", r.train.steps},
         {"precision", std::string(dtype_name(r.train.precision))},
         {"mtp_weights", decimal(r.train.mtp_weights)},
@@ -616,8 +635,10 @@ double parse_duration(const std::string& text) {
 
 std::string_view to_string(AttentionBackward a) { return a == AttentionBackward::unfused ? "unfused" : "flash"; }
 
+Duration Duration::parse(const std::string& text) { return Duration{text, parse_duration(text)}; }
+
 double budget_seconds(const Recipe& r) {
-  const double b = parse_duration(r.train.budget);
+  const double b = r.train.budget.seconds;
   check(b > 0.0 || r.train.steps > 0, "recipe: set train.budget (e.g. \"30m\") or train.steps (or both)");
   return b;
 }

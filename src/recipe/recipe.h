@@ -24,12 +24,19 @@
 #include "dtype/dtype.h"
 #include "model/config.h"
 #include "optim/muon_coefficients.h"
+#include "optim/optimizer_kind.h"
 #include "optim/schedule.h"
 #include "recipe/stack_profile.h"
 
 namespace nanotrn::recipe {
 
 struct OptimConfig {
+  // The block matrices' optimiser (optim/optimizer_kind.h): Muon by default, or AdamW with its own lr and decay.
+  OptimizerKind kind = OptimizerKind::muon;
+  // AdamW on the block matrices (kind adamw) with adam_beta1/2 and adam_eps. Assumed: GPT-3 Small's peak lr 6e-4 and
+  // GPT-3's weight decay 0.1 (Brown et al. 2020, Table 2.1 and appendix B).
+  float adamw_matrix_lr = 6e-4f;
+  float adamw_matrix_weight_decay = 0.1f;
   // Muon, for every 2-D matrix inside the blocks (recipe-spec §3.1).
   float matrix_lr = 0.04f;
   MuonCoefficients muon_coefficients = MuonCoefficients::polar_express;
@@ -98,8 +105,18 @@ struct EmaConfig {
   bool evaluate_ema = false;
 };
 
+// A duration as the user wrote it ("30m") and in seconds, parsed once where it is read (Duration::parse).
+struct Duration {
+  std::string text = "0";
+  double seconds = 0.0;
+  Duration() = default;
+  Duration(std::string text_, double seconds_) : text(std::move(text_)), seconds(seconds_) {}
+  static Duration parse(const std::string& text);  // "90s", "30m", "1.5h", "45"; throws naming the text otherwise
+  bool operator==(const Duration& o) const { return seconds == o.seconds; }
+};
+
 struct TrainConfig {
-  std::string budget = "60s";    // charged-time budget; "0" with steps > 0 gives a step budget
+  Duration budget{"60s", 60.0};  // charged-time budget; "0" with steps > 0 gives a step budget
   int64_t steps = 0;             // stop after this many steps (0 = no step limit)
   DType precision = DType::f32;  // or bf16: bf16 GEMM inputs, fp32 accumulation and master weights
   std::vector<float> mtp_weights = {1.0f};

@@ -35,4 +35,44 @@ std::optional<std::string> first_difference(const nlohmann::json& here, const nl
   return describe(path, here.dump(), there.dump());
 }
 
+namespace {
+void flatten_into(const nlohmann::json& j, const std::string& path, std::map<std::string, nlohmann::json>& out) {
+  if (!j.is_object()) {
+    out[path] = j;
+    return;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it)
+    flatten_into(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
+}
+}  // namespace
+
+std::map<std::string, nlohmann::json> flatten_fields(const nlohmann::json& j) {
+  std::map<std::string, nlohmann::json> out;
+  flatten_into(j, "", out);
+  return out;
+}
+
+std::vector<std::string> differing_fields(const std::vector<nlohmann::json>& objects) {
+  std::vector<std::map<std::string, nlohmann::json>> flat;
+  std::set<std::string> paths;
+  for (const nlohmann::json& o : objects) {
+    flat.push_back(flatten_fields(o));
+    for (const auto& [k, v] : flat.back()) paths.insert(k);
+  }
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    const auto value = [&p](const std::map<std::string, nlohmann::json>& f) {
+      const auto it = f.find(p);
+      return it == f.end() ? std::optional<nlohmann::json>() : std::optional<nlohmann::json>(it->second);
+    };
+    for (const auto& f : flat) {
+      if (value(f) != value(flat.front())) {
+        out.push_back(p);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace nanotrn::recipe

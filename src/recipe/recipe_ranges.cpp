@@ -45,6 +45,8 @@ constexpr RangeRule kRanges[] = {
     {"model.init.value_embed", Range::nonnegative},
     {"model.init.ve_gate", Range::nonnegative},
 
+    {"optim.adamw_matrix_lr", Range::nonnegative},
+    {"optim.adamw_matrix_weight_decay", Range::nonnegative},
     {"optim.matrix_lr", Range::nonnegative},
     {"optim.ns_steps", Range::at_least_1},
     {"optim.momentum", Range::decay},

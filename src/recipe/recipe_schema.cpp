@@ -81,6 +81,15 @@ constexpr RecipeKey kSchema[] = {
     {"model.init.ve_gate",
      "Value-embedding gate weights: U(0, ve_gate); 0 = zeros (the gate starts at ve_gate_max / 2)"},
 
+    {"optim.kind",
+     "The block matrices' optimiser: muon (the baseline) or adamw (as the Megatron / NeuronX "
+     "Distributed runs); every other group is AdamW either way"},
+    {"optim.adamw_matrix_lr",
+     "AdamW learning rate of the block matrices when optim.kind is adamw (assumed default: "
+     "GPT-3 Small's 6e-4)"},
+    {"optim.adamw_matrix_weight_decay",
+     "AdamW decoupled weight decay of the block matrices when optim.kind is adamw "
+     "(assumed default: GPT-3's 0.1)"},
     {"optim.matrix_lr", "Muon learning rate, for every 2-D matrix inside the blocks"},
     {"optim.muon_coefficients", "Muon's Newton-Schulz coefficients: polar_express or classic"},
     {"optim.ns_steps", "Newton-Schulz iterations per Muon step"},

@@ -245,4 +245,10 @@ RunMetrics read_run_metrics(const std::string& path) {
   return parse_run_metrics(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), file);
 }
 
+std::string run_label(const std::string& metrics_path) {
+  const std::filesystem::path p(metrics_path);
+  return p.filename() == "metrics.jsonl" && p.has_parent_path() ? p.parent_path().filename().string()
+                                                                : p.filename().string();
+}
+
 }  // namespace nanotrn::report

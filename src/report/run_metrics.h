@@ -78,6 +78,8 @@ std::vector<std::pair<double, double>> metric_points(const RunMetrics& m, Metric
 // An exponential moving average of the y values with TensorBoard's debiasing (weight w in [0, 1): 0 leaves them as
 // they are): s_i = w s_{i-1} + (1 - w) y_i, shown as s_i / (1 - w^(i+1)), so the first point is y_0 itself.
 std::vector<std::pair<double, double>> smooth(const std::vector<std::pair<double, double>>& points, double weight);
+// A run's name in legends and tables: its folder's (runs/a/metrics.jsonl -> "a"); another file keeps its own name.
+std::string run_label(const std::string& metrics_path);
 // `path` is a metrics.jsonl file, or a run folder (its metrics.jsonl; an Error names the folder when it has none).
 RunMetrics read_run_metrics(const std::string& path);
 

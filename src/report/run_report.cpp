@@ -56,8 +56,7 @@ nlohmann::json read_core_json(const std::string& path) {
 
 std::vector<predict::Prediction> predict_on_devices(recipe::Recipe recipe, const std::vector<std::string>& devices,
                                                     const std::string& budget) {
-  recipe::parse_duration(budget);  // a bad budget fails before any device is priced
-  recipe.train.budget = budget;
+  recipe.train.budget = recipe::Duration::parse(budget);  // a bad budget fails before any device is priced
   recipe.train.steps = 0;
   const hw::Catalog catalog = hw::builtin_catalog();
   std::vector<predict::Prediction> out;

@@ -39,20 +39,31 @@ OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const recipe::OptimConfi
     const char* name;
     float lr;
     float beta1, beta2;
+    float weight_decay;
   };
-  const std::vector<Spec> specs = {
-      {ParamGroup::lm_head, "lm_head", config.unembedding_lr * s_d, config.adam_beta1, config.adam_beta2},
-      {ParamGroup::wte, "wte", config.embedding_lr * s_d, config.adam_beta1, config.adam_beta2},
-      {ParamGroup::value_embed, "value_embed", config.value_embed_lr * s_d, config.adam_beta1, config.adam_beta2},
+  const bool muon = config.kind == OptimizerKind::muon;
+  std::vector<Spec> specs = {
+      {ParamGroup::lm_head, "lm_head", config.unembedding_lr * s_d, config.adam_beta1, config.adam_beta2,
+       config.adam_weight_decay},
+      {ParamGroup::wte, "wte", config.embedding_lr * s_d, config.adam_beta1, config.adam_beta2,
+       config.adam_weight_decay},
+      {ParamGroup::value_embed, "value_embed", config.value_embed_lr * s_d, config.adam_beta1, config.adam_beta2,
+       config.adam_weight_decay},
       {ParamGroup::resid_lambda, "resid_lambda", config.scalar_lr * config.resid_lr_scale, config.adam_beta1,
-       config.adam_beta2},
-      {ParamGroup::x0_lambda, "x0_lambda", config.scalar_lr, config.x0_beta1, config.x0_beta2},
-      {ParamGroup::norm_gain, "norm_gain", config.norm_gain_lr, config.adam_beta1, config.adam_beta2},
+       config.adam_beta2, config.adam_weight_decay},
+      {ParamGroup::x0_lambda, "x0_lambda", config.scalar_lr, config.x0_beta1, config.x0_beta2,
+       config.adam_weight_decay},
+      {ParamGroup::norm_gain, "norm_gain", config.norm_gain_lr, config.adam_beta1, config.adam_beta2,
+       config.adam_weight_decay},
   };
+  if (!muon) {  // optim.kind adamw: the block matrices are one more AdamW group, with their own decay
+    specs.insert(specs.begin(), {ParamGroup::matrix, "matrix", config.adamw_matrix_lr, config.adam_beta1,
+                                 config.adam_beta2, config.adamw_matrix_weight_decay});
+  }
   for (size_t i = 0; i < params.size(); i++) {
     model::Parameter& p = params[i];
     all_params_.push_back(&p.value);
-    if (p.group != ParamGroup::matrix) continue;
+    if (p.group != ParamGroup::matrix || !muon) continue;
     layout_.push_back({"optim." + p.name + ".momentum", i});
     layout_.push_back({"optim." + p.name + ".second_moment", i});
     if (owned[i]) {
@@ -81,11 +92,10 @@ OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const recipe::OptimConfi
       }
     }
     if (!any) continue;  // a group the model does not have (kept, possibly empty, when another rank owns it)
-    g.adam = std::make_unique<AdamW>(ps, AdamWOptions{.lr = s.lr,
-                                                      .beta1 = s.beta1,
-                                                      .beta2 = s.beta2,
-                                                      .eps = config.adam_eps,
-                                                      .weight_decay = config.adam_weight_decay});
+    g.adam = std::make_unique<AdamW>(
+        ps,
+        AdamWOptions{
+            .lr = s.lr, .beta1 = s.beta1, .beta2 = s.beta2, .eps = config.adam_eps, .weight_decay = s.weight_decay});
     groups_.push_back(std::move(g));
   }
 }

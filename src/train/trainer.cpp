@@ -565,7 +565,9 @@ struct Trainer::State {
     const double o0 = now_seconds();
     o.grad_norm = optim.clip_gradients(recipe.optim.grad_clip);
     optim.step();
-    if (profile) profile->add("optimizer (Muon + AdamW)", now_seconds() - o0);
+    if (profile)
+      profile->add(recipe.optim.kind == OptimizerKind::muon ? "optimizer (Muon + AdamW)" : "optimizer (AdamW)",
+                   now_seconds() - o0);
     tape.set_profile(nullptr);
     const double b0 = now_seconds();
     broadcast_parameters();
@@ -626,8 +628,6 @@ struct Trainer::State {
                             {"step", step},
                             {"loss", o.loss},
                             {"lr_multiplier", o.lr_multiplier},
-                            {"muon_momentum", optim.muon_momentum()},
-                            {"weight_decay", optim.muon_weight_decay()},
                             {"phase", o.next.phase},
                             {"grad_norm", o.grad_norm},
                             {"charged_seconds", charged},
@@ -638,6 +638,10 @@ struct Trainer::State {
                             {"gflops", flops * 1e-9},
                             {"host_ms_per_step", host_ms},
                             {"host_tokens_per_second", host_tps}};
+    if (recipe.optim.kind == OptimizerKind::muon) {
+      event["muon_momentum"] = optim.muon_momentum();
+      event["weight_decay"] = optim.muon_weight_decay();
+    }
     if (l.peak_flops > 0) event[l.device_time ? "mfu" : "fraction_of_peak"] = flops / l.peak_flops;
     if (comm.size() > 1) {  // per rank, per step over the window: where the host time went
       nlohmann::json ranks = nlohmann::json::array();

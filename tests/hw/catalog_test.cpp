@@ -109,6 +109,33 @@ TEST(Catalog, LoaderIsStrict) {
   }
 }
 
+TEST(Catalog, PriceIsOptionalAndStrict) {
+  auto with_price = [](const std::string& price) {
+    std::string text = one_device("");
+    return text.insert(text.size() - 3, ", \"price\": " + price);
+  };
+  const Catalog c =
+      load_catalog(with_price(R"({"instance": "x.8", "instance_chips": 8, "usd_per_hour": {"value": 16, "source": )"
+                              R"("[XX] on demand"}})"),
+                   "t");
+  ASSERT_TRUE(c.find("x").price);
+  EXPECT_DOUBLE_EQ(c.find("x").price->usd_per_chip_hour(), 2.0);
+  EXPECT_EQ(device_json(c.find("x"))["price"]["usd_per_hour"]["tags"][0], "XX");
+  EXPECT_FALSE(load_catalog(one_device(""), "t").find("x").price);
+  EXPECT_TRUE(contains(load_error(with_price(R"({"instance": "x", "instance_chips": 0, "usd_per_hour": {"value": 1, )"
+                                             R"("source": "[XX]"}})")),
+                       "t: device 'x'.price.instance_chips"));
+  EXPECT_TRUE(contains(load_error(with_price(R"({"instance": "x", "instance_chips": 1, "usd_per_hour": {"value": -1, )"
+                                             R"("source": "[XX]"}})")),
+                       "'x'.price.usd_per_hour.value: negative"));
+  EXPECT_TRUE(contains(load_error(with_price(R"({"instance": "x", "instance_chips": 1, "usd_per_hour": {"value": 1, )"
+                                             R"("source": "[YY]"}})")),
+                       "'x'.price.usd_per_hour: source tag [YY]"));
+  EXPECT_TRUE(contains(load_error(with_price(R"({"instance": "x", "instance_chips": 1, "region": "mars", )"
+                                             R"("usd_per_hour": {"value": 1, "source": "[XX]"}})")),
+                       "unknown key 'region'"));
+}
+
 TEST(Catalog, LoaderRejectsASourceTagTheTableLacks) {
   // Every field cites a tag the table lacks; the error names the first field in name order.
   const std::string e = load_error(one_device("", "\"[XX], [YY] 2 units\""));

@@ -146,7 +146,7 @@ TEST(DeviceMemory, ItemsFollowTheStatedRules) {
   };
   EXPECT_DOUBLE_EQ(item(m, "weights"), params * 6);  // fp32 master + bf16 copy
   EXPECT_DOUBLE_EQ(item(m, "gradients"), params * 4);
-  EXPECT_DOUBLE_EQ(item(m, "optimizer state"), recipe::optimizer_state_bytes(c));
+  EXPECT_DOUBLE_EQ(item(m, "optimizer state"), recipe::optimizer_state_bytes(c, OptimizerKind::muon));
   // d 640, 5 heads of 128 (K = 5), MLP 4d: per token and block 4d + 15 hd... in bf16, plus the fp32 lse.
   const double d = 640, hd = 128, H = 5, K = 5, tokens = 32.0 * 1024;
   const double block = ((4 * d + (H + 2 * K) * hd + (H + K) * hd + H * hd + 2 * 4 * d) * 2 + 4 * H) * tokens;

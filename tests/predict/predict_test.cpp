@@ -87,6 +87,28 @@ TEST(Predict, BudgetWalkMatchesSinglePhaseArithmetic) {
   EXPECT_LT(p.phases[0].mfu, 1.0);
 }
 
+// --tokens N: the budget is the shortest whose walk reaches N, and the cost rents the chips for the compile and the
+// walk at the catalog's price.
+TEST(Predict, TokenTargetPricesTheShortestBudgetThatReachesIt) {
+  const hw::Catalog c = hw::builtin_catalog();
+  const recipe::Recipe r = tiny("30s");
+  const Prediction p = predict(r, c.find("trn1"), PredictOptions{.tokens = 100000});
+  EXPECT_EQ(p.target_tokens, 100000);
+  EXPECT_GE(p.walk.tokens, 100000);
+  const int64_t per_step = p.phases[0].time.tokens;
+  EXPECT_LT(p.walk.tokens - per_step, 100000);  // one step fewer would not reach it
+  recipe::Recipe shorter = r;
+  shorter.train.budget = recipe::Duration{"shorter", p.budget_s * (1 - 1e-7)};
+  EXPECT_LT(predict(shorter, c.find("trn1")).walk.tokens, 100000);
+  // The cost: compile and steps held on one chip, priced at 1/16 of trn1.32xlarge's hourly price.
+  const double held = p.walk.charged_s - p.startup_s + p.compile_s;
+  EXPECT_DOUBLE_EQ(p.cost.held_s, held);
+  EXPECT_DOUBLE_EQ(p.cost.chip_hours, held / 3600.0);
+  EXPECT_DOUBLE_EQ(p.cost.usd_share, held / 3600.0 * 21.5 / 16.0);
+  EXPECT_EQ(prediction_json(p)["cost"]["instance"], "trn1.32xlarge");
+  EXPECT_EQ(prediction_json(p)["target_tokens"], 100000);
+}
+
 TEST(Predict, EveryShippedRecipeOnEveryDevice) {
   const hw::Catalog c = hw::builtin_catalog();
   for (const char* r : {"cpu-tiny", "cpu-small", "autoresearch-d8"}) {

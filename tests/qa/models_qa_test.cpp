@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "base/error.h"
 #include "data/temp_dir.h"
 #include "model/gpt.h"
 #include "model/hf_config.h"

@@ -65,5 +65,28 @@ TEST(Budget, TimeBudgetWalkStopsOnceChargedReachesTheBudget) {
   EXPECT_THROW(walk_budget(r, [](const NextStep&) { return 0.0; }), Error);
 }
 
+TEST(Budget, BudgetForTokensIsTheShortestBudgetThatReachesThem) {
+  // The phased recipe (its phases at fractions of the budget) at 1 s per micro-batch and a 2.5 s startup charge;
+  // the reference scans budgets on a 1 ms grid for the first that reaches the target.
+  const Recipe r = phased_recipe("10s");
+  const auto seconds = [](const NextStep& n) { return static_cast<double>(n.accum); };
+  const auto tokens_at = [&](double b) {
+    Recipe t = r;
+    t.train.budget = Duration{"scan", b};
+    return walk_budget(t, seconds, 2.5).tokens;
+  };
+  for (const int64_t target : {int64_t{1}, int64_t{16}, int64_t{17}, int64_t{200}, int64_t{1000}}) {
+    const double b = budget_for_tokens(r, seconds, 2.5, target);
+    double scan = 2.501;
+    while (tokens_at(scan) < target) scan += 0.001;
+    EXPECT_GE(tokens_at(b), target) << target;
+    EXPECT_LT(tokens_at(b * (1 - 1e-7)), target) << target;
+    EXPECT_NEAR(b, scan, 0.001 + 1e-9) << target;
+  }
+  // The recipe's own step limit is replaced, not obeyed.
+  EXPECT_GE(tokens_at(budget_for_tokens(phased_recipe("0", 2), seconds, 2.5, 1000)), 1000);
+  EXPECT_THROW(budget_for_tokens(r, seconds, 0.0, 0), Error);
+}
+
 }  // namespace
 }  // namespace nanotrn::recipe

@@ -65,7 +65,8 @@ TEST(Recipe, OverridesSetNestedFieldsAndRejectUnknownKeys) {
                            "train.mtp_weights=[1,0.5]", "data.mask_bos_targets=true"});
   EXPECT_FLOAT_EQ(r.optim.matrix_lr, 0.02f);
   EXPECT_EQ(r.model.depth, 3);
-  EXPECT_EQ(r.train.budget, "2m");
+  EXPECT_EQ(r.train.budget.text, "2m");
+  EXPECT_EQ(r.train.budget.seconds, 120.0);
   EXPECT_EQ(r.model.activation, model::Activation::leaky_relu2);
   EXPECT_EQ(r.train.mtp_weights, (std::vector<float>{1.0f, 0.5f}));
   EXPECT_TRUE(r.data.mask_bos_targets);
