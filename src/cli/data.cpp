@@ -5,11 +5,13 @@
 #include <iostream>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "cli/commands.h"
 #include "cli/recipe_args.h"
 #include "data/corpus.h"
 #include "data/tokenize_corpus.h"
 #include "pipeline/data_stages.h"
+#include "recipe/recipe.h"
 #include "tokenizer/tokenizer.h"
 
 namespace nanotrn::cli {
@@ -28,13 +30,27 @@ void add_data_setup(CLI::App& data, const Home& home) {
       "corpus unless a prepared corpus is there), a BPE tokenizer of model.vocab_size tokens (data.tokenizer) and "
       "the token shards it reads (data.train, data.val)");
   auto a = std::make_shared<RecipeArgs>();
+  auto write_recipe = std::make_shared<std::string>();
   add_recipe_flags(cmd, *a, home);
-  cmd->callback([a, home] {
-    const recipe::Recipe r = open_recipe(*a, home);
+  cmd->add_option("--write-recipe", *write_recipe,
+                  "Also write the recipe with the paths the data ended in (never over an existing file), and name it "
+                  "in the next command");
+  cmd->callback([a, home, write_recipe] {
+    check(write_recipe->empty() || !std::filesystem::exists(*write_recipe),
+          "--write-recipe " + *write_recipe + " exists; nanotrn does not overwrite it (choose a new name)");
+    recipe::Recipe r = open_recipe(*a, home);
     const pipeline::DataSetup d = pipeline::setup_data(r, [](const std::string& line) { std::cerr << line << "\n"; });
-    std::printf("data setup: corpus %s, tokenizer %s, shards %s; ready for `nanotrn train --recipe %s`\n",
-                d.corpus.reused ? "kept" : "prepared", d.tokenizer_reused ? "kept" : "trained",
-                d.shards.reused ? "kept" : "written", a->recipe.c_str());
+    std::vector<std::string> sets = a->sets;
+    for (const std::string& s : pipeline::setup_overrides(r, d)) sets.push_back(s);
+    std::string next = command_line("train", a->recipe, sets);
+    if (!write_recipe->empty()) {
+      pipeline::use_setup_shards(r, d);
+      const std::string text = recipe::recipe_to_json(r).dump(2) + "\n";
+      write_file_atomic(*write_recipe, text.data(), text.size());
+      next = command_line("train", *write_recipe, {});
+    }
+    std::printf("data setup: corpus %s, tokenizer %s, shards %s; next: %s\n", d.corpus.reused ? "kept" : "prepared",
+                d.tokenizer_reused ? "kept" : "trained", d.shards.reused ? "kept" : "written", next.c_str());
   });
 }
 

@@ -33,10 +33,24 @@ recipe::Recipe open_recipe(const RecipeArgs& args, const Home& home, const std::
   return recipe::open_recipe(args.recipe, sets, home, args.model_config);
 }
 
-std::string setup_command(const std::string& recipe, const std::vector<std::string>& sets) {
-  std::string cmd = "nanotrn data setup --recipe " + recipe;
-  for (const std::string& s : sets) cmd += " --set " + s;
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_-+=.,:/@%") == std::string::npos;
+  if (plain) return word;
+  std::string q = "'";
+  for (char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string command_line(const std::string& command, const std::string& recipe, const std::vector<std::string>& sets) {
+  std::string cmd = "nanotrn " + command + " --recipe " + shell_word(recipe);
+  for (const std::string& s : sets) cmd += " --set " + shell_word(s);
   return cmd;
+}
+
+std::string setup_command(const std::string& recipe, const std::vector<std::string>& sets) {
+  return command_line("data setup", recipe, sets);
 }
 
 }  // namespace nanotrn::cli

@@ -32,5 +32,9 @@ recipe::Recipe open_recipe(const RecipeArgs& args, const Home& home, const std::
 
 // "nanotrn data setup --recipe R --set a=b ...": the command that builds the data of this recipe and overrides.
 std::string setup_command(const std::string& recipe, const std::vector<std::string>& sets);
+// `nanotrn <command> --recipe R --set ...` as a shell reads it: a word with characters a shell would expand (a glob's
+// '*', spaces, quotes) is single-quoted.
+std::string command_line(const std::string& command, const std::string& recipe, const std::vector<std::string>& sets);
+std::string shell_word(const std::string& word);
 
 }  // namespace nanotrn::cli

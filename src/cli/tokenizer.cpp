@@ -63,7 +63,8 @@ void add_tokenizer_train(CLI::App& parent, const Home& home) {
   cmd->add_flag("--force", a->force, "Retrain even when the output folder holds a tokenizer of this size");
   cmd->callback([a] {
     const pipeline::Say say = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
-    if (!a->force && pipeline::reusable_tokenizer(a->out, a->vocab, say)) {
+    if (!a->force &&
+        pipeline::reusable_tokenizer(a->out, a->vocab, "--out", "--out NEW, or --force to retrain over it")) {
       std::printf("kept %s (vocab %d; --force retrains)\n", a->out.c_str(), a->vocab);
       return;
     }

@@ -46,4 +46,17 @@ bool check_shard_glob_matches_tokenizer(const std::string& glob, const tokenizer
   return check_shards_match_tokenizer(dir, tok, tokenizer_path, retokenize);
 }
 
+std::optional<std::string> shard_corpus_mismatch(const std::string& glob, const std::string& corpus_dir) {
+  std::string dir = std::filesystem::path(glob).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (!std::filesystem::exists(dir + "/shards.json") || !std::filesystem::exists(corpus_dir + "/corpus.json")) {
+    return std::nullopt;
+  }
+  const std::string recorded = read_shard_set(dir).corpus_fingerprint, here = corpus_fingerprint(corpus_dir);
+  if (recorded == here) return std::nullopt;
+  return "the shards in " + dir + " were made from another corpus than data.corpus (" + corpus_dir +
+         "): shards.json records corpus " + (recorded.empty() ? std::string("(none)") : recorded) + ", " + corpus_dir +
+         "/corpus.json is " + here + "; this run trains on the shards, not on data.corpus";
+}
+
 }  // namespace nanotrn::data

@@ -12,6 +12,7 @@
 // false, and callers say so where the run describes its data.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "tokenizer/tokenizer.h"
@@ -23,5 +24,10 @@ bool check_shards_match_tokenizer(const std::string& shards_dir, const tokenizer
 // The same for a recipe's shard glob (data.train, data.val: "dir/train_*.bin"): the folder is the glob's parent.
 bool check_shard_glob_matches_tokenizer(const std::string& glob, const tokenizer::Tokenizer& tok,
                                         const std::string& tokenizer_path, const std::string& retokenize);
+
+// The corpus half of the same question, which a run only warns about (data.corpus is what `data setup` tokenizes, not
+// what training reads): a message when the glob's shards.json records another corpus fingerprint than
+// corpus_dir/corpus.json (tokenize_corpus.h); nullopt when they agree or either file is missing.
+std::optional<std::string> shard_corpus_mismatch(const std::string& glob, const std::string& corpus_dir);
 
 }  // namespace nanotrn::data

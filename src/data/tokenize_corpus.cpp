@@ -33,11 +33,6 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-std::string corpus_fingerprint(const std::string& corpus_dir) {
-  const std::vector<uint8_t> bytes = read_file(corpus_dir + "/corpus.json");
-  return hex(fnv1a(0xcbf29ce484222325ull, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
-}
-
 int64_t text_bytes(std::span<const Document> docs) {
   int64_t n = 0;
   for (const Document& d : docs) n += static_cast<int64_t>(d.text.size());
@@ -45,6 +40,11 @@ int64_t text_bytes(std::span<const Document> docs) {
 }
 
 }  // namespace
+
+std::string corpus_fingerprint(const std::string& corpus_dir) {
+  const std::vector<uint8_t> bytes = read_file(corpus_dir + "/corpus.json");
+  return hex(fnv1a(0xcbf29ce484222325ull, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+}
 
 uint64_t tokenizer_fingerprint(const tokenizer::Tokenizer& tok) {
   uint64_t h = fnv1a(0xcbf29ce484222325ull, std::to_string(tok.vocab_size()) + "/" + std::to_string(tok.bos_id()));
@@ -109,6 +109,7 @@ ShardSet read_shard_set(const std::string& dir) {
     s.vocab_size = j.at("vocab_size").get<int32_t>();
     s.bos = j.at("bos").get<int32_t>();
     s.tokenizer_fingerprint = j.at("tokenizer").get<std::string>();
+    s.corpus_fingerprint = j.value("corpus", "");
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": malformed: " + e.what());
@@ -122,10 +123,8 @@ ShardSet tokenize_corpus(const std::string& corpus_dir, const tokenizer::Tokeniz
   const std::string manifest = out_dir + "/shards.json";
   if (!options.force && fs::exists(manifest)) {
     try {
-      const std::vector<uint8_t> bytes = read_file(manifest);
-      const nlohmann::json j = nanotrn::parse_json(bytes);
       ShardSet s = read_shard_set(out_dir);
-      if (tokenized_with(s, tok) && j.value("corpus", "") == corpus_fp) {
+      if (tokenized_with(s, tok) && s.corpus_fingerprint == corpus_fp) {
         bool all = true;
         for (const auto* list : {&s.train_shards, &s.val_shards}) {
           for (const std::string& p : *list) all = all && fs::exists(p);
@@ -153,6 +152,7 @@ ShardSet tokenize_corpus(const std::string& corpus_dir, const tokenizer::Tokeniz
   s.vocab_size = tok.vocab_size();
   s.bos = tok.bos_id();
   s.tokenizer_fingerprint = tok_fp;
+  s.corpus_fingerprint = corpus_fp;
   nlohmann::ordered_json j;
   j["format"] = "nanotrn-shards";
   j["version"] = 1;

@@ -35,6 +35,7 @@ struct ShardSet {
   int64_t train_bytes = 0, val_bytes = 0;             // UTF-8 bytes of the text
   int32_t vocab_size = 0, bos = 0;
   std::string tokenizer_fingerprint;  // hex, as shards.json records it
+  std::string corpus_fingerprint;     // hex of the corpus's corpus.json, as shards.json records it ("" when absent)
   bool reused = false;
 };
 
@@ -48,6 +49,9 @@ std::vector<std::string> write_document_shards(std::span<const Document> docs, c
                                                const std::string& out_dir, const std::string& prefix,
                                                const TokenizeOptions& options, int64_t* tokens_out);
 
+// A hash of a prepared corpus's corpus.json (which lists its sources, documents and split): what shards.json records
+// as "corpus", so that a run can tell shards of one corpus from another's.
+std::string corpus_fingerprint(const std::string& corpus_dir);
 // A hash of every id's decoded bytes, the vocabulary size and BOS: equal tokenizers give equal fingerprints.
 uint64_t tokenizer_fingerprint(const tokenizer::Tokenizer& tok);
 std::string tokenizer_fingerprint_hex(const tokenizer::Tokenizer& tok);  // as shards.json records it

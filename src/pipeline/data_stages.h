@@ -1,14 +1,21 @@
-// The data a recipe names, built stage by stage; each stage is skipped when its output is already valid:
+// The data a recipe names, built stage by stage; each stage is skipped when its output is already valid, and nothing
+// that is there is ever written over (the folders are the user's):
 //
 //   corpus     data.corpus: kept when it holds a prepared corpus (a valid corpus.json, whatever its sources:
-//              `nanotrn data prepare --out DIR SOURCES` for your own text); else the default Brown corpus is
-//              prepared there (data::prepare_default_corpus).
-//   tokenizer  data.tokenizer: kept when it loads with model.vocab_size tokens (reusable_tokenizer); else a
-//              byte-level BPE of that size is trained on the corpus's train split and saved there.
+//              `nanotrn data prepare --out DIR SOURCES` for your own text); else, into a missing or empty folder
+//              only, the default Brown corpus (data::prepare_default_corpus). An unusable corpus or a folder of
+//              other files is an Error saying what to do.
+//   tokenizer  data.tokenizer: kept when it loads with model.vocab_size tokens (reusable_tokenizer); a tokenizer of
+//              another size, or anything unusable, is an Error naming both sizes; into a missing or empty folder a
+//              byte-level BPE of that size is trained on the corpus's train split.
 //   shards     the folder of data.train and data.val: kept when its shards.json matches this tokenizer and corpus
-//              (data/tokenize_corpus.h); else the corpus is tokenized into it.
+//              (data/tokenize_corpus.h); when it holds another tokenizer's or corpus's shards, the new ones go to a
+//              sibling folder keyed by both fingerprints (<folder>-<tokenizer 8 hex><corpus 8 hex>), and
+//              setup_overrides gives the --set lines that point a recipe at them; else the corpus is tokenized there.
 //
 //   DataSetup d = setup_data(recipe, print);   // the recipe's paths as they are (resolve them first: recipe_paths.h)
+//   setup_overrides(recipe, d)                 // {} or {"data.train=<keyed>/train_*.bin", "data.val=..."}
+//   use_setup_shards(recipe, d);               // the recipe reads d.shards.dir (the speedrun)
 //
 // `nanotrn data setup --recipe R` and the speedrun (pipeline/speedrun.h) both call setup_data, so they skip by one
 // rule. Shards can only be built where the recipe reads them as <dir>/train_*.bin and <dir>/val_*.bin (one folder,
@@ -47,8 +54,14 @@ struct DataSetup {
 
 DataSetup setup_data(const recipe::Recipe& recipe, const Say& say);
 
-// The tokenizer at `dir` when one loads from there with `vocab` tokens; otherwise nullopt, and `say` is told why
-// when something is there but unusable (nothing is said for a missing dir).
-std::optional<tokenizer::Tokenizer> reusable_tokenizer(const std::string& dir, int32_t vocab, const Say& say);
+// The tokenizer at `dir` when one loads from there with `vocab` tokens; nullopt for a missing or empty folder; an
+// Error for anything else there (a tokenizer of another size, naming both; an unusable one), which nanotrn never
+// writes over. `what` names the path in errors ("data.tokenizer"), `elsewhere` how to name another ("--out NEW").
+std::optional<tokenizer::Tokenizer> reusable_tokenizer(const std::string& dir, int32_t vocab, const std::string& what,
+                                                       const std::string& elsewhere);
+
+// The overrides that make `recipe` read the shards `d` wrote ({} when they are where the recipe reads already).
+std::vector<std::string> setup_overrides(const recipe::Recipe& recipe, const DataSetup& d);
+void use_setup_shards(recipe::Recipe& recipe, const DataSetup& d);
 
 }  // namespace nanotrn::pipeline

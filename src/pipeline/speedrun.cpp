@@ -225,6 +225,7 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   const std::string run_root = root + "/speedrun";
   recipe::Recipe recipe = speedrun_recipe(o, root);
   const DataSetup built = setup_data(recipe, o.print);
+  use_setup_shards(recipe, built);  // a keyed folder when the recipe's held another tokenizer's shards
   Stages stages = built.seconds;
   const tokenizer::Tokenizer& tok = built.tokenizer;
   const data::ShardSet& shards = built.shards;

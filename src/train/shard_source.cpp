@@ -77,6 +77,11 @@ TrainerData open_shard_data(const recipe::Recipe& r, const std::string& setup_co
                          "; shards of another tokenizer train and score (val_bpb) silently wrong. "
                          "Shards nanotrn makes always carry one (nanotrn data tokenize)");
   }
+  if (with_train) {
+    if (std::optional<std::string> other = data::shard_corpus_mismatch(r.data.train, r.data.corpus)) {
+      d.warnings.push_back(*other);
+    }
+  }
   d.description = with_train ? "train " + r.data.train + " (" + d.train->describe() + "), " : "";
   d.description += "val " + r.data.val + " (" + d.val->describe() + "), tokenizer " + r.data.tokenizer + ", layout " +
                    std::string(data::layout_name(r.data.layout));

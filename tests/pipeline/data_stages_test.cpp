@@ -79,13 +79,74 @@ TEST(DataStages, BuildsWhatTheRecipeNamesThenSkipsEverything) {
       << bare.warnings[0];
   fs::rename(dir / "tokens/shards.json.away", dir / "tokens/shards.json");
 
-  // Another vocabulary size retrains the tokenizer and so retokenizes.
+  // Another vocabulary size is refused, naming both sizes: the tokenizer the folder holds is never written over.
   recipe::Recipe bigger = recipe;
   bigger.model.vocab_size = 320;
+  const std::string refused = testing_support::error_message_of([&] { setup_data(bigger, say); });
+  EXPECT_NE(refused.find("data.tokenizer: " + dir / "tok" + " holds a tokenizer of 300 tokens, not the 320 asked for"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(fs::last_write_time(dir / "tok/tokenizer.tiktoken"), tok_stamp);
+  // In a new folder it trains; the shard folder holds the 300-token shards, so the new ones go beside it, keyed.
+  bigger.data.tokenizer = dir / "tok320";
   const DataSetup third = setup_data(bigger, say);
   EXPECT_FALSE(third.tokenizer_reused);
-  EXPECT_FALSE(third.shards.reused);
   EXPECT_EQ(third.tokenizer.vocab_size(), 320);
+  EXPECT_FALSE(third.shards.reused);
+  EXPECT_NE(third.shards.dir, dir / "tokens");
+  EXPECT_EQ(third.shards.dir.rfind(dir / "tokens-", 0), 0u) << third.shards.dir;
+  EXPECT_EQ(fs::last_write_time(dir / "tokens/shards.json"), stamp);  // the 300-token shards are untouched
+  const std::vector<std::string> sets = setup_overrides(bigger, third);
+  ASSERT_EQ(sets.size(), 2u);
+  EXPECT_EQ(sets[0], "data.train=" + third.shards.dir + "/train_*.bin");
+  EXPECT_TRUE(setup_overrides(recipe, second).empty());
+  recipe::Recipe pointed = bigger;
+  use_setup_shards(pointed, third);
+  EXPECT_TRUE(train::open_training_data(pointed).warnings.empty());
+  // A second setup of the same recipe finds the keyed folder again and keeps it.
+  EXPECT_TRUE(setup_data(pointed, say).shards.reused);
+}
+
+TEST(DataStages, FoldersThatAreNotNanotrnsAreNeverWrittenOver) {
+  TempDir dir;
+  recipe::Recipe recipe = tiny_setup(dir);
+  // A corpus folder with other files and no corpus.json, and a corpus.json that is not usable: both refused.
+  fs::create_directories(dir / "mine");
+  write_file_atomic(dir / "mine/notes.txt", "keep me", 7);
+  recipe.data.corpus = dir / "mine";
+  EXPECT_NE(testing_support::error_message_of([&] {
+              setup_data(recipe, nullptr);
+            }).find("data.corpus: " + dir / "mine" + " is not empty and holds no corpus.json"),
+            std::string::npos);
+  write_file_atomic(dir / "mine/corpus.json", "{", 1);
+  EXPECT_NE(
+      testing_support::error_message_of([&] { setup_data(recipe, nullptr); }).find("holds a corpus that is not usable"),
+      std::string::npos);
+  EXPECT_EQ(read_file(dir / "mine/notes.txt").size(), 7u);
+  // A tokenizer folder holding something that is not a tokenizer.
+  recipe = tiny_setup(dir);
+  fs::create_directories(dir / "tok");
+  write_file_atomic(dir / "tok/readme", "x", 1);
+  EXPECT_NE(testing_support::error_message_of([&] { setup_data(recipe, nullptr); }).find("holds no usable tokenizer"),
+            std::string::npos);
+}
+
+TEST(DataStages, ARunWarnsWhenItsShardsAreOfAnotherCorpus) {
+  TempDir dir;
+  recipe::Recipe recipe = tiny_setup(dir);
+  setup_data(recipe, nullptr);
+  EXPECT_TRUE(train::open_training_data(recipe).warnings.empty());
+  // Another corpus in data.corpus (a different document count): the shards were not made from it.
+  std::vector<data::Document> docs;
+  for (int i = 0; i < 50; ++i) docs.push_back({"d" + std::to_string(i), tokenizer::testing::synthetic_text(60, i)});
+  const std::string jsonl = data::format_jsonl(docs);
+  write_file_atomic(dir / "other.jsonl", jsonl.data(), jsonl.size());
+  data::prepare_corpus({dir / "other.jsonl"}, dir / "corpus2", {.val_fraction = 0.2});
+  recipe.data.corpus = dir / "corpus2";
+  const train::TrainerData data = train::open_training_data(recipe);
+  ASSERT_EQ(data.warnings.size(), 1u);
+  EXPECT_NE(data.warnings[0].find("were made from another corpus than data.corpus"), std::string::npos)
+      << data.warnings[0];
 }
 
 TEST(DataStages, ShardGlobsMustBeWhatTokenizeWrites) {
