@@ -1,11 +1,13 @@
-// libFuzzer target: the tokenizer-file readers (src/tokenizer/tiktoken_file.h): the tiktoken rank file and the
-// tokenizer.json metadata. Either they parse (and a parsed rank file formats back to text that parses to the same
-// tokens) or they throw nanotrn::Error. Built and run by scripts/fuzz.sh.
+// libFuzzer target: the tokenizer-file readers (src/tokenizer/tiktoken_file.h, hf_tokenizer_json.h): the tiktoken
+// rank file, nanotrn's tokenizer.json metadata and a Hugging Face tokenizer.json. Either they parse (and a parsed
+// rank file formats back to text that parses to the same tokens) or they throw nanotrn::Error. Built and run by
+// scripts/fuzz.sh.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "base/error.h"
+#include "tokenizer/hf_tokenizer_json.h"
 #include "tokenizer/tiktoken_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -19,6 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     nanotrn::tokenizer::parse_bpe_meta(text, "fuzz.json");
+  } catch (const nanotrn::Error&) {
+  }
+  try {
+    nanotrn::tokenizer::parse_hf_tokenizer_json(text, "fuzz/tokenizer.json");
   } catch (const nanotrn::Error&) {
   }
   return 0;

@@ -4,23 +4,54 @@
 #include <omp.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "base/error.h"
+#include "base/file.h"
+#include "tokenizer/hf_tokenizer_json.h"
 
 namespace nanotrn::tokenizer {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A Hugging Face tokenizer.json at `path`, or nullopt when the file is not one (nanotrn's own metadata is not).
+std::optional<Bpe> hf_bpe(const std::string& path) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (!is_hf_tokenizer_json(text)) return std::nullopt;
+  HfBpe spec = parse_hf_tokenizer_json(text, path);
+  try {
+    return Bpe(std::move(spec.tokens), std::move(spec.specials), std::move(spec.pattern));
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.message(), e.where());
+  }
+}
+
+}  // namespace
+
 Tokenizer Tokenizer::load(const std::string& dir_or_file) {
   check(fs::exists(dir_or_file), "tokenizer: nothing at " + dir_or_file);
   if (fs::is_directory(dir_or_file)) {
     if (fs::exists(dir_or_file + "/tokenizer.tiktoken")) return Tokenizer(Bpe::load(dir_or_file));
+    if (fs::exists(dir_or_file + "/tokenizer.json")) {
+      if (std::optional<Bpe> bpe = hf_bpe(dir_or_file + "/tokenizer.json")) return Tokenizer(std::move(*bpe));
+    }
     if (fs::exists(dir_or_file + "/tokenizer.model")) {
       return Tokenizer(SentencePieceModel(dir_or_file + "/tokenizer.model"));
     }
-    throw Error("tokenizer: " + dir_or_file + " holds neither tokenizer.tiktoken nor tokenizer.model");
+    throw Error("tokenizer: " + dir_or_file +
+                " holds neither tokenizer.tiktoken, a Hugging Face tokenizer.json nor tokenizer.model");
   }
   if (fs::path(dir_or_file).extension() == ".model") return Tokenizer(SentencePieceModel(dir_or_file));
+  if (fs::path(dir_or_file).extension() == ".json") {
+    std::optional<Bpe> bpe = hf_bpe(dir_or_file);
+    check(bpe.has_value(), "tokenizer: " + dir_or_file +
+                               " is not a Hugging Face tokenizer.json (no \"model\" object); nanotrn's own "
+                               "tokenizer.json is read with its tokenizer.tiktoken: give their folder");
+    return Tokenizer(std::move(*bpe));
+  }
   return Tokenizer(Bpe::load(dir_or_file));
 }
 

@@ -1,8 +1,9 @@
 // The tokenizer the trainer uses: a byte-level BPE (tiktoken ranks, bpe.h) or a SentencePiece model
 // (sentencepiece_model.h) behind one interface. Cheap to copy (shares the immutable model); thread-safe.
 //
-//   Tokenizer tok = Tokenizer::load("out/tokenizer");   // a BPE dir, a .tiktoken file, a .model file, or a dir
-//                                                       // holding tokenizer.model
+//   Tokenizer tok = Tokenizer::load("out/tokenizer");   // a BPE dir, a .tiktoken file, a .model file, a Hugging
+//                                                       // Face tokenizer.json (hf_tokenizer_json.h), or a dir
+//                                                       // holding tokenizer.model or an HF tokenizer.json
 //   std::vector<int32_t> ids = tok.encode(text);        // no BOS added
 //   std::vector<int32_t> tb = tok.token_bytes();        // for val_bpb: bytes per id, 0 for specials
 #pragma once
