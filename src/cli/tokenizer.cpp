@@ -29,9 +29,11 @@ Input read_input(const std::string& path, const std::string& split) {
   if (std::filesystem::is_directory(path) || data::source_format(path) != data::SourceFormat::text)
     return {data::read_source(path), ""};
   data::SplitText pieces = data::read_text_source(path);
-  const std::string note = path + " (" + std::to_string(std::filesystem::file_size(path)) + " bytes) split into " +
-                           std::to_string(pieces.docs.size()) + " documents at " +
-                           (pieces.by_paragraphs ? "blank lines" : "line ends (it has no blank line)");
+  const std::string note = path + " (" + std::to_string(std::filesystem::file_size(path)) +
+                           " bytes): " + std::to_string(pieces.pieces) +
+                           (pieces.by_paragraphs ? " paragraphs" : " lines (it has no blank line)") + " in " +
+                           std::to_string(pieces.docs.size()) + " documents of up to " +
+                           std::to_string(data::kTextDocumentChars) + " bytes, their breaks kept";
   return {std::move(pieces.docs), note};
 }
 

@@ -25,17 +25,12 @@ std::vector<std::string_view> lines_of(std::string_view s) {
   return out;
 }
 
-}  // namespace
-
-SplitText split_text(const Document& whole) {
-  const std::vector<std::string_view> lines = lines_of(whole.text);
-  bool paragraphs = false;
-  for (std::string_view l : lines) paragraphs = paragraphs || is_blank(l);
-  std::vector<Document> docs;
+// The paragraphs (lines up to a blank line, joined with '\n') or, with no blank line, the lines.
+std::vector<std::string> pieces_of(const std::vector<std::string_view>& lines, bool paragraphs) {
+  std::vector<std::string> pieces;
   std::string current;
   auto flush = [&] {
-    if (current.empty()) return;
-    docs.push_back({whole.id + "#" + std::to_string(docs.size()), std::move(current)});
+    if (!current.empty()) pieces.push_back(std::move(current));
     current.clear();
   };
   for (std::string_view l : lines) {
@@ -48,7 +43,29 @@ SplitText split_text(const Document& whole) {
     if (!paragraphs) flush();
   }
   flush();
-  return {std::move(docs), paragraphs};
+  return pieces;
+}
+
+}  // namespace
+
+SplitText split_text(const Document& whole, size_t document_chars) {
+  const std::vector<std::string_view> lines = lines_of(whole.text);
+  bool paragraphs = false;
+  for (std::string_view l : lines) paragraphs = paragraphs || is_blank(l);
+  const std::vector<std::string> pieces = pieces_of(lines, paragraphs);
+  const std::string_view sep = paragraphs ? "\n\n" : "\n";
+  std::vector<Document> docs;
+  std::string current;
+  for (const std::string& piece : pieces) {
+    if (!current.empty() && current.size() + sep.size() + piece.size() > document_chars) {
+      docs.push_back({whole.id + "#" + std::to_string(docs.size()), std::move(current)});
+      current.clear();
+    }
+    if (!current.empty()) current += sep;
+    current += piece;
+  }
+  if (!current.empty()) docs.push_back({whole.id + "#" + std::to_string(docs.size()), std::move(current)});
+  return {std::move(docs), paragraphs, pieces.size()};
 }
 
 }  // namespace nanotrn::data
