@@ -158,11 +158,12 @@ struct Trainer::State {
     const int world = comm.size();
     for (size_t i = 0; i < recipe.batch.phases.size(); i++) {
       const int64_t accum = recipe.batch.phases[i].accum;
-      check(accum % world == 0,
+      check(accum % world == 0 || recipe.batch.rows % world == 0,
             "train: " + std::to_string(world) + " ranks cannot share batch phase " + std::to_string(i) + "'s " +
                 std::to_string(accum) + " micro-batch(es) of " + std::to_string(recipe.batch.rows) +
-                " rows: ranks split a step by whole micro-batches, so every phase's accum must be a multiple of the "
-                "world size (e.g. halve batch.rows and double every accum: the same rows per step)");
+                " rows: ranks split a step by whole micro-batches when the world size divides accum, else every "
+                "micro-batch by its rows when it divides batch.rows; it divides neither (e.g. halve batch.rows and "
+                "double every accum: the same rows per step)");
     }
     base_timeout = comm.timeout();
     require_same_launch(comm, launch_identity(recipe, version_line(), opts.out_dir, opts.resume));
@@ -180,10 +181,17 @@ struct Trainer::State {
   bool lead() const { return comm.rank() == 0; }
   double step_timeout() const { return std::max(base_timeout, 3.0 * slowest_step); }
 
-  // The micro-batches of a step with `accum` of them that this rank trains: [first, last).
-  std::pair<int64_t, int64_t> my_micro_batches(int64_t accum) const {
-    const int64_t per = accum / comm.size();
-    return {per * comm.rank(), per * (comm.rank() + 1)};
+  // What this rank trains of a step with `accum` micro-batches: micro-batches [first, last) and of each its rows
+  // [row_begin, row_end). Whole micro-batches when the world size divides accum; else (the constructor checked that
+  // it divides batch.rows) every micro-batch, split by rows.
+  struct Share {
+    int64_t first = 0, last = 0, row_begin = 0, row_end = 0;
+    bool by_rows = false;
+  };
+  Share my_share(int64_t accum) const {
+    const int64_t world = comm.size(), rank = comm.rank(), rows = recipe.batch.rows;
+    if (accum % world == 0) return {accum / world * rank, accum / world * (rank + 1), 0, rows, false};
+    return {0, accum, rows / world * rank, rows / world * (rank + 1), true};
   }
 
   // Every optimiser state tensor, collected on rank 0 from the ranks that own them (empty on the other ranks).
@@ -485,25 +493,32 @@ struct Trainer::State {
                                    OpProfile* profile) {
     const int64_t B = recipe.batch.rows, T = recipe.batch.seq_len;
     MicroBatches out;
-    const auto [first, last] = my_micro_batches(ph.accum);
+    const Share share = my_share(ph.accum);
     std::optional<std::pair<int64_t, double>> bad;  // this rank's first non-finite loss: (micro-batch, loss)
     comm.set_activity("step " + std::to_string(step + 1));
     for (int64_t a = 0; a < ph.accum; a++) {
       data.train->next(B, T, l.inputs.data(), l.targets.data());
-      if (a < first || a >= last) continue;
-      const bool final = a == last - 1;
+      if (a < share.first || a >= share.last) continue;
+      const bool final = a == share.last - 1;
       Tensor loss;
+      double weight = 1.0;  // this rank's part of the micro-batch's loss
       if (!bad) {
         if (recipe.data.mask_bos_targets && data.bos >= 0) {
           for (int32_t& t : l.targets) t = t == data.bos ? -1 : t;
         }
-        const Tensor ids = Tensor::from_ints({B, T}, l.inputs, engine.allocator());
-        const Tensor targets = Tensor::from_ints({B, T}, l.targets, engine.allocator());
+        weight = share_of_targets(l.targets, share, T);
+        const int64_t rows = share.row_end - share.row_begin;
+        const auto mine = [&](const std::vector<int32_t>& v) {
+          return std::vector<int32_t>(v.begin() + share.row_begin * T, v.begin() + share.row_end * T);
+        };
+        const Tensor ids = Tensor::from_ints({rows, T}, share.by_rows ? mine(l.inputs) : l.inputs, engine.allocator());
+        const Tensor targets =
+            Tensor::from_ints({rows, T}, share.by_rows ? mine(l.targets) : l.targets, engine.allocator());
         if (profile) profile->start_forward();
         loss = gpt.loss(ctx, ids, targets, mtp);
         const double lv = loss.item();
         if (std::isfinite(lv)) {
-          out.loss_sum += lv;
+          out.loss_sum += weight * lv;
         } else {
           bad = {a, lv};
           tape.clear();
@@ -511,12 +526,28 @@ struct Trainer::State {
       }
       if (final) agree_on_losses(ph, bad, out);
       if (bad) continue;  // nothing to differentiate; the next synchronisation stops every rank
-      tape.backward(ph.accum > 1 ? ops::scale(ctx, loss, 1.0f / static_cast<float>(ph.accum)) : loss, Tensor(), false,
+      const double scale = weight / static_cast<double>(ph.accum);
+      tape.backward(scale != 1.0 ? ops::scale(ctx, loss, static_cast<float>(scale)) : loss, Tensor(), false,
                     reducer.backward_hook(final));
       reducer.after_backward(final);
     }
     reducer.finish();
     return out;
+  }
+
+  // A rank's part of a micro-batch's mean loss when the rows are split: its rows' scored targets (not -1) over the
+  // micro-batch's, counted from the targets every rank reads, so that the parts add up to the unsplit mean (exactly
+  // for the next-token head; MTP heads shift their targets, and their parts differ from it by the rows' edges).
+  static double share_of_targets(const std::vector<int32_t>& targets, const Share& share, int64_t T) {
+    if (!share.by_rows) return 1.0;
+    int64_t all = 0, mine = 0;
+    for (size_t i = 0; i < targets.size(); i++) {
+      const bool scored = targets[i] != -1;
+      const auto row = static_cast<int64_t>(i) / T;
+      all += scored;
+      mine += scored && row >= share.row_begin && row < share.row_end;
+    }
+    return all > 0 ? static_cast<double>(mine) / static_cast<double>(all) : 0.0;
   }
 
   // Every rank's losses summed into `out`; a non-finite one on any rank ends the run (NonFiniteLoss, naming the
@@ -755,13 +786,20 @@ std::string Trainer::header() const {
        std::to_string(s.comm.ranks_on_host()) + " on this host), " + std::to_string(s.engine.num_threads()) +
        " threads per rank, " + s.comm.transport();
   if (world > 1) {
-    const int64_t accum = s.recipe.batch.phases[0].accum;
-    h += "; " + std::to_string(accum / world) + " of " + std::to_string(accum) + " micro-batches per rank; gradients " +
-         (s.recipe.train.deterministic ? std::string("summed in micro-batch order (train.deterministic)")
-                                       : std::to_string(s.reducer.buckets()) +
-                                             " fp32 buckets, overlapped with the "
-                                             "backward") +
-         "; optimiser state " + mib(s.optim.state_bytes()) + " on rank 0 of " + mib(s.state_bytes_total) + " (ZeRO-1)";
+    const int64_t accum = s.recipe.batch.phases[0].accum, rows = s.recipe.batch.rows;
+    h +=
+        "; " +
+        (accum % world == 0 ? std::to_string(accum / world) + " of " + std::to_string(accum) + " micro-batches per rank"
+                            : "every micro-batch split by rows, " + std::to_string(rows / world) + " of " +
+                                  std::to_string(rows) + " rows per rank (" + std::to_string(accum) +
+                                  " micro-batches: the world size does not divide accum; the same training, "
+                                  "each rank's loss weighted by its share of the scored targets)") +
+        "; gradients " +
+        (s.recipe.train.deterministic ? std::string("summed in micro-batch order (train.deterministic)")
+                                      : std::to_string(s.reducer.buckets()) +
+                                            " fp32 buckets, overlapped with the "
+                                            "backward") +
+        "; optimiser state " + mib(s.optim.state_bytes()) + " on rank 0 of " + mib(s.state_bytes_total) + " (ZeRO-1)";
   }
   return h;
 }

@@ -3,6 +3,8 @@
 # Usage: dp.sh NANOTRN SOURCE_DIR WORK_DIR MODE
 #   deterministic     2 ranks and 1 rank, train.deterministic: bit-identical checkpoints, equal val_bpb (17 digits)
 #   nondeterministic  2 ranks and 1 rank, overlapped buckets: the loss after 20 steps agrees to 1e-6 relative
+#   rows              one micro-batch per step, split by rows over 2 ranks: the loss after 20 steps agrees with
+#                     1 rank's to 1e-5 relative
 #   resume_2_to_1     10 steps on 2 ranks, resumed on 1 to step 20 = 20 uninterrupted steps, bit for bit
 #   resume_1_to_2     10 steps on 1 rank, resumed on 2 to step 20 = 20 uninterrupted steps, bit for bit
 #   tcp               the deterministic equivalence over the TCP transport (--mca btl self,tcp: the multi-node path)
@@ -89,6 +91,19 @@ case "$mode" in
     a=$(loss "$work/one.json") b=$(loss "$work/two.json")
     python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); r=abs(a-b)/abs(a); print('loss after 20 steps: %r on 1 rank, %r on 2 (relative difference %.2e)'%(a,b,r)); sys.exit(0 if r<=1e-6 else 1)" "$a" "$b" || fail "losses disagree"
     compare --rel 1e-2 "$work/one/checkpoint.safetensors" "$work/two/checkpoint.safetensors"
+    ;;
+  rows)
+    # One micro-batch of 4 rows per step: 2 ranks cannot split it by micro-batches, so each trains 2 of its rows
+    # (with the BOS targets masked, each rank's loss weighted by its share of the scored targets); 1 rank trains all 4.
+    base+=(--set 'batch.phases=[{"from":0,"accum":1,"lr_scale":1}]' --set data.mask_bos_targets=true)
+    run1 --set train.steps=20 --out "$work/one" --json > "$work/one.json" || fail "1 rank"
+    run2 --set train.steps=20 --out "$work/two" --json > "$work/two.json" || fail "2 ranks"
+    a=$(loss "$work/one.json") b=$(loss "$work/two.json")
+    python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); r=abs(a-b)/abs(a); print('rows split: loss after 20 steps: %r on 1 rank, %r on 2 (relative difference %.2e)'%(a,b,r)); sys.exit(0 if r<=1e-5 else 1)" "$a" "$b" || fail "losses disagree"
+    compare --rel 1e-2 "$work/one/checkpoint.safetensors" "$work/two/checkpoint.safetensors"
+    # 3 rows and 1 micro-batch: 2 ranks can split neither; the run refuses before a step, saying why.
+    neither=$(run2 --set batch.rows=3 --set train.steps=1 --out "$work/neither" 2>&1)
+    echo "$neither" | grep -q "it divides neither" || fail "3 rows x 1 micro-batch on 2 ranks: $neither"
     ;;
   resume_2_to_1 | resume_1_to_2)
     first=run2 second=run1
