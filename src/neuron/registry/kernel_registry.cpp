@@ -31,19 +31,6 @@ const KernelEntry& KernelRegistry::at(const std::string& name) const {
   throw Error("unknown kernel '" + name + "' (known: " + known + "; `nanotrn kernel list`)");
 }
 
-std::vector<KernelRegistry::SharedParam> KernelRegistry::all_params() const {
-  std::vector<SharedParam> out;
-  for (const KernelEntry& e : entries_)
-    for (const ParamSpec& s : e.params) {
-      SharedParam* p = nullptr;
-      for (SharedParam& q : out)
-        if (q.spec.name == s.name) p = &q;
-      if (!p) p = &out.emplace_back(SharedParam{s, {}});
-      p->kernels.push_back(e.name);
-    }
-  return out;
-}
-
 const KernelRegistry& builtin_kernels() {
   static const KernelRegistry r = [] {
     KernelRegistry k;

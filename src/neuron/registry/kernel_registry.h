@@ -29,12 +29,6 @@ class KernelRegistry {
   const KernelEntry* find(const std::string& name) const;
   const KernelEntry& at(const std::string& name) const;
   const std::vector<KernelEntry>& entries() const { return entries_; }
-  // Every parameter name over all kernels, once, with the kernels that take it (for the CLI's flags).
-  struct SharedParam {
-    ParamSpec spec;  // the first kernel's spec (type, help)
-    std::vector<std::string> kernels;
-  };
-  std::vector<SharedParam> all_params() const;
 
  private:
   std::vector<KernelEntry> entries_;
