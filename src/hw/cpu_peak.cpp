@@ -130,6 +130,25 @@ CpuFeatures cpu_features() {
   return f;
 }
 
+std::string cpu_brand() {
+#if defined(__x86_64__)
+  unsigned regs[12] = {};
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0x80000000, &a, &b, &c, &d) == 0 || a < 0x80000004) return "unknown CPU";
+  for (unsigned leaf = 0; leaf < 3; leaf++) {
+    __get_cpuid(0x80000002 + leaf, &regs[4 * leaf], &regs[4 * leaf + 1], &regs[4 * leaf + 2], &regs[4 * leaf + 3]);
+  }
+  std::string brand(reinterpret_cast<const char*>(regs), sizeof regs);
+  brand = brand.substr(0, brand.find('\0'));
+  const size_t first = brand.find_first_not_of(' '), last = brand.find_last_not_of(' ');
+  return first == std::string::npos ? "unknown CPU" : brand.substr(first, last - first + 1);
+#else
+  return "unknown CPU";
+#endif
+}
+
+std::string describe_cpu() { return cpu_brand() + " (" + cpu_features().summary() + ")"; }
+
 std::string amx_verdict(bool cpu_has_amx, const std::string& bf16_kernel) {
   if (!cpu_has_amx) return "no AMX on this CPU (Intel Sapphire Rapids and later have it; AMD Zen 4 and 5 do not)";
   if (bf16_kernel.find("amx") != std::string::npos) return "used: " + bf16_kernel;

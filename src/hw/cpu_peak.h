@@ -29,6 +29,11 @@ struct CpuFeatures {
   std::string summary() const;  // e.g. "avx2 fma" or "avx512f avx512_bf16 avx2 fma"
 };
 CpuFeatures cpu_features();
+// The CPU's brand string from cpuid (leaves 0x80000002..4: "AMD EPYC 9R14 96-Core Processor"), "unknown CPU" when
+// it has none; for run headers beside CpuFeatures::summary().
+std::string cpu_brand();
+// "<brand> (<features summary>)": the host line of run headers.
+std::string describe_cpu();
 
 // Whether this CPU's bf16 matmuls use AMX, for `nanotrn info`: from the CPU's flag and the bf16 GEMM's own account of
 // the kernel it runs (Bf16Support::reason, which names oneDNN's implementation and ISA, e.g. "... on ISA

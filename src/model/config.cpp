@@ -152,6 +152,12 @@ double flops_per_token(const GptConfig& c, int64_t seq_len) {
          12.0 * static_cast<double>(c.n_head) * static_cast<double>(c.head_dim) * spans;
 }
 
+std::string describe_shape(const GptConfig& c) {
+  return "depth " + std::to_string(c.depth) + ", width " + std::to_string(c.model_dim) + ", " +
+         std::to_string(c.n_head) + " heads of " + std::to_string(c.head_dim) + " (" + std::to_string(c.n_kv_head) +
+         " kv), vocab " + std::to_string(c.vocab_size);
+}
+
 std::string describe_variants(const GptConfig& c) {
   std::vector<std::string> parts;
   if (c.norm_weights)

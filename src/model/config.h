@@ -100,6 +100,9 @@ int64_t inactive_expert_params(const GptConfig& resolved);
 // layer_keys (recipe-spec §2.4).
 double flops_per_token(const GptConfig& resolved, int64_t seq_len);
 
+// The model's size in words, for a run's header and its report: "depth 4, width 256, 4 heads of 64 (4 kv), vocab 300".
+std::string describe_shape(const GptConfig& resolved);
+
 // What sets the block apart from the baseline's, for a run's header: "" for the baseline, else e.g. "Llama block
 // (norm gains), swiglu MLP of 256, tied head, window 5 on S of SL".
 std::string describe_variants(const GptConfig& resolved);

@@ -18,6 +18,7 @@
 #include "base/format.h"
 #include "data/corpus.h"
 #include "data/tokenize_corpus.h"
+#include "hw/cpu_peak.h"
 #include "icl/core_eval.h"
 #include "model/sample.h"
 #include "pipeline/data_stages.h"
@@ -138,6 +139,7 @@ void pretrain(const recipe::Recipe& recipe, const nlohmann::json& recipe_json, c
   train::TrainerOptions to;
   to.out_dir = run_dir;
   to.print = o.print;
+  to.host_cpu = hw::describe_cpu();
   train::Trainer trainer(recipe, train::open_training_data(recipe), clock, to);
   const train::TrainResult tr = trainer.run();
   res.val_bpb = tr.val_bpb;

@@ -18,6 +18,7 @@
 #include "engine/engine.h"
 #include "gemm/probe.h"
 #include "hw/catalog.h"
+#include "hw/cpu_peak.h"
 #include "model/config.h"
 #include "predict/device_clock.h"
 #include "predict/predictor.h"
@@ -44,6 +45,7 @@ train::TrainerOptions trainer_options(const recipe::Recipe& recipe, const TrainR
   const hw::ArithmeticPeak peak = measure_matmul_peak(probe_engine.gemm(), dt, probe_engine.num_threads(), 0.2);
   t.host_peak_gflops = peak.gflops;
   t.host_peak_basis = peak.describe();
+  t.host_cpu = hw::describe_cpu();
   return t;
 }
 

@@ -7,6 +7,8 @@
 #include <map>
 
 #include "base/format.h"
+#include "recipe/recipe.h"
+#include "recipe/recipe_diff.h"
 #include "report/page.h"
 #include "report/svg_chart.h"
 
@@ -20,8 +22,8 @@ std::string run_section(const ReportInputs& in, double host_tps) {
   if (sum.is_object()) {
     const int64_t steps = sum["steps"].get<int64_t>(), tokens = sum["tokens"].get<int64_t>();
     const double charged = sum["charged_seconds"].get<double>();
-    s += table_row("steps", keyed_cell("run.steps", static_cast<double>(steps), std::to_string(steps)));
-    s += table_row("training tokens", keyed_cell("run.tokens", static_cast<double>(tokens), std::to_string(tokens)));
+    s += table_row("steps", keyed_cell("run.steps", static_cast<double>(steps), format_count(steps)));
+    s += table_row("training tokens", keyed_cell("run.tokens", static_cast<double>(tokens), format_count(tokens)));
     s += table_row("charged time", keyed_cell("run.charged_seconds", charged, format_number("%.1f s", charged)));
     if (sum.contains("stop_reason") && sum["stop_reason"].is_string()) {
       s += table_row("stopped by", plain_cell(sum["stop_reason"].get<std::string>()));
@@ -54,6 +56,28 @@ std::string run_section(const ReportInputs& in, double host_tps) {
                    keyed_cell("run.host_tokens_per_second", host_tps, format_number("%.0f", host_tps)));
   }
   s += "</table>\n";
+  return s;
+}
+
+// What was run: the model's size and shape, the settings that differ from nanotrn's defaults (the resolved
+// overrides, whatever recipe they came from), and the run's own header (host, threads, GEMM path, data, budget).
+std::string what_was_run_section(const RunMetrics& m) {
+  std::string s = "<h2>What was run</h2>\n<table>\n";
+  if (m.params > 0) {
+    s += table_row("parameters", keyed_cell("run.params", static_cast<double>(m.params), format_count(m.params)));
+  }
+  if (!m.shape.empty()) s += table_row("shape", plain_cell(m.shape));
+  const nlohmann::json defaults = recipe::recipe_to_json(recipe::Recipe{});
+  const std::map<std::string, nlohmann::json> flat = recipe::flatten_fields(m.recipe);
+  std::string differs;
+  for (const std::string& f : recipe::differing_fields({defaults, m.recipe})) {
+    if (f == "name" || f == "description") continue;
+    const auto it = flat.find(f);
+    differs += (differs.empty() ? "" : "; ") + f + " = " + (it == flat.end() ? "absent" : it->second.dump());
+  }
+  s += table_row("settings that differ from nanotrn's defaults", plain_cell(differs.empty() ? "none" : differs));
+  s += "</table>\n";
+  if (!m.header.empty()) s += "<pre class=\"note\">" + xml_escape(m.header) + "</pre>\n";
   return s;
 }
 
@@ -196,25 +220,33 @@ std::string run_report_html(const ReportInputs& in) {
          "</b>: " + xml_escape(m.recipe.value("description", std::string())) + "</p>\n";
   }
   h += run_section(in, host_tps);
+  h += what_was_run_section(m);
   h += plots_section(in);
   h += core_section(in.core);
   if (!in.predictions.empty()) {
     h += "<h2>The same recipe on Trainium (modelled, not measured)</h2>\n<p class=\"note\">nanotrn predict prices the "
-         "recipe's training step on each device's software model (src/predict/); the budget is the one named in "
-         "each table. Shares are kernel times before overlap.</p>\n";
-    h += "<table>\n<tr><th>device</th><th>stack</th><th>step s (band)</th><th>tokens/s</th><th>MFU</th><th>steps in "
+         "recipe's training step on each device's software model (src/predict/) as the recipe is: its batch and its "
+         "launch section (the layout and stack in each row), not a launch retuned for the device, so a CPU recipe's "
+         "small batch is priced as that batch. The budget is the one named in each table. Shares are kernel times "
+         "before overlap.</p>\n";
+    h += "<table>\n<tr><th>device</th><th>launch</th><th>stack</th><th>step s "
+         "(band)</th><th>tokens/s</th><th>MFU</th><th>steps in "
          "budget (band)</th></tr>\n";
     if (std::isfinite(host_tps)) {
-      h += "<tr><td>this host (measured)</td><td>-</td><td>-</td><td>" + format_number("%.0f", host_tps) +
+      h += "<tr><td>this host (measured)</td><td>-</td><td>-</td><td>-</td><td>" + format_number("%.0f", host_tps) +
            "</td><td>-</td><td>" + (m.summary.is_object() ? std::to_string(m.summary["steps"].get<int64_t>()) : "-") +
            " (its own budget)</td></tr>\n";
     }
     for (const predict::Prediction& p : in.predictions) {
       const predict::PhasePrediction& ph = p.phases.back();
-      h += "<tr><td>" + xml_escape(p.device) + "</td><td>" + xml_escape(p.stack.name) + "</td><td>" +
-           format_number("%.4f", ph.time.step_s) + format_number(" (%.4f", ph.time.step_s_band[0]) +
-           format_number("-%.4f)", ph.time.step_s_band[1]) + "</td><td>" + format_number("%.0f", ph.tokens_per_s) +
-           "</td><td>" + format_number("%.1f %%", 100.0 * ph.mfu) + "</td><td>" + std::to_string(p.walk.steps) + " (" +
+      const std::string launch = std::to_string(p.layout.nodes * p.layout.chips) + " chip(s) x " +
+                                 std::to_string(p.layout.ranks_per_chip) + " rank(s), LNC " +
+                                 std::to_string(p.layout.lnc);
+      h += "<tr><td>" + xml_escape(p.device) + "</td><td>" + xml_escape(launch) + "</td><td>" +
+           xml_escape(p.stack.name) + "</td><td>" + format_number("%.4f", ph.time.step_s) +
+           format_number(" (%.4f", ph.time.step_s_band[0]) + format_number("-%.4f)", ph.time.step_s_band[1]) +
+           "</td><td>" + format_number("%.0f", ph.tokens_per_s) + "</td><td>" +
+           format_number("%.1f %%", 100.0 * ph.mfu) + "</td><td>" + format_count(p.walk.steps) + " (" +
            std::to_string(p.walk_high.steps) + "-" + std::to_string(p.walk_low.steps) + ") in " +
            format_number("%.0f s", p.budget_s) + "</td></tr>\n";
     }

@@ -58,6 +58,7 @@ RunMetrics parse_run_metrics(std::string_view content, const std::string& name) 
     if (e == "start") {
       if (!o.contains("recipe") || !o["recipe"].is_object()) throw Error(at + "start event without a recipe object");
       m.recipe = o["recipe"];
+      m.header = o.contains("header") && o["header"].is_string() ? o["header"].get<std::string>() : std::string();
       started = true;
       return;
     }
@@ -95,7 +96,11 @@ RunMetrics parse_run_metrics(std::string_view content, const std::string& name) 
   if (!started) throw Error(name + ": no start event (is this a nanotrn metrics.jsonl?)");
   try {
     const recipe::Recipe r = recipe::recipe_from_json(m.recipe);
-    m.flops_per_token = model::flops_per_token(model::resolve(r.model), r.batch.seq_len);
+    const model::GptConfig resolved = model::resolve(r.model);
+    m.flops_per_token = model::flops_per_token(resolved, r.batch.seq_len);
+    m.params = model::count_params(resolved).total();
+    m.shape = model::describe_shape(resolved) + ", T " + std::to_string(r.batch.seq_len) + ", " +
+              std::to_string(r.batch.rows) + " rows per micro-batch";
   } catch (const Error&) {
   }
   return m;

@@ -4,8 +4,9 @@
 //   m.steps[i].loss, m.evals[j].val_bpb, m.recipe (the last "start" event's recipe JSON), m.summary (may be null)
 //
 // The file: one JSON object per line with an "event" field.
-//  * "start": {"recipe": <the resolved recipe>, "step": the step it starts from}. A resumed run appends a new start;
-//    its steps continue the earlier ones.
+//  * "start": {"recipe": <the resolved recipe>, "step": the step it starts from, "header": the lines the run printed
+//    first (host, threads, GEMM path, data, budget, world; absent in older files)}. A resumed run appends a new
+//    start; its steps continue the earlier ones.
 //  * "step" (every train.log_every steps and step 1): step, loss (training loss of the step, nats/token),
 //    lr_multiplier, muon_momentum, weight_decay (Muon's), phase, grad_norm, charged_seconds and tokens (cumulative),
 //    ms_per_step, tokens_per_second (on the run's clock: the device's under --clock), host_ms_per_step,
@@ -44,6 +45,9 @@ struct RunMetrics {
   // Model FLOPs per training token of that recipe (model::flops_per_token: 6N + attention, no MTP heads; the count
   // MFU uses); NaN when the recipe does not read (then there is no FLOP axis).
   double flops_per_token = std::numeric_limits<double>::quiet_NaN();
+  int64_t params = 0;     // the recipe's parameter count (model::count_params); 0 when the recipe does not read
+  std::string shape;      // model::describe_shape of it, with T and the rows; "" when the recipe does not read
+  std::string header;     // the run's header as it printed it (the start event's "header": host, threads, GEMM, data)
   std::string peak_kind;  // "mfu", "fraction_of_peak" or "" (none logged)
   std::vector<StepRecord> steps;
   std::vector<EvalRecord> evals;

@@ -424,7 +424,7 @@ struct Trainer::State {
     if (!opts.resume.empty()) resume(opts.resume);
     if (opts.resume.empty()) startup = charged = clock.startup_charge();
     say(header_text);
-    emit({{"event", "start"}, {"recipe", recipe::recipe_to_json(recipe)}, {"step", step}});
+    emit({{"event", "start"}, {"recipe", recipe::recipe_to_json(recipe)}, {"step", step}, {"header", header_text}});
   }
 
   // What the loop carries from step to step: the validation start, the next periodic evaluation, the batch buffers,
@@ -759,10 +759,8 @@ std::string Trainer::header() const {
   const model::GptConfig& c = s.gpt.config();
   const model::ParamCounts n = model::count_params(c);
   std::string h;
-  h += "recipe " + s.recipe.name + ": depth " + std::to_string(c.depth) + ", width " + std::to_string(c.model_dim) +
-       ", " + std::to_string(c.n_head) + " heads of " + std::to_string(c.head_dim) + " (" +
-       std::to_string(c.n_kv_head) + " kv), vocab " + std::to_string(c.vocab_size) + ", T " +
-       std::to_string(s.recipe.batch.seq_len) + "\n";
+  h += "recipe " + s.recipe.name + ": " + model::describe_shape(c) + ", T " + std::to_string(s.recipe.batch.seq_len) +
+       "\n";
   const std::string variants = model::describe_variants(c);
   if (!variants.empty()) h += "model: " + variants + "\n";
   for (const std::string& note : s.recipe.model_notes) h += "model: " + note + "\n";
@@ -770,7 +768,8 @@ std::string Trainer::header() const {
        format_number("%.4g", s.flops_per_token) + " FLOPs/token; precision " +
        std::string(dtype_name(s.recipe.train.precision)) + "\n";
   const Bf16Support& bf16 = s.engine.gemm().bf16_support();
-  h += "host: " + std::to_string(s.engine.num_threads()) + " threads; matmuls " +
+  h += "host: " + (s.opts.host_cpu.empty() ? std::string() : s.opts.host_cpu + ", ") +
+       std::to_string(s.engine.num_threads()) + " threads; matmuls " +
        std::string(dtype_name(s.recipe.train.precision)) +
        (s.ctx.matmul_dtype == DType::bf16
             ? std::string(bf16.path == Bf16Path::kNative ? " (native: " : " (emulated: ") + bf16.reason + ")"

@@ -72,6 +72,7 @@ struct TrainerOptions {
   int64_t stop_after_steps = 0;                     // stop this invocation after the step count reaches this (0 = off)
   double host_peak_gflops = 0.0;                    // host arithmetic peak for "% of peak" under host-time clocks
   std::string host_peak_basis{};                    // how it was measured, for the run header (hw/cpu_peak.h)
+  std::string host_cpu{};                           // the CPU and its vector ISA, for the run header (hw/cpu_peak.h)
   std::function<void(const std::string&)> print{};  // progress lines; null = quiet
   // Polled between steps; when it returns true the run writes its checkpoint and stops ("interrupted", no final
   // evaluation). The CLI passes base/stop_signal.h's stop_signal(); null = never.
