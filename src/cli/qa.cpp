@@ -37,12 +37,14 @@ void add_qa_models(CLI::App* qa_cmd, const Home& home) {
                   "The launch, batch, precision and optimiser the configs are priced and trained at")
       ->capture_default_str();
   cmd->add_option("--set", a->sets, "Override a field of that recipe, e.g. --set launch.chips=16 (repeatable)");
-  cmd->add_option("--devices", a->devices, "Devices to price on")->delimiter(',')->capture_default_str();
+  cmd->add_option("--device", a->devices, "Devices to price on (comma-separated)")
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_option("--host-steps", a->host_steps, "Training steps of each scaled-down instance (0: no host run)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--out", a->out, "Folder for models_qa.md, .csv and .html (under the data root when relative)")
-      ->capture_default_str();
+  a->out = home.path("out/qa");  // the default under the data root; a typed --out is relative to where you stand
+  cmd->add_option("--out", a->out, "Folder for models_qa.md, .csv and .html")->capture_default_str();
   cmd->callback([a, home] {
     qa::ModelsQaOptions o;
     o.launch = recipe::open_recipe(a->recipe, a->sets, home);
@@ -53,7 +55,7 @@ void add_qa_models(CLI::App* qa_cmd, const Home& home) {
     Engine engine;
     const std::vector<qa::ModelsQaRow> rows =
         qa::run_models_qa(qa::config_files(a->dir), o, engine, [](const std::string& line) { std::cerr << line; });
-    const std::string dir = home.path(a->out);
+    const std::string& dir = a->out;
     make_directories(dir);
     const std::string md = qa::models_qa_markdown(rows, o), csv = qa::models_qa_csv(rows),
                       page = qa::models_qa_html(rows, o);
@@ -82,10 +84,11 @@ void add_qa(CLI::App& app, const Home& home) {
                                  "MFU of public models' weight matmuls on NeuronCore-v3/v4 (modelled), the catalog's "
                                  "GPUs (roofline) and this host (oneDNN, measured), against FLOPs per matmul");
   mm->add_option("--m", a->ms, "Token counts M")->delimiter(',')->capture_default_str();
-  mm->add_option("--devices", a->devices, "Catalog devices (default: trn2, trn3 and every GPU)")->delimiter(',');
+  mm->add_option("--device", a->devices, "Catalog devices, comma-separated (default: trn2, trn3 and every GPU)")
+      ->delimiter(',');
   mm->add_option("--shapes", a->shapes, "Shapes file (default: configs/qa/matmul_shapes.json in the project)");
-  mm->add_option("--out", a->out, "Folder for matmul_qa.csv and matmul_qa.svg (under the data root when relative)")
-      ->capture_default_str();
+  a->out = home.path("out/qa");  // the default under the data root; a typed --out is relative to where you stand
+  mm->add_option("--out", a->out, "Folder for matmul_qa.csv and matmul_qa.svg")->capture_default_str();
   mm->add_flag("--no-host", a->no_host, "Leave out the host measurement");
   mm->add_option("--host-max-gflop", a->host_max_gflop, "Largest matmul the host measures, in GFLOP")
       ->capture_default_str();
@@ -100,7 +103,7 @@ void add_qa(CLI::App& app, const Home& home) {
     std::unique_ptr<Engine> engine;
     if (!a->no_host) engine = std::make_unique<Engine>(EngineOptions{});
     const std::vector<qa::MatmulQaRow> rows = qa::run_matmul_qa(models, o, engine ? &engine->gemm() : nullptr);
-    const std::string dir = home.path(a->out);
+    const std::string& dir = a->out;
     make_directories(dir);
     const std::string csv = qa::matmul_qa_csv(rows), svg = qa::matmul_qa_svg(rows);
     write_file_atomic(dir + "/matmul_qa.csv", csv.data(), csv.size());

@@ -52,7 +52,7 @@ void add_report(CLI::App& app) {
   cmd->add_option("-o,--out", o->output,
                   "HTML file to write (one run: default RUN_DIR/report.html; several: required, never overwritten)");
   cmd->add_flag("--json", *json, "With several runs: the comparison as JSON");
-  cmd->add_option("--devices", *devices, "Catalog devices to price the recipe on (comma-separated)")
+  cmd->add_option("--device", *devices, "Catalog devices to price the recipe on (comma-separated)")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--budget", o->budget, "Budget the predictions walk")->capture_default_str();

@@ -25,7 +25,7 @@ void add_speedrun(CLI::App& app, const Home& home) {
       "The main job on the default corpus: prepare the Brown corpus, train a BPE tokenizer, tokenize, pretrain the "
       "default recipe for a short budget, score val_bpb against the unigram baseline, sample, score CORE, price the "
       "recipe on trn2/trn3, write report.md and report.html");
-  cmd->add_option("--root", o->root, "Folder for every stage's output")->capture_default_str();
+  cmd->add_option("--out", o->root, "Folder for every stage's output")->capture_default_str();
   cmd->add_option("--recipe", o->recipe, "Recipe to pretrain: a JSON file or a shipped recipe's name")
       ->capture_default_str();
   cmd->add_option("--set", o->sets, "Override a recipe field (repeatable)");
