@@ -124,10 +124,11 @@ std::string matmul_qa_csv(const std::vector<MatmulQaRow>& rows) {
 
 std::string matmul_qa_svg(const std::vector<MatmulQaRow>& rows) {
   report::LineChart c{.id = "matmul_mfu",
-                      .title = "matmul MFU by FLOPs per matmul (NeuronCores modelled, GPUs roofline, host measured)",
+                      .title = "matmul MFU by FLOPs (NeuronCores modelled, GPUs roofline, host measured)",
                       .x_label = "log10 FLOPs per matmul",
                       .y_label = "MFU %"};
   c.y_from_zero = true;
+  c.scatter = true;  // each point is one model's matmul shape: nothing lies between two of them
   std::map<std::string, std::vector<std::pair<double, double>>> by_device;
   std::vector<std::string> order;
   for (const MatmulQaRow& r : rows) {

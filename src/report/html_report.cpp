@@ -107,7 +107,9 @@ std::string plots_section(const ReportInputs& in) {
   LineChart tp{
       .id = "throughput", .title = "throughput", .x_label = "step", .y_label = "tokens / s", .y_from_zero = true};
   tp.series.push_back({"tokens_per_second", metric_points(m, Metric::tokens_per_second, XAxis::step)});
-  tp.series.push_back({"host_tokens_per_second", metric_points(m, Metric::host_tokens_per_second, XAxis::step)});
+  // The host's rate only when it is another series: under the wall clock the two are the same numbers.
+  const std::vector<std::pair<double, double>> host = metric_points(m, Metric::host_tokens_per_second, XAxis::step);
+  if (host != tp.series.back().points) tp.series.push_back({"host_tokens_per_second", host});
   s += line_chart_svg(tp);
   if (!m.peak_kind.empty()) {
     LineChart pk{.id = "peak_fraction",

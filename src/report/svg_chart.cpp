@@ -93,9 +93,34 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
   return t;
 }
 
+// The legend below the plot, never on the lines: entries left to right, wrapping at the chart's width (about 6.5 px
+// per character at 11 px); returns the rows' SVG and sets `rows`.
+std::string legend_svg(const std::vector<Series>& series, double left, double width, double y, int* rows) {
+  std::string s;
+  double x = left;
+  *rows = series.empty() ? 0 : 1;
+  for (size_t i = 0; i < series.size(); i++) {
+    const double w = 24 + 6.5 * static_cast<double>(series[i].name.size());
+    if (x > left && x + w > left + width) {
+      x = left;
+      (*rows)++;
+    }
+    const double ly = y + 16 * static_cast<double>(*rows - 1);
+    const char* colour = kColours[i % (sizeof kColours / sizeof kColours[0])];
+    s += "<rect class=\"legend\" x=\"" + num("%.1f", x) + "\" y=\"" + num("%.1f", ly - 5) +
+         "\" width=\"12\" height=\"3\" fill=\"" + colour + "\"/><text x=\"" + num("%.1f", x + 16) + "\" y=\"" +
+         num("%.1f", ly) + "\" font-size=\"11\">" + xml_escape(series[i].name) + "</text>\n";
+    x += w;
+  }
+  return s;
+}
+
 std::string line_chart_svg(const LineChart& c, int width, int height) {
   const double left = 64, right = 16, top = 30, bottom = 48;
   const double pw = width - left - right, ph = height - top - bottom;
+  int legend_rows = 0;
+  const std::string legend = legend_svg(c.series, left, pw, height + 4, &legend_rows);
+  height += 16 * legend_rows + 6;
   double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
   size_t dropped = 0;
   for (const Series& s : c.series) {
@@ -116,8 +141,7 @@ std::string line_chart_svg(const LineChart& c, int width, int height) {
   auto py = [&](double y) { return top + ph - (y - ya) / (yb - ya) * ph; };
 
   std::string s = svg_open(c.id, c.title, width, height);
-  s += "<text x=\"" + num("%.1f", left) + "\" y=\"18\" font-size=\"14\" font-weight=\"bold\">" + xml_escape(c.title) +
-       "</text>\n";
+  s += "<text x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">" + xml_escape(c.title) + "</text>\n";
   for (double v : yt) {
     const double y = py(v);
     s += "<line x1=\"" + num("%.1f", left) + "\" x2=\"" + num("%.1f", left + pw) + "\" y1=\"" + num("%.1f", y) +
@@ -134,7 +158,7 @@ std::string line_chart_svg(const LineChart& c, int width, int height) {
   }
   s += "<rect x=\"" + num("%.1f", left) + "\" y=\"" + num("%.1f", top) + "\" width=\"" + num("%.1f", pw) +
        "\" height=\"" + num("%.1f", ph) + "\" fill=\"none\" stroke=\"#444444\"/>\n";
-  s += "<text x=\"" + num("%.1f", left + pw / 2) + "\" y=\"" + std::to_string(height - 8) +
+  s += "<text x=\"" + num("%.1f", left + pw / 2) + "\" y=\"" + num("%.1f", top + ph + bottom - 14) +
        "\" font-size=\"12\" text-anchor=\"middle\">" + xml_escape(c.x_label) + "</text>\n";
   s += "<text transform=\"translate(14," + num("%.1f", top + ph / 2) +
        ") rotate(-90)\" font-size=\"12\" text-anchor=\"middle\">" + xml_escape(c.y_label) + "</text>\n";
@@ -153,7 +177,7 @@ std::string line_chart_svg(const LineChart& c, int width, int height) {
       data += (data.empty() ? "" : " ") + num("%.9g", x) + "," + num("%.9g", y);
       pixels += (pixels.empty() ? "" : " ") + num("%.2f", px(x)) + "," + num("%.2f", py(y));
     }
-    if (finite <= kMarkerPoints) {
+    if (finite <= kMarkerPoints || c.scatter) {
       for (const auto& [x, y] : se.points) {
         if (!std::isfinite(x) || !std::isfinite(y)) continue;
         markers += "<circle cx=\"" + num("%.2f", px(x)) + "\" cy=\"" + num("%.2f", py(y)) + "\" r=\"2.5\" fill=\"" +
@@ -161,14 +185,18 @@ std::string line_chart_svg(const LineChart& c, int width, int height) {
       }
     }
     s += "<polyline class=\"series\" data-series=\"" + xml_escape(se.name) + "\" data-points=\"" + data +
-         "\" points=\"" + pixels + "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.8\"/>\n";
+         "\" points=\"" + pixels + "\" fill=\"none\" stroke=\"" + (c.scatter ? "none" : colour) +
+         "\" stroke-width=\"1.8\"/>\n";
     if (!markers.empty()) s += markers + "\n";
-    // legend, top right inside the plot area
-    const double ly = top + 14 + 16 * static_cast<double>(i);
-    s += "<rect x=\"" + num("%.1f", left + pw - 150) + "\" y=\"" + num("%.1f", ly - 9) +
-         "\" width=\"12\" height=\"3\" fill=\"" + colour + "\"/><text x=\"" + num("%.1f", left + pw - 132) + "\" y=\"" +
-         num("%.1f", ly - 4) + "\" font-size=\"11\">" + xml_escape(se.name) + "</text>\n";
+    if (finite == 1) {  // a lone point (one evaluation): its value beside it, since no line shows it
+      for (const auto& [x, y] : se.points) {
+        if (!std::isfinite(x) || !std::isfinite(y)) continue;
+        s += "<text class=\"point-label\" x=\"" + num("%.2f", px(x) - 6) + "\" y=\"" + num("%.2f", py(y) - 6) +
+             "\" font-size=\"11\" text-anchor=\"end\" fill=\"" + colour + "\">" + num("%.4g", y) + "</text>\n";
+      }
+    }
   }
+  s += legend;
   if (dropped > 0) {
     s += "<text x=\"" + num("%.1f", left + pw) + "\" y=\"18\" font-size=\"11\" text-anchor=\"end\" fill=\"#a00000\">" +
          std::to_string(dropped) + " non-finite point(s) not drawn</text>\n";

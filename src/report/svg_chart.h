@@ -9,7 +9,8 @@
 //
 // The page contract the report tests read (tests/report/): the root is <svg class="plot" data-plot="ID">; each
 // series is <polyline class="series" data-series="NAME" data-points="x,y x,y ..."> with the data values (%.9g, not
-// pixels) and a circle per point when a series has at most kMarkerPoints points; each bar is
+// pixels) and a circle per point when a series has at most kMarkerPoints points (a lone point also shows its value);
+// the legend sits below the plot (<rect class="legend">, one per series), never over the lines; each bar is
 // <rect class="bar" data-label="L" data-value="V">. Non-finite points are left out (and counted in the caption);
 // a chart with no finite point draws its axes and the words "no data". Axis ticks are 1-2-5 steps (nice_ticks).
 // Not here: page layout (html_report.h).
@@ -32,6 +33,7 @@ struct LineChart {
   std::string id, title, x_label, y_label;
   std::vector<Series> series = {};
   bool y_from_zero = false;  // include 0 in the y range (throughput, shares)
+  bool scatter = false;      // points only (a marker each, whatever their count), no line joining them
 };
 
 struct Bar {
