@@ -13,6 +13,8 @@
 #include "base/version.h"
 #include "io/safetensors.h"
 #include "recipe/recipe.h"
+#include "tokenizer/hf_tokenizer_json.h"
+#include "tokenizer/tokenizer.h"
 
 namespace nanotrn::exporting {
 
@@ -111,6 +113,14 @@ PytorchExport export_pytorch(model::Gpt& gpt, Ctx& ctx, const PytorchExportOptio
     write_check(gpt, ctx, o, tmp);
     out.files = {"model.safetensors", "config.json", "model.py", "check.safetensors"};
     for (const std::string& f : copy_tokenizer(o.tokenizer, tmp)) out.files.push_back(f);
+    if (!o.tokenizer.empty()) {  // a byte-level BPE also as the library's tokenizer.json, where transformers look
+      const tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(o.tokenizer);
+      if (const tokenizer::Bpe* bpe = tok.bpe()) {
+        write_text(tmp / "tokenizer.json",
+                   tokenizer::format_hf_tokenizer_json({bpe->tokens(), bpe->specials(), bpe->pattern()}));
+        out.files.push_back("tokenizer.json");
+      }
+    }
     std::error_code ec;
     if (fs::exists(target, ec)) fs::remove(target, ec);  // the empty folder check_destination allowed
     fs::rename(tmp, target, ec);

@@ -13,6 +13,9 @@
 //                       the recipe's validation shards are here), so any PyTorch install can confirm it reproduces
 //                       nanotrn's forward
 //   tokenizer/          the tokenizer's files as nanotrn reads them (tiktoken ranks + metadata, or SentencePiece)
+//   tokenizer.json      a byte-level BPE tokenizer also as Hugging Face tokenizers' file
+//   (tokenizer/hf_tokenizer_json.h:
+//                       tokenizers.Tokenizer.from_file gives nanotrn's ids), for PyTorch users
 // The folder is written under a temporary name beside DIR and renamed into place at the end: DIR either does not
 // exist or holds the whole export. A DIR that exists and is not empty is refused (nothing the user named is
 // overwritten).

@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "base/error.h"
 #include "base/json_parse.h"
@@ -153,7 +154,100 @@ std::vector<std::string> specials_of(const json& j, const std::vector<std::strin
   return specials;
 }
 
+std::map<unsigned char, std::string> byte_to_unicode_utf8() {
+  std::map<unsigned char, std::string> m;
+  for (const auto& [cp, b] : unicode_to_byte()) {
+    std::string u;
+    if (cp < 0x80) {
+      u += static_cast<char>(cp);
+    } else {  // the stand-ins are below U+0800: two UTF-8 bytes
+      u += static_cast<char>(0xC0 | (cp >> 6));
+      u += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    m[b] = u;
+  }
+  return m;
+}
+
+std::string to_byte_level(const std::string& bytes, const std::map<unsigned char, std::string>& alphabet) {
+  std::string out;
+  for (char c : bytes) out += alphabet.at(static_cast<unsigned char>(c));
+  return out;
+}
+
+// The pair token `rank` is merged from: its bytes merged under the ranks below it, lowest rank first (tiktoken's
+// rule), until no adjacent pair joins; two parts left are the merge, anything else means no merge reaches it.
+std::optional<std::pair<std::string, std::string>> merge_of(const std::string& token, int64_t rank,
+                                                            const std::map<std::string, int64_t>& rank_of) {
+  std::vector<std::string> parts;
+  for (char c : token) parts.emplace_back(1, c);
+  while (parts.size() > 2) {
+    int64_t best = rank;
+    size_t at = 0;
+    for (size_t i = 0; i + 1 < parts.size(); i++) {
+      const auto it = rank_of.find(parts[i] + parts[i + 1]);
+      if (it != rank_of.end() && it->second < best) best = it->second, at = i;
+    }
+    if (best == rank) return std::nullopt;
+    parts[at] += parts[at + 1];
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+  }
+  if (parts.size() != 2) return std::nullopt;
+  return std::pair{parts[0], parts[1]};
+}
+
 }  // namespace
+
+std::string format_hf_tokenizer_json(const HfBpe& spec) {
+  const std::map<unsigned char, std::string> alphabet = byte_to_unicode_utf8();
+  std::map<std::string, int64_t> rank_of;
+  for (size_t i = 0; i < spec.tokens.size(); i++) rank_of[spec.tokens[i]] = static_cast<int64_t>(i);
+  nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
+  nlohmann::ordered_json merges = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < spec.tokens.size(); i++) {
+    vocab[to_byte_level(spec.tokens[i], alphabet)] = i;
+    if (spec.tokens[i].size() < 2) continue;
+    if (const auto m = merge_of(spec.tokens[i], static_cast<int64_t>(i), rank_of)) {
+      merges.push_back({to_byte_level(m->first, alphabet), to_byte_level(m->second, alphabet)});
+    }
+  }
+  nlohmann::ordered_json added = nlohmann::ordered_json::array();
+  for (size_t k = 0; k < spec.specials.size(); k++) {
+    added.push_back({{"id", spec.tokens.size() + k},
+                     {"content", spec.specials[k]},
+                     {"single_word", false},
+                     {"lstrip", false},
+                     {"rstrip", false},
+                     {"normalized", false},
+                     {"special", true}});
+  }
+  const nlohmann::ordered_json byte_level = {
+      {"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", false}};
+  nlohmann::ordered_json j;
+  j["version"] = "1.0";
+  j["truncation"] = nullptr;
+  j["padding"] = nullptr;
+  j["added_tokens"] = added;
+  j["normalizer"] = nullptr;
+  j["pre_tokenizer"] = {
+      {"type", "Sequence"},
+      {"pretokenizers",
+       {{{"type", "Split"}, {"pattern", {{"Regex", spec.pattern}}}, {"behavior", "Isolated"}, {"invert", false}},
+        byte_level}}};
+  j["post_processor"] = nullptr;
+  j["decoder"] = byte_level;
+  j["model"] = {{"type", "BPE"},
+                {"dropout", nullptr},
+                {"unk_token", nullptr},
+                {"continuing_subword_prefix", nullptr},
+                {"end_of_word_suffix", nullptr},
+                {"fuse_unk", false},
+                {"byte_fallback", false},
+                {"ignore_merges", true},
+                {"vocab", vocab},
+                {"merges", merges}};
+  return j.dump() + "\n";
+}
 
 bool is_hf_tokenizer_json(std::string_view text) {
   try {

@@ -14,6 +14,9 @@
 //  * pre_tokenizer: ByteLevel (use_regex true: GPT-2's split pattern; add_prefix_space false), or a Sequence of a
 //    Split (a Regex pattern, behavior Isolated, not inverted) and a ByteLevel with use_regex false. Others refused.
 //  * normalizer: null or absent (a normalizer changes the text before the split: refused).
+//  * ignore_merges (true in Llama 3's file) is accepted either way: nanotrn encodes a chunk that is a token as that
+//    token, which the library does under ignore_merges; without it the library merges such a chunk pair by pair,
+//    which the textbook files tested here give the same ids for.
 //  * added_tokens: those with ids n, n+1, ... are the specials (BOS is the first, as bpe.h says); one inside 0..n-1
 //    must be that vocab entry; a gap is refused.
 #pragma once
@@ -36,5 +39,11 @@ struct HfBpe {
 
 bool is_hf_tokenizer_json(std::string_view text);
 HfBpe parse_hf_tokenizer_json(std::string_view text, const std::string& name);
+
+// The other way (`nanotrn export` writes one beside the model): a byte-level BPE as the library's tokenizer.json:
+// the vocabulary by rank in the byte-level alphabet, one merge per token a merge can reach (the pair its own
+// bytes merge into under the lower ranks, in rank order), a Split of `spec.pattern` then a ByteLevel pre-tokenizer,
+// ignore_merges true (a chunk that is a token is that token, as bpe.h encodes), and the specials as added tokens.
+std::string format_hf_tokenizer_json(const HfBpe& spec);
 
 }  // namespace nanotrn::tokenizer

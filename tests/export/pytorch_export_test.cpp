@@ -16,6 +16,8 @@
 #include "io/safetensors.h"
 #include "support/error_of.h"
 #include "support/tiny_gpt.h"
+#include "tokenizer/bpe_train.h"
+#include "tokenizer/hf_tokenizer_json.h"
 
 namespace nanotrn::exporting {
 namespace {
@@ -34,11 +36,20 @@ TEST(PytorchExport, WritesTheWeightsTheLogitsAndTheConfig) {
   Engine engine;
   Ctx ctx{engine};
   model::Gpt gpt(ctx, testing_support::tiny_gpt_config(), 5);
-  write_file_atomic(dir / "tok.tiktoken", std::string("YQ== 0\n").data(), 7);
+  const std::string text = "a small text to train a small tokenizer on, the end.";
+  const std::vector<std::string_view> docs = {text};
+  const tokenizer::Bpe bpe = tokenizer::train_bpe(docs, {.vocab_size = 256 + 8 + 4});
+  bpe.save(dir / "tok");
   const PytorchExport e =
-      export_pytorch(gpt, ctx, {.dir = dir / "out", .tokenizer = dir / "tok.tiktoken", .check_ids = ids(24)});
+      export_pytorch(gpt, ctx, {.dir = dir / "out", .tokenizer = dir / "tok/tokenizer.tiktoken", .check_ids = ids(24)});
   EXPECT_EQ(e.files, (std::vector<std::string>{"model.safetensors", "config.json", "model.py", "check.safetensors",
-                                               "tokenizer/tok.tiktoken"}));
+                                               "tokenizer/tokenizer.tiktoken", "tokenizer.json"}));
+  // The Hugging Face file holds the same ranks (tests/tokenizer/hf_tokenizer_json_test.cpp checks its ids against an
+  // independent encoder).
+  const std::vector<uint8_t> hf = read_file(dir / "out/tokenizer.json");
+  const tokenizer::HfBpe back =
+      tokenizer::parse_hf_tokenizer_json(std::string_view(reinterpret_cast<const char*>(hf.data()), hf.size()), "hf");
+  EXPECT_EQ(back.tokens, bpe.tokens());
   const SafetensorsFile w = load_safetensors(dir / "out/model.safetensors");
   EXPECT_EQ(w.tensors.size(), gpt.parameters().size());
   int64_t n = 0;

@@ -3,7 +3,8 @@
 format), for tests/tokenizer/hf_tokenizer_json_test.cpp. Standard library and python3-regex only; nothing from
 nanotrn.
 
-Input (JSON on stdin): {"train": text, "merges": n, "texts": [...], "form": "byte_level" | "split"}
+Input (JSON on stdin): {"train": text, "merges": n, "texts": [...], "form": "byte_level" | "split"}, or
+{"tokenizer_json": a file's text, "texts": [...]} to encode with a given file (prints {"ids": ...}).
 It trains n merges on `train` the textbook way (GPT-2's pre-split, pairs counted over chunk frequencies, the most
 frequent pair merged, ties to the pair first seen), makes the tokenizer.json (byte-level alphabet, ids 0..255 for the
 bytes in bytes_to_unicode order, then one id per merge, "<|endoftext|>" as the added token after them), and prints
@@ -88,8 +89,36 @@ def encode_chunk(chunk, priority, vocab):
     return [vocab[t] for t in w]
 
 
+def encode_file(doc, texts):
+    """The library's encoding of a byte-level tokenizer.json given as text: the Split pattern (or GPT-2's under a
+    ByteLevel with use_regex), ignore_merges honoured, then the merges by priority."""
+    doc = json.loads(doc)
+    pre = doc["pre_tokenizer"]
+    pattern = pre["pretokenizers"][0]["pattern"]["Regex"] if pre["type"] == "Sequence" else GPT2
+    model = doc["model"]
+    vocab = model["vocab"]
+    priority = {}
+    for i, m in enumerate(model["merges"]):
+        a, b = m.split(" ") if isinstance(m, str) else m
+        priority[(a, b)] = i
+    out = []
+    for text in texts:
+        ids = []
+        for m in regex.findall(pattern, text):
+            chunk = ''.join(B2U[b] for b in m.encode("utf-8"))
+            if model.get("ignore_merges") and chunk in vocab:
+                ids.append(vocab[chunk])
+            else:
+                ids.extend(encode_chunk(chunk, priority, vocab))
+        out.append(ids)
+    return out
+
+
 def main():
     q = json.load(sys.stdin)
+    if "tokenizer_json" in q:  # encode with a given file (nanotrn's export, tested as the library would read it)
+        print(json.dumps({"ids": encode_file(q["tokenizer_json"], q["texts"])}))
+        return
     vocab, merges = {}, []
     for b in B2U.values():
         vocab[b] = len(vocab)

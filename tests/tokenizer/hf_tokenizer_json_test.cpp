@@ -11,6 +11,7 @@
 #include "data/temp_dir.h"
 #include "support/error_of.h"
 #include "support/python_reference.h"
+#include "tokenizer/bpe_train.h"
 #include "tokenizer/tokenizer.h"
 
 namespace nanotrn::tokenizer {
@@ -42,6 +43,30 @@ TEST(HfTokenizerJson, EncodesAsTheLibrarysAlgorithmInBothForms) {
     // The folder holding it loads the same tokenizer.
     EXPECT_EQ(Tokenizer::load(dir.str()).encode(texts[0]), tok.encode(texts[0]));
   }
+}
+
+// The writer: a BPE nanotrn trained (the split pattern of the baseline, possessive quantifiers and all) written as a
+// tokenizer.json encodes, under the reference's reading of the library's algorithm, to nanotrn's own ids; and it
+// reads back to the same ranks.
+TEST(HfTokenizerJson, WrittenFilesEncodeAsNanotrnDoes) {
+  std::vector<std::string_view> docs;
+  const std::string train = std::string(kTrain) + "\n" + kTrain + " More text: 3.14159, e-mail me@example.org!\n";
+  docs.push_back(train);
+  const Bpe bpe = train_bpe(docs, {.vocab_size = 256 + 150 + 4});
+  const HfBpe spec{bpe.tokens(), bpe.specials(), bpe.pattern()};
+  const std::string file = format_hf_tokenizer_json(spec);
+  const std::vector<std::string> texts = {
+      "The quick brown fox jumps over the lazy dog.", "the the then there; these those! 2024-12-05",
+      "Naïve café: déjà vu,\n\n  spaced   out\ttabs", "isn't it? they're doing 1234567"};
+  const nlohmann::json want =
+      testing_support::python_reference("hf_bpe_reference.py", "", {{"tokenizer_json", file}, {"texts", texts}});
+  for (size_t i = 0; i < texts.size(); i++) {
+    EXPECT_EQ(bpe.encode(texts[i]), want["ids"][i].get<std::vector<int32_t>>()) << texts[i];
+  }
+  const HfBpe back = parse_hf_tokenizer_json(file, "written");
+  EXPECT_EQ(back.tokens, bpe.tokens());
+  EXPECT_EQ(back.specials, bpe.specials());
+  EXPECT_EQ(back.pattern, bpe.pattern());
 }
 
 TEST(HfTokenizerJson, RefusesWhatItCannotReadExactly) {
