@@ -25,7 +25,7 @@ void walk(StepModel& m, Prediction& p) {
   p.target_tokens = m.options().tokens;
   if (p.target_tokens > 0) {
     const double b = recipe::budget_for_tokens(r, at(-1), p.startup_s, p.target_tokens);
-    r.train.budget = recipe::Duration{format_number("%.9gs", b), b};
+    r.train.budget = recipe::Duration::of_seconds(b);
     r.train.steps = 0;
   }
   p.budget_s = recipe::budget_seconds(r);

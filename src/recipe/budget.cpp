@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "base/error.h"
-#include "base/format.h"
 
 namespace nanotrn::recipe {
 
@@ -86,7 +85,7 @@ double budget_for_tokens(const Recipe& r, const std::function<double(const NextS
   Recipe t = r;
   t.train.steps = 0;
   auto reaches = [&](double budget_s) {
-    t.train.budget = Duration{format_number("%.9gs", budget_s), budget_s};
+    t.train.budget = Duration::of_seconds(budget_s);
     return walk_budget(t, step_seconds, startup_s).tokens >= tokens;
   };
   double lo = startup_s, hi = startup_s + 1.0;

@@ -14,6 +14,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/format.h"
 #include "base/utf8.h"
 #include "model/hf_config.h"
 #include "recipe/recipe_ranges.h"
@@ -636,6 +637,8 @@ double parse_duration(const std::string& text) {
 std::string_view to_string(AttentionBackward a) { return a == AttentionBackward::unfused ? "unfused" : "flash"; }
 
 Duration Duration::parse(const std::string& text) { return Duration{text, parse_duration(text)}; }
+
+Duration Duration::of_seconds(double seconds) { return Duration{format_number("%.9gs", seconds), seconds}; }
 
 double budget_seconds(const Recipe& r) {
   const double b = r.train.budget.seconds;

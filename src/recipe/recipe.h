@@ -112,6 +112,7 @@ struct Duration {
   Duration() = default;
   Duration(std::string text_, double seconds_) : text(std::move(text_)), seconds(seconds_) {}
   static Duration parse(const std::string& text);  // "90s", "30m", "1.5h", "45"; throws naming the text otherwise
+  static Duration of_seconds(double seconds);      // text "<seconds>s" (%.9g)
   bool operator==(const Duration& o) const { return seconds == o.seconds; }
 };
 
