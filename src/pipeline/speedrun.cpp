@@ -278,6 +278,8 @@ SpeedrunResult run_speedrun(const SpeedrunOptions& o) {
   report::ReportInputs in = report::gather_run_report(run_dir, {.devices = {}, .unigram_bpb = res.unigram_bpb});
   in.predictions = predictions;
   in.title = "nanotrn speedrun: " + recipe.name;
+  in.stages = stages;
+  in.samples = res.samples;
   res.html_report_path = run_root + "/report.html";
   const std::string html = report::run_report_html(in);
   write_file_atomic(res.html_report_path, html.data(), html.size());

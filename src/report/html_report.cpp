@@ -81,6 +81,27 @@ std::string what_was_run_section(const RunMetrics& m) {
   return s;
 }
 
+// The stages a job went through with their wall seconds, and the samples the trained model wrote (both shown only
+// when the job had them: the speedrun does, a bare `train` run folder does not).
+std::string stages_and_samples_section(const ReportInputs& in) {
+  std::string s;
+  if (!in.stages.empty()) {
+    s += "<h2>Stages</h2>\n<table>\n";
+    double total = 0;
+    for (const auto& [name, seconds] : in.stages) {
+      s += table_row(name, keyed_cell("stage." + name, seconds, format_number("%.1f s", seconds)));
+      total += seconds;
+    }
+    s += table_row("total", keyed_cell("stage.total", total, format_number("%.1f s", total))) + "</table>\n";
+  }
+  if (!in.samples.empty()) {
+    s += "<h2>Samples</h2>\n<p class=\"note\">Text the trained model wrote, each from \"The\" (report.md says how it "
+         "sampled).</p>\n";
+    for (const std::string& t : in.samples) s += "<pre>" + xml_escape(t) + "</pre>\n";
+  }
+  return s;
+}
+
 std::string plots_section(const ReportInputs& in) {
   const RunMetrics& m = in.metrics;
   std::string s = "<h2>Training curves</h2>\n<div class=\"grid\">\n";
@@ -223,6 +244,7 @@ std::string run_report_html(const ReportInputs& in) {
   }
   h += run_section(in, host_tps);
   h += what_was_run_section(m);
+  h += stages_and_samples_section(in);
   h += plots_section(in);
   h += core_section(in.core);
   if (!in.predictions.empty()) {

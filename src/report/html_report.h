@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "predict/predictor.h"
@@ -33,7 +34,9 @@ struct ReportInputs {
   std::string unigram_why;  // why not, shown in its place
   nlohmann::json core;      // core.json (icl/core_eval.h core_json), or null
   std::vector<predict::Prediction> predictions;
-  std::string generated_by;  // version line
+  std::string generated_by;                              // version line
+  std::vector<std::pair<std::string, double>> stages{};  // a job's stages and their wall seconds (the speedrun)
+  std::vector<std::string> samples{};                    // text the trained model wrote (the speedrun)
 };
 
 std::string run_report_html(const ReportInputs& in);

@@ -34,6 +34,12 @@ TEST(HtmlReport, WhatWasRunShowsSizeOverridesAndHeader) {
   EXPECT_NE(page.find(">12,345<"), std::string::npos);  // separators in the big numbers
   EXPECT_NE(page.find(">25,282,560<"), std::string::npos);
   EXPECT_NE(page.find("depth 3, width"), std::string::npos);
+  EXPECT_EQ(page.find("<h2>Samples</h2>"), std::string::npos);  // a train run folder has none
+  in.stages = {{"prepare corpus", 1.25}, {"pretrain", 2.5}};
+  in.samples = {"The <cat> sat"};
+  const std::string job = run_report_html(in);
+  EXPECT_NE(job.find(R"(data-key="stage.total" data-value="3.75")"), std::string::npos);
+  EXPECT_NE(job.find("<pre>The &lt;cat&gt; sat</pre>"), std::string::npos);
 }
 
 }  // namespace
