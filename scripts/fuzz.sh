@@ -28,7 +28,7 @@ target() {         # name sources-and-libraries...
   inputs[$name]="$*"
 }
 target shard_fuzz src/data/shard.cpp src/base/file.cpp
-target tiktoken_fuzz src/tokenizer/tiktoken_file.cpp src/tokenizer/hf_tokenizer_json.cpp
+target tiktoken_fuzz src/tokenizer/tiktoken_file.cpp src/tokenizer/hf_tokenizer_json.cpp src/base/utf8.cpp
 target jsonl_fuzz src/data/jsonl.cpp src/base/file.cpp src/base/utf8.cpp
 target safetensors_fuzz src/io/safetensors.cpp src/io/crc32c.cpp src/base/file.cpp "${tensor[@]}"
 target recipe_fuzz src/recipe/recipe.cpp src/dtype/dtype.cpp src/recipe/recipe_ranges.cpp src/recipe/recipe_schema.cpp src/recipe/stack_profile.cpp src/base/home.cpp src/model/config.cpp src/model/hf_config.cpp src/base/file.cpp src/base/utf8.cpp

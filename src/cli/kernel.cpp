@@ -29,9 +29,12 @@ std::string choices_text(const std::vector<std::string>& choices) {
   return c;
 }
 
-const std::vector<std::string> kDtypes = {"bf16", "f32", "fp8e4m3", "f16"};
-const std::vector<std::string> kCores = {"v2", "v3", "v4"};
-const std::vector<std::string> kSchedules = {"naive", "pipelined"};
+// The shared options' values in words, from the rules that read them (neuron/registry/kernel_run.h).
+std::string dtypes_text() {
+  std::string t;
+  for (DType d : neuron::kernel_dtypes()) t += (t.empty() ? "" : "|") + std::string(dtype_name(d));
+  return t;
+}
 
 std::string params_line(const neuron::KernelEntry& e) {
   std::string s;
@@ -39,8 +42,8 @@ std::string params_line(const neuron::KernelEntry& e) {
     s += (s.empty() ? "" : " ") + flag_name(p.name);
     if (p.type == neuron::ParamType::choice) s += " " + choices_text(p.choices);
   }
-  return s + " --dtype " + choices_text(kDtypes) + " --core " + choices_text(kCores) + " --schedule " +
-         choices_text(kSchedules) + " --lnc 1|2";
+  return s + " --dtype " + dtypes_text() + " --core v2|v3|v4 --schedule " +
+         choices_text(neuron::kernel_schedule_names()) + " --lnc 1|2";
 }
 
 // What `kernel run` takes for every kernel.
@@ -110,12 +113,13 @@ void add_kernel(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* run = cmd->add_subcommand("run", "Build, time and summarise a kernel: kernel run <kernel> [its flags]");
   run->require_subcommand(1);
-  run->add_option("--lnc", args->lnc, "physical cores: 1, or 2 (SPMD on a v3/v4 core pair)")
-      ->check(CLI::Range(1, 2))
+  // Read by run_kernel's own rules (kernel_dtype, kernel_schedule, the core's spec and its LNC limit), which
+  // name what they accept when they refuse.
+  run->add_option("--lnc", args->lnc, "physical cores: 1, or 2 (SPMD on a v3/v4 core pair)")->capture_default_str();
+  run->add_option("--dtype", args->dtype, dtypes_text())->capture_default_str();
+  run->add_option("--core", args->core, "NeuronCore v2 | v3 | v4 (or a Trainium device: trn1, trn2, trn3)")
       ->capture_default_str();
-  run->add_option("--dtype", args->dtype)->check(CLI::IsMember(kDtypes))->capture_default_str();
-  run->add_option("--core", args->core)->check(CLI::IsMember(kCores))->capture_default_str();
-  run->add_option("--schedule", args->schedule)->check(CLI::IsMember(kSchedules))->capture_default_str();
+  run->add_option("--schedule", args->schedule, choices_text(neuron::kernel_schedule_names()))->capture_default_str();
   run->add_option("--trace", args->trace, "Write a Chrome trace (Perfetto) JSON to this file");
   run->add_flag("--json", args->json, "Machine-readable output");
   run->add_flag("--check", args->check,

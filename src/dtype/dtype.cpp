@@ -26,7 +26,7 @@ DType dtype_from_name(std::string_view name) {
       "' (expected one of f32, fp32, bf16, f16, fp16, f8e4m3, fp8e4m3, fp8_e4m3, f8e5m2, fp8_e5m2, i32, int32)");
 }
 
-DType dtype_from_name(std::string_view name, std::initializer_list<DType> allowed, std::string_view what) {
+DType dtype_from_name(std::string_view name, std::span<const DType> allowed, std::string_view what) {
   std::string list;
   for (DType t : allowed) list += (list.empty() ? "" : ", ") + std::string(dtype_name(t));
   const std::string refusal = std::string(what) + " must be one of " + list + ", got '" + std::string(name) + "'";

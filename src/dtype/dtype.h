@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string_view>
 
 namespace nanotrn {
@@ -59,6 +60,9 @@ DType dtype_from_name(std::string_view name);
 
 // The same, for a field that takes only some dtypes: `what` names the field in the error, which lists `allowed`
 // ("recipe: train.precision must be one of f32, bf16, got 'fp8'").
-DType dtype_from_name(std::string_view name, std::initializer_list<DType> allowed, std::string_view what);
+DType dtype_from_name(std::string_view name, std::span<const DType> allowed, std::string_view what);
+inline DType dtype_from_name(std::string_view name, std::initializer_list<DType> allowed, std::string_view what) {
+  return dtype_from_name(name, std::span<const DType>(allowed.begin(), allowed.size()), what);
+}
 
 }  // namespace nanotrn

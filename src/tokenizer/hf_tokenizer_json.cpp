@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/json_parse.h"
+#include "base/utf8.h"
 
 namespace nanotrn::tokenizer {
 namespace {
@@ -31,17 +32,17 @@ std::string token_bytes(const std::string& text, const std::map<char32_t, unsign
                         const std::string& where) {
   std::string out;
   for (size_t i = 0; i < text.size();) {
+    const Utf8Step step = utf8_step(text, i);  // the project's one decoding rule: length and validity
+    check(step.valid, where + ": token " + json(text).dump() + " is not valid UTF-8");
     const auto c = static_cast<unsigned char>(text[i]);
-    const int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    check(len > 0 && i + static_cast<size_t>(len) <= text.size(),
-          where + ": token " + json(text).dump() + " is not valid UTF-8");
+    const size_t len = step.length;
     char32_t cp = len == 1 ? c : c & (0xFF >> (len + 1));
-    for (int k = 1; k < len; k++) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    for (size_t k = 1; k < len; k++) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
     const auto it = to_byte.find(cp);
     check(it != to_byte.end(), where + ": token " + json(text).dump() +
                                    " has a character outside the byte-level alphabet (not a byte-level BPE)");
     out += static_cast<char>(it->second);
-    i += static_cast<size_t>(len);
+    i += len;
   }
   return out;
 }

@@ -786,19 +786,19 @@ std::string Trainer::header() const {
        " threads per rank, " + s.comm.transport();
   if (world > 1) {
     const int64_t accum = s.recipe.batch.phases[0].accum, rows = s.recipe.batch.rows;
-    h +=
-        "; " +
-        (accum % world == 0 ? std::to_string(accum / world) + " of " + std::to_string(accum) + " micro-batches per rank"
-                            : "every micro-batch split by rows, " + std::to_string(rows / world) + " of " +
-                                  std::to_string(rows) + " rows per rank (" + std::to_string(accum) +
-                                  " micro-batches: the world size does not divide accum; the same training, "
-                                  "each rank's loss weighted by its share of the scored targets)") +
-        "; gradients " +
-        (s.recipe.train.deterministic ? std::string("summed in micro-batch order (train.deterministic)")
-                                      : std::to_string(s.reducer.buckets()) +
-                                            " fp32 buckets, overlapped with the "
-                                            "backward") +
-        "; optimiser state " + mib(s.optim.state_bytes()) + " on rank 0 of " + mib(s.state_bytes_total) + " (ZeRO-1)";
+    h += "; " +
+         (!s.my_share(accum).by_rows
+              ? std::to_string(accum / world) + " of " + std::to_string(accum) + " micro-batches per rank"
+              : "every micro-batch split by rows, " + std::to_string(rows / world) + " of " + std::to_string(rows) +
+                    " rows per rank (" + std::to_string(accum) +
+                    " micro-batches: the world size does not divide accum; the same training, "
+                    "each rank's loss weighted by its share of the scored targets)") +
+         "; gradients " +
+         (s.recipe.train.deterministic ? std::string("summed in micro-batch order (train.deterministic)")
+                                       : std::to_string(s.reducer.buckets()) +
+                                             " fp32 buckets, overlapped with the "
+                                             "backward") +
+         "; optimiser state " + mib(s.optim.state_bytes()) + " on rank 0 of " + mib(s.state_bytes_total) + " (ZeRO-1)";
   }
   return h;
 }

@@ -75,13 +75,21 @@ const NeuronCoreSpec& launch_spec(const KernelRunOptions& o) {
 
 }  // namespace
 
-DType kernel_dtype(const std::string& name) {
-  return dtype_from_name(name, {DType::bf16, DType::f8e4m3, DType::f32, DType::f16}, "kernel dtype");
+const std::vector<DType>& kernel_dtypes() {
+  static const std::vector<DType> dtypes = {DType::bf16, DType::f8e4m3, DType::f32, DType::f16};
+  return dtypes;
 }
 
+const std::vector<std::string>& kernel_schedule_names() {
+  static const std::vector<std::string> names = {"naive", "pipelined"};
+  return names;
+}
+
+DType kernel_dtype(const std::string& name) { return dtype_from_name(name, kernel_dtypes(), "kernel dtype"); }
+
 Schedule kernel_schedule(const std::string& name) {
-  if (name == "naive") return Schedule::naive;
-  if (name == "pipelined") return Schedule::pipelined;
+  if (name == kernel_schedule_names()[0]) return Schedule::naive;
+  if (name == kernel_schedule_names()[1]) return Schedule::pipelined;
   throw Error("unknown schedule '" + name + "' (naive, pipelined)");
 }
 

@@ -78,6 +78,9 @@ struct KernelRunResult {
 // "fp16"); throws nanotrn::Error for any other dtype or name.
 DType kernel_dtype(const std::string& name);
 Schedule kernel_schedule(const std::string& name);  // "naive" | "pipelined"
+// What those two accept, for help texts: the dtypes by their canonical names, the schedules by name.
+const std::vector<DType>& kernel_dtypes();
+const std::vector<std::string>& kernel_schedule_names();
 inline Schedule matmul_schedule(const std::string& name) { return kernel_schedule(name); }
 
 // Throws nanotrn::Error for an unknown kernel / core, a shape of another type, sizes the kernel refuses, an SPMD
