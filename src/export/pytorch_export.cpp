@@ -96,6 +96,7 @@ PytorchExport export_pytorch(model::Gpt& gpt, Ctx& ctx, const PytorchExportOptio
   check_destination(o.dir);
   const model::GptConfig& c = gpt.config();
   check(c.experts == 0 && c.window_pattern.empty() && !c.tie_embeddings && !c.norm_weights &&
+            c.attention_bias == model::AttentionBias::none &&
             (c.activation == model::Activation::relu2 || c.activation == model::Activation::leaky_relu2),
         "export: the model is not the host GPT family model.py implements");
   // Everything is written into a temporary folder beside DIR, then renamed into place.

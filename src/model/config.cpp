@@ -35,12 +35,15 @@ Groups<N> param_groups(const GptConfig& c) {
   const N experts = c.experts > 0 ? static_cast<N>(c.experts) : 1,
           router = c.experts > 0 ? static_cast<N>(c.experts) * d : 0;
   const N norms = (2 * depth + 1) * d + (c.qk_norm ? 2 * depth * hd : 0);
+  const N biases = c.attention_bias == AttentionBias::none
+                       ? 0
+                       : depth * (q + 2 * kv + (c.attention_bias == AttentionBias::qkvo ? d : 0));
   return {.wte = vocab * d,
           .lm_head = c.tie_embeddings ? 0 : vocab * d,
           .value_embeds = ve * vocab * kv,
           .ve_gates = ve * static_cast<N>(c.ve_gate_channels) * static_cast<N>(c.n_kv_head),
           .block_matrices = depth * (q * d + 2 * kv * d + d * q + experts * mlp_matrices * hidden * d + router),
-          .scalars = c.norm_weights ? norms : 2 * depth};
+          .scalars = (c.norm_weights ? norms : 2 * depth) + biases};
 }
 
 }  // namespace
@@ -167,6 +170,7 @@ std::string describe_variants(const GptConfig& c) {
   if (c.experts > 0)
     parts.push_back(std::to_string(c.experts) + " experts, top " + std::to_string(c.experts_per_token) +
                     " (on the host every expert runs on every token)");
+  if (c.attention_bias != AttentionBias::none) parts.push_back(to_string(c.attention_bias) + " biases");
   if (c.tie_embeddings) parts.push_back("tied head");
   if (c.window > 0)
     parts.push_back("window " + std::to_string(c.window) +
@@ -190,5 +194,16 @@ std::string to_string(Activation a) {
   return "?";
 }
 std::string to_string(ValueEmbeds v) { return v == ValueEmbeds::none ? "none" : "alternating"; }
+std::string to_string(AttentionBias b) {
+  switch (b) {
+    case AttentionBias::none:
+      return "none";
+    case AttentionBias::qkv:
+      return "qkv";
+    case AttentionBias::qkvo:
+      return "qkvo";
+  }
+  return "?";
+}
 
 }  // namespace nanotrn::model

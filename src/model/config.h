@@ -20,6 +20,10 @@ namespace nanotrn::model {
 // GPT-2's tanh approximation, "gelu_new"). Hugging Face configs bring both; the host GPT trains all four.
 enum class Activation { relu2, leaky_relu2, swiglu, gelu };
 enum class ValueEmbeds { none, alternating };
+// Biases of the attention's linear layers (Hugging Face configs bring them; zeros at init, AdamW group bias):
+// qkv: on q, k and v (Qwen2's block); qkvo: on the output projection too (Llama's and Mistral's attention_bias,
+// gpt-oss).
+enum class AttentionBias { none, qkv, qkvo };
 
 // Initial weight scales. s = 1/sqrt(model_dim); "uniform x" means U(-x*sqrt(3)*s, +x*sqrt(3)*s), which has the std
 // of N(0, (x*s)^2) (recipe-spec §2.2). Zero-initialised output projections make every block the identity at step 0.
@@ -57,6 +61,7 @@ struct GptConfig {
   // baseline's per-layer residual scalars (the Llama block: no norm on the embedding, no x0 path).
   bool tie_embeddings = false;
   bool norm_weights = false;
+  AttentionBias attention_bias = AttentionBias::none;
   float leaky_slope = 0.5f;  // LeakyReLU^2 negative slope
   double rotary_base = 10000.0;
   bool qk_norm = true;   // RMSNorm on q and k after rotary
@@ -109,5 +114,6 @@ std::string describe_variants(const GptConfig& resolved);
 
 std::string to_string(Activation a);
 std::string to_string(ValueEmbeds v);
+std::string to_string(AttentionBias b);
 
 }  // namespace nanotrn::model

@@ -26,6 +26,8 @@ std::string to_string(ParamGroup g) {
       return "x0_lambda";
     case ParamGroup::norm_gain:
       return "norm_gain";
+    case ParamGroup::bias:
+      return "bias";
   }
   return "?";
 }
@@ -104,11 +106,18 @@ Gpt::LayerIndex Gpt::add_block(ParamMaker& make, int64_t i) const {
   L.c_q = make(b + "attn.c_q", {qd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
   L.c_k = make(b + "attn.c_k", {kvd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
   L.c_v = make(b + "attn.c_v", {kvd, d}, Init::uniform_sym, in.qkv * s, ParamGroup::matrix);
+  if (c.attention_bias != AttentionBias::none) {
+    L.q_bias = make(b + "attn.c_q_bias", {qd}, Init::zeros, 0.0f, ParamGroup::bias);
+    L.k_bias = make(b + "attn.c_k_bias", {kvd}, Init::zeros, 0.0f, ParamGroup::bias);
+    L.v_bias = make(b + "attn.c_v_bias", {kvd}, Init::zeros, 0.0f, ParamGroup::bias);
+  }
   if (c.norm_weights && c.qk_norm) {
     L.q_norm = make(b + "attn.q_norm", {c.head_dim}, Init::constant, 1.0f, ParamGroup::norm_gain);
     L.k_norm = make(b + "attn.k_norm", {c.head_dim}, Init::constant, 1.0f, ParamGroup::norm_gain);
   }
   L.c_o = make(b + "attn.c_proj", {d, qd}, Init::uniform_sym, in.attn_proj * s, ParamGroup::matrix);
+  if (c.attention_bias == AttentionBias::qkvo)
+    L.o_bias = make(b + "attn.c_proj_bias", {d}, Init::zeros, 0.0f, ParamGroup::bias);
   if (c.norm_weights) L.mlp_norm = make(b + "mlp_norm", {d}, Init::constant, 1.0f, ParamGroup::norm_gain);
   if (c.experts > 0) {
     L.router = make(b + "mlp.router", {c.experts, d}, Init::uniform_sym, in.fc * s, ParamGroup::matrix);
@@ -168,13 +177,18 @@ Tensor Gpt::norm(Ctx& ctx, const Tensor& x, size_t gain) {
   return gain == kNone ? y : ops::mul(ctx, y, p(gain));
 }
 
+Tensor Gpt::project(Ctx& ctx, const Tensor& x, size_t weight, size_t bias) {
+  const Tensor y = ops::linear(ctx, x, p(weight));
+  return bias == kNone ? y : ops::add(ctx, y, p(bias));
+}
+
 Tensor Gpt::attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& ids, KvCache* cache, int64_t offset) {
   const GptConfig& c = config_;
   const LayerIndex& L = layers_[static_cast<size_t>(layer)];
   const int64_t B = ids.size(0), T = ids.size(1), D = c.head_dim;
-  Tensor q = ops::reshape(ctx, ops::linear(ctx, h, p(L.c_q)), {B, T, c.n_head, D});
-  Tensor k = ops::reshape(ctx, ops::linear(ctx, h, p(L.c_k)), {B, T, c.n_kv_head, D});
-  Tensor v = ops::reshape(ctx, ops::linear(ctx, h, p(L.c_v)), {B, T, c.n_kv_head, D});
+  Tensor q = ops::reshape(ctx, project(ctx, h, L.c_q, L.q_bias), {B, T, c.n_head, D});
+  Tensor k = ops::reshape(ctx, project(ctx, h, L.c_k, L.k_bias), {B, T, c.n_kv_head, D});
+  Tensor v = ops::reshape(ctx, project(ctx, h, L.c_v, L.v_bias), {B, T, c.n_kv_head, D});
   if (L.ve != kNone) {
     const Tensor ve = ops::reshape(ctx, ops::embedding(ctx, ids, p(L.ve)), {B, T, c.n_kv_head, D});
     const Tensor logit = ops::linear(ctx, ops::narrow(ctx, h, 2, 0, c.ve_gate_channels), p(L.ve_gate));
@@ -205,7 +219,7 @@ Tensor Gpt::attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& id
   ao.window = layer_windowed(c, layer) ? c.window : 0;
   ao.scale = c.qk_gain / std::sqrt(static_cast<float>(D));
   const Tensor a = ops::reshape(ctx, ops::attention(ctx, q, k, v, ao), {B, T, c.n_head * D});
-  return ops::linear(ctx, a, p(L.c_o));
+  return project(ctx, a, L.c_o, L.o_bias);
 }
 
 Tensor Gpt::mlp(Ctx& ctx, const MlpIndex& m, const Tensor& h) {

@@ -24,6 +24,8 @@
 //   swiglu          mlp(h) = (silu(h W_gate^T) * (h W_fc^T)) W_proj^T  (W_gate "mlp.c_gate", initialised as W_fc).
 //   gelu            mlp(h) = gelu_tanh(h W_fc^T) W_proj^T  (GPT-2's "gelu_new").
 //   tie_embeddings  the head multiplies by wte (no lm_head parameter; wte's init, model.init.wte_std, is the head's).
+//   attention_bias  q, k, v = h W^T + b ("blocks.i.attn.c_q_bias", ...; zeros at init, AdamW group bias): qkv is
+//                   Qwen2's; qkvo also adds one to the output projection (Llama's attention_bias, gpt-oss).
 //   window_pattern  the sliding window on the layers the pattern marks 'S' only.
 //   experts         a mixture of experts in place of the MLP (Mixtral's): router logits r = h W_router^T, p =
 //                   softmax(r), the top experts_per_token of p renormalised to sum 1 weigh their experts' MLPs
@@ -34,7 +36,7 @@
 //                   runs on every token and the weights of the unchosen ones are 0, so outputs and gradients are the
 //                   routed ones at E / k times the MLP's FLOPs (a gathered, batched-GEMM path is not here).
 // A Hugging Face config trains as its nearest member of this family: RMSNorm with eps 2^-23 (the configs say 1e-5 or
-// 1e-6), no biases, and GPT-2's LayerNorm and learned positions as gained RMSNorm and rotary (hf_config.h's notes).
+// 1e-6), no MLP biases, and GPT-2's LayerNorm and learned positions as gained RMSNorm and rotary (hf_config.h's notes).
 // Not here: optimisers, data, the training loop.
 #pragma once
 
@@ -48,7 +50,7 @@
 namespace nanotrn::model {
 
 // Which optimiser group a parameter belongs to (recipe-spec §3.1, §3.2).
-enum class ParamGroup { matrix, wte, lm_head, value_embed, resid_lambda, x0_lambda, norm_gain };
+enum class ParamGroup { matrix, wte, lm_head, value_embed, resid_lambda, x0_lambda, norm_gain, bias };
 std::string to_string(ParamGroup g);
 
 struct Parameter {
@@ -103,10 +105,13 @@ class Gpt {
     size_t router = kNone;               // [experts, d], with experts
     size_t ve = kNone, ve_gate = kNone;  // the value embedding and its gate, on value-embedding layers
     size_t attn_norm = kNone, mlp_norm = kNone, q_norm = kNone, k_norm = kNone;  // gains (norm_weights)
+    size_t q_bias = kNone, k_bias = kNone, v_bias = kNone, o_bias = kNone;       // model.attention_bias
   };
   LayerIndex add_block(ParamMaker& make, int64_t layer) const;
   // rms_norm(x), times the gain params_[gain] unless gain is kNone.
   Tensor norm(Ctx& ctx, const Tensor& x, size_t gain);
+  // x W^T with W = params_[weight], plus params_[bias] unless bias is kNone.
+  Tensor project(Ctx& ctx, const Tensor& x, size_t weight, size_t bias);
   Tensor attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& ids, KvCache* cache, int64_t offset);
   MlpIndex add_mlp(ParamMaker& make, const std::string& prefix) const;
   Tensor mlp(Ctx& ctx, const MlpIndex& m, const Tensor& h);

@@ -46,7 +46,8 @@ const std::set<std::string> kUsed = {"architectures",
                                      "experts_per_token",
                                      "layer_types",
                                      "swiglu_limit",
-                                     "quantization_config"};
+                                     "quantization_config",
+                                     "use_mrope"};
 // Known not to change the cost of a training step.
 const std::set<std::string> kNeutral = {
     "_name_or_path", "bos_token_id", "eos_token_id", "pad_token_id", "torch_dtype", "dtype", "transformers_version",
@@ -59,28 +60,14 @@ const std::set<std::string> kNeutral = {
 const std::set<std::string> kGpt2Used = {
     "architectures",       "model_type",  "vocab_size",          "n_embd", "n_layer", "n_head", "n_inner",
     "activation_function", "n_positions", "tie_word_embeddings", "n_ctx"};
-const std::set<std::string> kGpt2Neutral = {"_name_or_path",
-                                            "bos_token_id",
-                                            "eos_token_id",
-                                            "pad_token_id",
-                                            "torch_dtype",
-                                            "dtype",
-                                            "transformers_version",
-                                            "initializer_range",
-                                            "layer_norm_epsilon",
-                                            "use_cache",
-                                            "resid_pdrop",
-                                            "embd_pdrop",
-                                            "attn_pdrop",
-                                            "scale_attn_weights",
-                                            "scale_attn_by_inverse_layer_idx",
-                                            "reorder_and_upcast_attn",
-                                            "summary_type",
-                                            "summary_use_proj",
-                                            "summary_activation",
-                                            "summary_proj_to_labels",
-                                            "summary_first_dropout",
-                                            "task_specific_params"};
+const std::set<std::string> kGpt2Neutral = {
+    "_name_or_path", "bos_token_id", "eos_token_id", "pad_token_id", "torch_dtype", "dtype", "transformers_version",
+    "initializer_range", "layer_norm_epsilon", "use_cache", "resid_pdrop", "embd_pdrop", "attn_pdrop",
+    "scale_attn_weights", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "summary_type",
+    "summary_use_proj", "summary_activation", "summary_proj_to_labels", "summary_first_dropout", "task_specific_params",
+    // Older GPT-2 configs: the generation cache flag and OpenAI GPT's special-token fields (GPT2LMHeadModel reads
+    // none).
+    "output_past", "n_special", "predict_special_tokens"};
 const std::set<std::string> kGelu = {"gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh"};
 
 int64_t integer(const nlohmann::json& j, const std::string& key, const std::string& where) {
@@ -177,6 +164,9 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
           where + ": field 'hidden_act' = " + j.at("hidden_act").dump() + ": only \"silu\" (SwiGLU) is lowered");
   }
   check(!j.value("mlp_bias", false), where + ": field 'mlp_bias' = true: MLP biases are not lowered");
+  // Qwen2.5's configs say use_mrope false: the multimodal rotary sections (Qwen2-VL) are off.
+  check(!j.value("use_mrope", false),
+        where + ": field 'use_mrope' = true: the multimodal rotary embedding's sections are not lowered");
   GptConfig c;
   c.vocab_size = integer(j, "vocab_size", where);
   c.model_dim = integer(j, "hidden_size", where);
@@ -205,8 +195,8 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
     c.mlp_hidden = integer(j, "intermediate_size", where);
     m.notes.push_back(
         "gpt-oss: the attention sinks (one learned logit per head) and the SwiGLU clamp (swiglu_limit) are a few "
-        "element-wise operations per score and per activation, not priced; the attention and expert biases are not "
-        "counted; the MXFP4 quantization_config describes the released weights: training is priced in the recipe's "
+        "element-wise operations per score and per activation, not priced; the experts' biases are not counted; "
+        "the MXFP4 quantization_config describes the released weights: training is priced in the recipe's "
         "precision");
   } else {
     c.mlp_hidden = integer(j, "intermediate_size", where);
@@ -262,8 +252,16 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
       if (pattern.find('L') != std::string::npos) c.window_pattern = pattern;
     }
   }
-  if (qwen2 || j.value("attention_bias", false)) {
-    m.notes.push_back("q/k/v biases ((heads + 2 x kv heads) x head_dim per layer) are not counted");
+  // Qwen2's q/k/v projections always carry biases (its config has no field for them); attention_bias puts one on
+  // q, k, v and the output projection (Llama's, Mistral's and gpt-oss's attention layers).
+  if (j.contains("attention_bias")) {
+    check(j.at("attention_bias").is_boolean(),
+          where + ": field 'attention_bias' must be true or false, got " + j.at("attention_bias").dump());
+  }
+  if (j.value("attention_bias", false)) {
+    c.attention_bias = AttentionBias::qkvo;
+  } else if (qwen2) {
+    c.attention_bias = AttentionBias::qkv;
   }
   m.config = resolve(c);
   return m;

@@ -101,8 +101,8 @@ DevicePrice price_on(const recipe::Recipe& r, const hw::Catalog& catalog, const 
 }
 
 // The PyTorch parity tests (tests/train/parity_test.cpp) that between them cover every feature of this block ("" when
-// one is covered by none): the baseline; the Llama block with SwiGLU, QK-norm gains, a tied head and a window
-// pattern; GELU in the Llama block without QK-norm.
+// one is covered by none): the baseline; the Llama block with SwiGLU, QK-norm gains, a tied head, a window pattern and
+// biases on q, k, v and o; GELU in the Llama block without QK-norm, with biases on q, k and v.
 std::string parity_test_of(const model::GptConfig& c) {
   const std::string baseline = "LossGradientsAndTenMuonAdamWSteps",
                     llama = "LlamaBlockSwigluTiedHeadAndAlternatingWindows", gelu = "GeluMlpInTheLlamaBlock",
@@ -125,6 +125,8 @@ std::string parity_test_of(const model::GptConfig& c) {
     return "";
   }
   if (c.window > 0) tests.insert(llama);
+  if (c.attention_bias == model::AttentionBias::qkv) tests.insert(gelu);
+  if (c.attention_bias == model::AttentionBias::qkvo) tests.insert(llama);
   std::string out;
   for (const std::string& t : tests) out += (out.empty() ? "" : " + ") + t;
   return out;
@@ -140,7 +142,8 @@ Batch next_batch(train::TokenSource& src, int64_t rows, int64_t T) {
   return {Tensor::from_ints({rows, T}, ids), Tensor::from_ints({rows, T}, targets)};
 }
 
-// The parameters the gradient check perturbs: the first block's MLP input matrices and norm gains; with experts the
+// The parameters the gradient check perturbs: the first block's MLP input matrices, norm gains and attention biases
+// (model.attention_bias); with experts the
 // last block's expert input matrices and the final gain instead, as those do not move any router's input (the loss
 // jumps where a token's top-k changes, which central differences across the jump would read as a gradient).
 bool checked(const model::GptConfig& c, const std::string& name) {
@@ -150,7 +153,7 @@ bool checked(const model::GptConfig& c, const std::string& name) {
     return (name.rfind(last, 0) == 0 && input) || name == "norm_f";
   }
   return name == "blocks.0.mlp.c_fc" || name == "blocks.0.mlp.c_gate" || name == "blocks.0.attn_norm" ||
-         name == "blocks.0.attn.q_norm";
+         name == "blocks.0.attn.q_norm" || name == "blocks.0.attn.c_q_bias" || name == "blocks.0.attn.c_proj_bias";
 }
 
 // Central differences of the loss against autograd, on the 4 largest gradient elements of each checked parameter.

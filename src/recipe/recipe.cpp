@@ -143,6 +143,8 @@ const auto kActivations = named(
     [](model::Activation a) { return model::to_string(a); });
 const auto kValueEmbeds = named({model::ValueEmbeds::none, model::ValueEmbeds::alternating},
                                 [](model::ValueEmbeds v) { return model::to_string(v); });
+const auto kAttentionBiases = named({model::AttentionBias::none, model::AttentionBias::qkv, model::AttentionBias::qkvo},
+                                    [](model::AttentionBias b) { return model::to_string(b); });
 const auto kAttentionBackwards =
     named({AttentionBackward::flash, AttentionBackward::unfused}, [](AttentionBackward a) { return to_string(a); });
 const std::vector<std::pair<std::string, MuonCoefficients>> kCoefficients = {
@@ -202,6 +204,9 @@ void read_model(const json& j, model::GptConfig& m) {
   r.get("moe_aux_loss", m.moe_aux_loss);
   r.get("tie_embeddings", m.tie_embeddings);
   r.get("norm_weights", m.norm_weights);
+  std::string bias = model::to_string(m.attention_bias);
+  r.get("attention_bias", bias);
+  m.attention_bias = parse_enum(bias, "model.attention_bias", kAttentionBiases);
   std::string act = model::to_string(m.activation), ve = model::to_string(m.value_embeds);
   r.get("activation", act);
   m.activation = parse_enum(act, "model.activation", kActivations);
@@ -263,6 +268,7 @@ void read_optim(const json& j, OptimConfig& o) {
   r.get("scalar_lr", o.scalar_lr);
   r.get("resid_lr_scale", o.resid_lr_scale);
   r.get("norm_gain_lr", o.norm_gain_lr);
+  r.get("bias_lr", o.bias_lr);
   r.get("adam_beta1", o.adam_beta1);
   r.get("adam_beta2", o.adam_beta2);
   r.get("x0_beta1", o.x0_beta1);
@@ -411,6 +417,7 @@ json model_to_json(const model::GptConfig& m) {
           {"moe_aux_loss", decimal(m.moe_aux_loss)},
           {"tie_embeddings", m.tie_embeddings},
           {"norm_weights", m.norm_weights},
+          {"attention_bias", model::to_string(m.attention_bias)},
           {"activation", model::to_string(m.activation)},
           {"leaky_slope", decimal(m.leaky_slope)},
           {"rotary_base", m.rotary_base},
@@ -459,6 +466,7 @@ json optim_to_json(const OptimConfig& o) {
           {"scalar_lr", decimal(o.scalar_lr)},
           {"resid_lr_scale", decimal(o.resid_lr_scale)},
           {"norm_gain_lr", decimal(o.norm_gain_lr)},
+          {"bias_lr", decimal(o.bias_lr)},
           {"adam_beta1", decimal(o.adam_beta1)},
           {"adam_beta2", decimal(o.adam_beta2)},
           {"x0_beta1", decimal(o.x0_beta1)},

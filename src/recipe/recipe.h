@@ -61,6 +61,7 @@ struct OptimConfig {
   // The norm gains of the Llama block (model.norm_weights), not width-scaled. Assumed: the head's rate (nanochat and
   // the baseline have no gains to take one from).
   float norm_gain_lr = 0.004f;
+  float bias_lr = 0.004f;  // AdamW lr of the attention biases (model.attention_bias); assumed, the gains' rate
   float adam_beta1 = 0.8f, adam_beta2 = 0.95f;
   float x0_beta1 = 0.96f, x0_beta2 = 0.95f;
   float adam_eps = 1e-10f;

@@ -61,6 +61,7 @@ constexpr RangeRule kRanges[] = {
     {"optim.scalar_lr", Range::nonnegative},
     {"optim.resid_lr_scale", Range::nonnegative},
     {"optim.norm_gain_lr", Range::nonnegative},
+    {"optim.bias_lr", Range::nonnegative},
     {"optim.adam_beta1", Range::decay},
     {"optim.adam_beta2", Range::decay},
     {"optim.x0_beta1", Range::decay},

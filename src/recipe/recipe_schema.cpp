@@ -49,6 +49,9 @@ constexpr RecipeKey kSchema[] = {
     {"model.norm_weights",
      "The Llama block: learned RMSNorm gains (optim.norm_gain_lr) instead of the per-layer residual and x0 scalars, "
      "no norm on the embedding, QK-norm gains before rotary (Qwen3)"},
+    {"model.attention_bias",
+     "Biases of the attention's linear layers, zeros at init (optim.bias_lr): none, qkv (on q, k and v: Qwen2) or "
+     "qkvo (the output projection too: Llama's and Mistral's attention_bias, gpt-oss)"},
     {"model.activation",
      "MLP activation: relu2 (ReLU squared), leaky_relu2 (LeakyReLU squared, slope leaky_slope), swiglu (the Llama "
      "MLP with three matrices) or gelu (GPT-2 / GPT-3; the tanh form)"},
@@ -109,6 +112,7 @@ constexpr RecipeKey kSchema[] = {
     {"optim.value_embed_lr", "AdamW learning rate of the value embeddings; scaled like embedding_lr"},
     {"optim.scalar_lr", "AdamW learning rate of the x0 scalars (the residual scalars use scalar_lr * resid_lr_scale)"},
     {"optim.resid_lr_scale", "Multiplies scalar_lr for the residual scalars"},
+    {"optim.bias_lr", "AdamW learning rate of the attention biases (model.attention_bias); assumed, the gains' rate"},
     {"optim.norm_gain_lr", "AdamW learning rate of the norm gains (model.norm_weights, the Llama block); assumed"},
     {"optim.adam_beta1", "AdamW beta1 (every AdamW group but the x0 scalars)"},
     {"optim.adam_beta2", "AdamW beta2 (every AdamW group but the x0 scalars)"},

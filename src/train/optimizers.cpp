@@ -55,6 +55,7 @@ OptimizerSet::OptimizerSet(Gemm& gemm, model::Gpt& gpt, const recipe::OptimConfi
        config.adam_weight_decay},
       {ParamGroup::norm_gain, "norm_gain", config.norm_gain_lr, config.adam_beta1, config.adam_beta2,
        config.adam_weight_decay},
+      {ParamGroup::bias, "bias", config.bias_lr, config.adam_beta1, config.adam_beta2, config.adam_weight_decay},
   };
   if (!muon) {  // optim.kind adamw: the block matrices are one more AdamW group, with their own decay
     specs.insert(specs.begin(), {ParamGroup::matrix, "matrix", config.adamw_matrix_lr, config.adam_beta1,

@@ -1,6 +1,6 @@
 // The optimiser set of the baseline (recipe-spec §3): Muon for the 2-D matrices inside the blocks, one AdamW per
-// remaining group (lm_head, wte, value embeddings, resid lambdas, x0 lambdas, norm gains) with its own learning rate
-// and betas.
+// remaining group (lm_head, wte, value embeddings, resid lambdas, x0 lambdas, norm gains, attention biases) with its
+// own learning rate and betas.
 //
 //   OptimizerSet opt(engine.gemm(), gpt, recipe.optim);
 //   opt.schedule(step, lr_multiplier, progress);   // lrs, Muon momentum warm-up and weight-decay decay
@@ -9,12 +9,13 @@
 //
 // Base learning rates: Muon matrix_lr; AdamW embedding/unembedding/value-embedding lrs times (d/768)^-1/2 when
 // optim.scale_lr_by_width (autoresearch's s_d); resid lambdas scalar_lr * resid_lr_scale; x0 lambdas scalar_lr with
-// betas (x0_beta1, x0_beta2); norm gains (the Llama block) norm_gain_lr. Every lr is multiplied by the schedule's
-// multiplier each step. state()/load_state() are the checkpoint's view: named tensors "optim.<param>.<slot>" plus the
-// step counters. Sharded (ZeRO-1, dist/ownership.h): constructed with `owned` (one flag per gpt.parameters() entry),
-// the set keeps state for, and steps, only the owned parameters; state() lists only their tensors and state_layout()
-// every parameter's slot names with the parameter's index, so a checkpoint can collect the slots from their owners. The
-// step counters are kept for every group on every rank. Gradient clipping still sees every gradient.
+// betas (x0_beta1, x0_beta2); norm gains (the Llama block) norm_gain_lr; attention biases bias_lr. Every lr is
+// multiplied by the schedule's multiplier each step. state()/load_state() are the checkpoint's view: named tensors
+// "optim.<param>.<slot>" plus the step counters. Sharded (ZeRO-1, dist/ownership.h): constructed with `owned` (one flag
+// per gpt.parameters() entry), the set keeps state for, and steps, only the owned parameters; state() lists only their
+// tensors and state_layout() every parameter's slot names with the parameter's index, so a checkpoint can collect the
+// slots from their owners. The step counters are kept for every group on every rank. Gradient clipping still sees every
+// gradient.
 #pragma once
 
 #include <map>

@@ -69,15 +69,21 @@ TEST(Gpt, TheLlamaVariantsParametersMatchTheCountFormula) {
   for (const bool qk_norm : {true, false}) {
     GptConfig c = llama_variant();
     c.qk_norm = qk_norm;
+    c.attention_bias = qk_norm ? AttentionBias::qkvo : AttentionBias::qkv;  // Llama's flag, Qwen2's q/k/v
     Gpt gpt(ctx, c, 1);
     const ParamCounts n = count_params(c);
-    int64_t total = 0, gains = 0;
+    int64_t total = 0, gains = 0, biases = 0;
     for (const Parameter& p : gpt.parameters()) {
       total += p.value.numel();
       if (p.group == ParamGroup::norm_gain) gains += p.value.numel();
+      if (p.group == ParamGroup::bias) biases += p.value.numel();
     }
     EXPECT_EQ(total, n.total());
-    EXPECT_EQ(gains, n.scalars);  // the gains in place of the resid / x0 scalars
+    EXPECT_EQ(gains + biases, n.scalars);  // the gains in place of the resid / x0 scalars, and the biases
+    const int64_t qkv = (c.n_head + 2 * c.n_kv_head) * c.head_dim;
+    EXPECT_EQ(biases, c.depth * (qk_norm ? qkv + c.model_dim : qkv));
+    EXPECT_EQ(gpt.parameter("blocks.0.attn.c_q_bias").value.to_vector(),
+              std::vector<float>(static_cast<size_t>(c.n_head * c.head_dim), 0.0f));
     EXPECT_EQ(n.lm_head, 0);
     EXPECT_THROW(gpt.parameter("lm_head"), Error);
     EXPECT_THROW(gpt.parameter("resid_lambdas"), Error);

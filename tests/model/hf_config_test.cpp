@@ -3,6 +3,7 @@
 // predictor prices.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -35,15 +36,36 @@ nlohmann::json llama_like() {
 
 TEST(HfConfig, ShippedConfigsHaveTheirPublishedParameterCounts) {
   // Published counts (model cards / the models' safetensors index): Llama 2 7B 6,738,415,616; Llama 3.1 8B
-  // 8,030,261,248; Mistral 7B 7,241,732,096; Qwen2.5-0.5B 494,032,768 including its q/k/v biases, which the
-  // reader names as not counted: 24 layers x (14 + 2 x 2) x 64 = 27,648.
+  // 8,030,261,248; Mistral 7B 7,241,732,096; Qwen2.5-0.5B 494,032,768 including its q/k/v biases (model.attention_bias
+  // qkv: 24 layers x (14 + 2 x 2) x 64 = 27,648).
   EXPECT_EQ(count_params(shipped_hf("llama-2-7b").config).total(), 6738415616);
   EXPECT_EQ(count_params(shipped_hf("llama-3.1-8b").config).total(), 8030261248);
   EXPECT_EQ(count_params(shipped_hf("mistral-7b-v0.1").config).total(), 7241732096);
   const HfModel qwen = shipped_hf("qwen2.5-0.5b");
-  EXPECT_EQ(count_params(qwen.config).total(), 494032768 - 27648);
-  ASSERT_EQ(qwen.notes.size(), 1u);
-  EXPECT_NE(qwen.notes[0].find("biases"), std::string::npos);
+  EXPECT_EQ(qwen.config.attention_bias, AttentionBias::qkv);
+  EXPECT_EQ(count_params(qwen.config).total(), 494032768);
+  EXPECT_TRUE(qwen.notes.empty());
+  EXPECT_EQ(shipped_hf("llama-3.1-8b").config.attention_bias, AttentionBias::none);
+  // Model cards, whose two decimals are cut or rounded (7.6156B reads 7.61B, 6.5253B reads 6.53B): Qwen2.5-7B 7.61B,
+  // 6.53B non-embedding; Qwen3-0.6B 0.44B non-embedding; Llama 3.2 1B 1.23B (tied head).
+  const auto card = [](int64_t n, double shown) { return std::fabs(static_cast<double>(n) / 1e9 - shown) < 0.01; };
+  const ParamCounts q7 = count_params(shipped_hf("qwen2.5-7b").config);
+  EXPECT_TRUE(card(q7.total(), 7.61)) << q7.total();
+  EXPECT_TRUE(card(q7.non_embedding(), 6.53)) << q7.non_embedding();
+  EXPECT_TRUE(card(count_params(shipped_hf("qwen3-0.6b").config).non_embedding(), 0.44));
+  EXPECT_TRUE(card(count_params(shipped_hf("llama-3.2-1b").config).total(), 1.23));
+  nlohmann::json biased = llama_like();
+  biased["attention_bias"] = true;  // Llama's flag: q, k, v and the output projection, 2 x (3 x 256 + 256) more
+  EXPECT_EQ(hf_config_from_json(biased, "c.json").config.attention_bias, AttentionBias::qkvo);
+  EXPECT_EQ(count_params(hf_config_from_json(biased, "c.json").config).total(),
+            count_params(hf_config_from_json(llama_like(), "c.json").config).total() + 2 * 4 * 256);
+  nlohmann::json mrope = llama_like();
+  mrope["use_mrope"] = false;  // as Qwen2.5's configs say
+  EXPECT_NO_THROW(hf_config_from_json(mrope, "c.json"));
+  mrope["use_mrope"] = true;
+  EXPECT_NE(hf_error(mrope).find("field 'use_mrope' = true"), std::string::npos);
+  biased["attention_bias"] = "yes";
+  EXPECT_NE(hf_error(biased).find("field 'attention_bias' must be true or false"), std::string::npos);
 }
 
 TEST(HfConfig, Gpt3InTheGpt2LayoutIsTheModelOfThePaper) {
@@ -67,8 +89,12 @@ TEST(HfConfig, Gpt3InTheGpt2LayoutIsTheModelOfThePaper) {
   EXPECT_NE(hf_error(relu).find("field 'activation_function' = \"relu\": only GELU"), std::string::npos)
       << hf_error(relu);
   relu["activation_function"] = "gelu";
-  relu["n_special"] = 0;
-  EXPECT_NE(hf_error(relu).find("field 'n_special' is not known"), std::string::npos);
+  relu["add_cross_attention"] = true;  // cross-attention blocks would change the cost: refused, not ignored
+  EXPECT_NE(hf_error(relu).find("field 'add_cross_attention' is not known"), std::string::npos);
+  relu.erase("add_cross_attention");
+  relu["n_special"] = 0;  // older configs' fields GPT2LMHeadModel does not read
+  relu["output_past"] = true;
+  EXPECT_NO_THROW(hf_config_from_json(relu, "c.json"));
 }
 
 TEST(HfConfig, MixturesOfExpertsHaveTheirPublishedSizes) {

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """An independent PyTorch implementation of nanotrn's GPT and its Muon + AdamW step, for the parity test
 (tests/train/parity_test.cpp). Written from recipe-spec §2.2 and §3.1-§3.2, not from nanotrn's C++; the Llama-family
-variants (norm gains, SwiGLU, GELU, tied head, per-layer windows) from Hugging Face's LlamaForCausalLM and
-Qwen3ForCausalLM modelling code's definitions (RMSNorm(x) * weight, down(silu(gate x) * up x), q_norm/k_norm before
-rotary, lm_head = embed_tokens when tied).
+variants (norm gains, SwiGLU, GELU, tied head, per-layer windows, attention biases) from Hugging Face's
+LlamaForCausalLM, Qwen2ForCausalLM and Qwen3ForCausalLM modelling code's definitions (RMSNorm(x) * weight,
+down(silu(gate x) * up x), q_norm/k_norm before rotary, lm_head = embed_tokens when tied, q/k/v_proj with bias).
 
 Reads  IN.safetensors:  "model.<name>" initial weights, "ids" and "targets" i32 [steps, B, T], metadata "recipe"
                         (nanotrn's resolved recipe JSON) and "steps".
@@ -74,6 +74,10 @@ class Gpt:
     def norm(self, x, gain):  # the Llama block's norms carry a gain (norm_weights), the baseline's none
         return rms_norm(x) * self.w[gain] if self.c["norm_weights"] else rms_norm(x)
 
+    def linear(self, x, name):  # x W^T, plus the bias where the model has one (Qwen2: q, k, v; Llama's flag: o too)
+        y = x @ self.w[name].T
+        return y + self.w[name + "_bias"] if name + "_bias" in self.w else y
+
     def windowed(self, i):  # model.window on the layers window_pattern marks 'S' ('' = every layer)
         pat = self.c["window_pattern"]
         return self.c["window"] > 0 and (pat == "" or pat[i % len(pat)] == "S")
@@ -129,9 +133,9 @@ class Gpt:
             if not llama:
                 x = w["resid_lambdas"][i] * x + w["x0_lambdas"][i] * x0
             h = self.norm(x, p + "attn_norm")
-            q = (h @ w[p + "attn.c_q"].T).view(B, T, H, D)
-            k = (h @ w[p + "attn.c_k"].T).view(B, T, Hkv, D)
-            v = (h @ w[p + "attn.c_v"].T).view(B, T, Hkv, D)
+            q = self.linear(h, p + "attn.c_q").view(B, T, H, D)
+            k = self.linear(h, p + "attn.c_k").view(B, T, Hkv, D)
+            v = self.linear(h, p + "attn.c_v").view(B, T, Hkv, D)
             if self.has_ve(i):
                 ve = F.embedding(ids, w[f"value_embeds.{i}"]).view(B, T, Hkv, D)
                 gate = c["ve_gate_max"] * torch.sigmoid(h[..., :c["ve_gate_channels"]] @ w[p + "attn.ve_gate"].T)
@@ -151,7 +155,7 @@ class Gpt:
                 mask &= ~torch.ones(T, T, dtype=torch.bool).tril(-c["window"])  # keys t - s < window
             s = s.masked_fill(~mask, float("-inf"))
             a = torch.einsum("bhts,bshd->bthd", torch.softmax(s, dim=-1), v).reshape(B, T, H * D)
-            x = x + a @ w[p + "attn.c_proj"].T
+            x = x + self.linear(a, p + "attn.c_proj")
             h = self.norm(x, p + "mlp_norm")
             x = x + (self.moe(p, h) if c["experts"] > 0 else self.mlp(p, h))
         head = w["wte"] if c["tie_embeddings"] else w["lm_head"]
@@ -225,7 +229,7 @@ def build_optimizers(gpt, cfg, o):
     groups = {"lm_head": (o["unembedding_lr"] * s_d, b), "wte": (o["embedding_lr"] * s_d, b),
               "value_embed": (o["value_embed_lr"] * s_d, b),
               "resid": (o["scalar_lr"] * o["resid_lr_scale"], b), "x0": (o["scalar_lr"], (o["x0_beta1"], o["x0_beta2"])),
-              "gain": (o["norm_gain_lr"], b)}
+              "gain": (o["norm_gain_lr"], b), "bias": (o["bias_lr"], b)}
 
     def group_of(name):
         if name in ("lm_head", "wte"):
@@ -238,6 +242,8 @@ def build_optimizers(gpt, cfg, o):
             return "x0"
         if name == "norm_f" or name.endswith("_norm"):  # attn_norm, mlp_norm, attn.q_norm, attn.k_norm
             return "gain"
+        if name.endswith("_bias"):  # attn.c_q_bias, ..., attn.c_proj_bias
+            return "bias"
         return "matrix"
 
     adams = []

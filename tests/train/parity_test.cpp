@@ -47,13 +47,15 @@ const std::vector<std::string> kBaseline = {"model.vocab_size=96",
                                             "optim.matrix_lr=0.02"};
 
 // The Llama family as Hugging Face configs bring it (Qwen3's block: norm gains, QK-norm with gains before rotary,
-// SwiGLU, tied head, no softcap or value embeddings) with gpt-oss's alternating sliding window.
+// SwiGLU, tied head, no softcap or value embeddings) with gpt-oss's alternating sliding window and attention biases
+// on q, k, v and the output projection (Llama's attention_bias).
 std::vector<std::string> llama_variant() {
   std::vector<std::string> o = kBaseline;
-  o.insert(o.end(), {"model.activation=swiglu", "model.mlp_hidden=96", "model.norm_weights=true",
-                     "model.tie_embeddings=true", "model.init.wte_std=0.3", "model.softcap=0",
-                     "model.value_embeds=none", "model.window=5", "model.window_pattern=SL", "model.qk_gain=1",
-                     "optim.norm_gain_lr=0.01", "optim.embedding_lr=0.02"});  // the head's rate, not the table's
+  o.insert(o.end(),
+           {"model.activation=swiglu", "model.mlp_hidden=96", "model.norm_weights=true", "model.tie_embeddings=true",
+            "model.init.wte_std=0.3", "model.softcap=0", "model.value_embeds=none", "model.window=5",
+            "model.window_pattern=SL", "model.qk_gain=1", "model.attention_bias=qkvo", "optim.norm_gain_lr=0.01",
+            "optim.bias_lr=0.01", "optim.embedding_lr=0.02"});  // the head's rate, not the table's
   return o;
 }
 
@@ -67,11 +69,12 @@ std::vector<std::string> moe_variant() {
   return o;
 }
 
-// GPT-2's MLP (GELU, tanh form) in the Llama block without QK-norm, untied, softcapped.
+// GPT-2's MLP (GELU, tanh form) in the Llama block without QK-norm, untied, softcapped, with Qwen2's q/k/v biases.
 std::vector<std::string> gelu_variant() {
   std::vector<std::string> o = kBaseline;
-  o.insert(o.end(), {"model.activation=gelu", "model.norm_weights=true", "model.qk_norm=false",
-                     "model.value_embeds=none", "optim.norm_gain_lr=0.01"});
+  o.insert(o.end(),
+           {"model.activation=gelu", "model.norm_weights=true", "model.qk_norm=false", "model.value_embeds=none",
+            "model.attention_bias=qkv", "optim.norm_gain_lr=0.01", "optim.bias_lr=0.02"});
   return o;
 }
 
