@@ -19,8 +19,8 @@ void require(bool ok, const std::string& field, const std::string& why) {
 // in resolve() (one formula for both).
 template <typename N>
 struct Groups {
-  N wte, lm_head, value_embeds, ve_gates, block_matrices, scalars;
-  N total() const { return wte + lm_head + value_embeds + ve_gates + block_matrices + scalars; }
+  N wte, lm_head, value_embeds, positions, ve_gates, block_matrices, scalars;
+  N total() const { return wte + lm_head + value_embeds + positions + ve_gates + block_matrices + scalars; }
 };
 
 template <typename N>
@@ -38,12 +38,17 @@ Groups<N> param_groups(const GptConfig& c) {
   const N biases = c.attention_bias == AttentionBias::none
                        ? 0
                        : depth * (q + 2 * kv + (c.attention_bias == AttentionBias::qkvo ? d : 0));
+  // LayerNorm's biases beside the gains; each MLP's biases (every expert's).
+  const N sinks = c.attention_sinks ? depth * static_cast<N>(c.n_head) : 0;
+  const N norm_biases = c.norm == NormKind::layer && c.norm_weights ? (2 * depth + 1) * d : 0;
+  const N mlp_biases = c.mlp_bias ? depth * experts * ((mlp_matrices - 1) * hidden + d) : 0;
   return {.wte = vocab * d,
           .lm_head = c.tie_embeddings ? 0 : vocab * d,
           .value_embeds = ve * vocab * kv,
+          .positions = static_cast<N>(c.learned_positions) * d,
           .ve_gates = ve * static_cast<N>(c.ve_gate_channels) * static_cast<N>(c.n_kv_head),
           .block_matrices = depth * (q * d + 2 * kv * d + d * q + experts * mlp_matrices * hidden * d + router),
-          .scalars = (c.norm_weights ? norms : 2 * depth) + biases};
+          .scalars = (c.norm_weights ? norms : 2 * depth) + biases + norm_biases + mlp_biases + sinks};
 }
 
 }  // namespace
@@ -85,6 +90,19 @@ GptConfig resolve(const GptConfig& config) {
                          : "must be in [1, model.experts = " + std::to_string(c.experts) + "], got " +
                                std::to_string(c.experts_per_token));
   require(c.rotary_base > 1.0, "model.rotary_base", "must be > 1");
+  require(c.learned_positions >= 0, "model.learned_positions", "must be >= 0 (0 = rotary positions)");
+  const RopeScaling& rs = c.rope_scaling;
+  if (rs.kind != RopeScalingKind::none) {
+    require(rs.factor >= 1.0, "model.rope_scaling.factor", "must be >= 1");
+    require(rs.original_max_positions >= 1, "model.rope_scaling.original_max_positions", "must be >= 1");
+    require(rs.kind != RopeScalingKind::llama3 || (rs.low_freq_factor > 0 && rs.high_freq_factor > rs.low_freq_factor),
+            "model.rope_scaling", "needs 0 < low_freq_factor < high_freq_factor (llama3)");
+    require(rs.kind != RopeScalingKind::yarn || (rs.beta_fast > 0 && rs.beta_slow > 0 && rs.attention_factor >= 0),
+            "model.rope_scaling", "needs beta_fast, beta_slow > 0 and attention_factor >= 0 (yarn)");
+  }
+  require(c.swiglu_limit >= 0.0f, "model.swiglu_limit", "must be >= 0 (0 = Llama's SwiGLU)");
+  require(c.swiglu_limit == 0.0f || c.activation == Activation::swiglu, "model.swiglu_limit",
+          "needs model.activation swiglu (it clamps SwiGLU's gate and up projections)");
   require(c.window >= 0, "model.window", "must be >= 0 (0 = full causal)");
   require(c.window_pattern.find_first_not_of("SL") == std::string::npos, "model.window_pattern",
           "must be made of S (windowed) and L (full causal) layers, got \"" + c.window_pattern + "\"");
@@ -132,6 +150,7 @@ ParamCounts count_params(const GptConfig& c) {
   n.wte = g.wte;
   n.lm_head = g.lm_head;
   n.value_embeds = g.value_embeds;
+  n.positions = g.positions;
   n.ve_gates = g.ve_gates;
   n.block_matrices = g.block_matrices;
   n.scalars = g.scalars;
@@ -169,8 +188,15 @@ std::string describe_variants(const GptConfig& c) {
     parts.push_back(to_string(c.activation) + " MLP of " + std::to_string(c.mlp_hidden));
   if (c.experts > 0)
     parts.push_back(std::to_string(c.experts) + " experts, top " + std::to_string(c.experts_per_token) +
-                    " (on the host every expert runs on every token)");
+                    " (each token through its k experts)");
+  if (c.norm == NormKind::layer) parts.push_back("LayerNorm");
   if (c.attention_bias != AttentionBias::none) parts.push_back(to_string(c.attention_bias) + " biases");
+  if (c.mlp_bias) parts.push_back("MLP biases");
+  if (c.learned_positions > 0) parts.push_back(std::to_string(c.learned_positions) + " learned positions");
+  if (c.attention_sinks) parts.push_back("attention sinks");
+  if (c.rope_scaling.kind != RopeScalingKind::none)
+    parts.push_back(to_string(c.rope_scaling.kind) + " rope scaling x" + format_number("%g", c.rope_scaling.factor));
+  if (c.swiglu_limit > 0) parts.push_back("SwiGLU clamped at " + format_number("%g", c.swiglu_limit));
   if (c.tie_embeddings) parts.push_back("tied head");
   if (c.window > 0)
     parts.push_back("window " + std::to_string(c.window) +
@@ -194,6 +220,18 @@ std::string to_string(Activation a) {
   return "?";
 }
 std::string to_string(ValueEmbeds v) { return v == ValueEmbeds::none ? "none" : "alternating"; }
+std::string to_string(NormKind n) { return n == NormKind::rms ? "rms" : "layer"; }
+std::string to_string(RopeScalingKind k) {
+  switch (k) {
+    case RopeScalingKind::none:
+      return "none";
+    case RopeScalingKind::llama3:
+      return "llama3";
+    case RopeScalingKind::yarn:
+      return "yarn";
+  }
+  return "?";
+}
 std::string to_string(AttentionBias b) {
   switch (b) {
     case AttentionBias::none:

@@ -24,6 +24,24 @@ enum class ValueEmbeds { none, alternating };
 // qkv: on q, k and v (Qwen2's block); qkvo: on the output projection too (Llama's and Mistral's attention_bias,
 // gpt-oss).
 enum class AttentionBias { none, qkv, qkvo };
+// Rotary frequency scaling as Hugging Face configs bring it (rope_scaling; model/rope.h computes the frequencies):
+// llama3 (Llama 3.1's: the low frequencies divided by factor, a smooth blend between low_freq_factor and
+// high_freq_factor) or yarn (gpt-oss's: interpolation blended with extrapolation over a ramp between beta_fast and
+// beta_slow rotations, and cos/sin scaled by attention_factor, 0 = 0.1 ln(factor) + 1).
+enum class RopeScalingKind { none, llama3, yarn };
+struct RopeScaling {
+  RopeScalingKind kind = RopeScalingKind::none;
+  double factor = 1.0;
+  int64_t original_max_positions = 8192;
+  double low_freq_factor = 1.0, high_freq_factor = 4.0;  // llama3
+  double beta_fast = 32.0, beta_slow = 1.0;              // yarn
+  bool truncate = true;                                  // yarn: the ramp's ends rounded outwards to whole channels
+  double attention_factor = 0.0;                         // yarn
+};
+
+// The block's norms: rms (RMSNorm, the baseline's and Llama's) or layer (LayerNorm: the mean subtracted first, and a
+// bias beside each gain under norm_weights: GPT-2's).
+enum class NormKind { rms, layer };
 
 // Initial weight scales. s = 1/sqrt(model_dim); "uniform x" means U(-x*sqrt(3)*s, +x*sqrt(3)*s), which has the std
 // of N(0, (x*s)^2) (recipe-spec §2.2). Zero-initialised output projections make every block the identity at step 0.
@@ -62,8 +80,16 @@ struct GptConfig {
   bool tie_embeddings = false;
   bool norm_weights = false;
   AttentionBias attention_bias = AttentionBias::none;
+  NormKind norm = NormKind::rms;
+  bool mlp_bias = false;          // biases on the MLP's linear layers (GPT-2's, Llama's mlp_bias, gpt-oss's experts)
+  int64_t learned_positions = 0;  // > 0: a learned table of this many positions added to the embedding, no rotary
+  // gpt-oss's attention sinks: a learned logit per query head in every softmax's denominator (ops/attention.h).
+  bool attention_sinks = false;
+  // > 0: gpt-oss's clamped SwiGLU instead of Llama's: (clamp(up, -L, L) + 1) g sigmoid(1.702 g), g = min(gate, L).
+  float swiglu_limit = 0.0f;
   float leaky_slope = 0.5f;  // LeakyReLU^2 negative slope
   double rotary_base = 10000.0;
+  RopeScaling rope_scaling;
   bool qk_norm = true;   // RMSNorm on q and k after rotary
   float qk_gain = 1.0f;  // multiplies the attention scores (nanochat HEAD: 1.2^2 = 1.44)
   int64_t window = 0;    // sliding attention window, 0 = full causal
@@ -89,8 +115,8 @@ int64_t layer_keys(const GptConfig& resolved, int64_t layer, int64_t seq_len);
 int64_t value_embed_layers(const GptConfig& resolved);
 
 struct ParamCounts {
-  int64_t wte = 0, lm_head = 0, value_embeds = 0, block_matrices = 0, ve_gates = 0, scalars = 0;
-  int64_t total() const { return wte + lm_head + value_embeds + block_matrices + ve_gates + scalars; }
+  int64_t wte = 0, lm_head = 0, value_embeds = 0, positions = 0, block_matrices = 0, ve_gates = 0, scalars = 0;
+  int64_t total() const { return wte + lm_head + value_embeds + positions + block_matrices + ve_gates + scalars; }
   // nanochat's "scaling params" (transformer matrices + lm_head); also the matmul parameters of the FLOP count.
   int64_t scaling() const { return block_matrices + ve_gates + lm_head; }
   // Kaplan et al. 2020's count (no embedding, no lm_head): the N of the forecast's scaling law (forecast/).
@@ -115,5 +141,7 @@ std::string describe_variants(const GptConfig& resolved);
 std::string to_string(Activation a);
 std::string to_string(ValueEmbeds v);
 std::string to_string(AttentionBias b);
+std::string to_string(NormKind n);
+std::string to_string(RopeScalingKind k);
 
 }  // namespace nanotrn::model

@@ -26,17 +26,24 @@
 //   tie_embeddings  the head multiplies by wte (no lm_head parameter; wte's init, model.init.wte_std, is the head's).
 //   attention_bias  q, k, v = h W^T + b ("blocks.i.attn.c_q_bias", ...; zeros at init, AdamW group bias): qkv is
 //                   Qwen2's; qkvo also adds one to the output projection (Llama's attention_bias, gpt-oss).
+//   mlp_bias        every MLP linear layer (each expert's) has a bias ("blocks.i.mlp.c_fc_bias", ...; zeros, bias).
+//   norm layer      LayerNorm: norm(x) = rms_norm(x - mean(x)), which is (x - mean) / sqrt(var + eps); under
+//                   norm_weights a bias beside each gain ("blocks.i.attn_norm_bias", "norm_f_bias"; zeros, bias).
+//   attention_sinks  a logit per query head in every softmax's denominator ("blocks.i.attn.sinks"; zeros, bias).
+//   swiglu_limit    gpt-oss's SwiGLU: g = min(h W_gate^T, L), u = clamp(h W_fc^T, -L, L), (u + 1) g sigmoid(1.702 g).
+//   rope_scaling    the rotary frequencies scaled as Llama 3.1 (llama3) or gpt-oss (yarn) do (model/rope.h).
+//   learned_positions  x = wte(ids) + wpe(positions) with wpe [learned_positions, d] ("wpe", N(0, 0.02^2), AdamW
+//                   group wte), and no rotary embedding: GPT-2's positions.
 //   window_pattern  the sliding window on the layers the pattern marks 'S' only.
 //   experts         a mixture of experts in place of the MLP (Mixtral's): router logits r = h W_router^T, p =
 //                   softmax(r), the top experts_per_token of p renormalised to sum 1 weigh their experts' MLPs
 //                   ("blocks.i.mlp.experts.j.*", each the block's MLP), dropless (no capacity: every token reaches its
 //                   k experts); the loss adds moe_aux_loss x E sum_e f_e P_e summed over layers (Switch Transformer,
 //                   per layer; f_e the fraction of tokens routed to e, P_e its mean probability; Hugging Face's
-//                   Mixtral pools the layers' tokens into one such term instead). Computed densely: every expert
-//                   runs on every token and the weights of the unchosen ones are 0, so outputs and gradients are the
-//                   routed ones at E / k times the MLP's FLOPs (a gathered, batched-GEMM path is not here).
-// A Hugging Face config trains as its nearest member of this family: RMSNorm with eps 2^-23 (the configs say 1e-5 or
-// 1e-6), no MLP biases, and GPT-2's LayerNorm and learned positions as gained RMSNorm and rotary (hf_config.h's notes).
+//                   Mixtral pools the layers' tokens into one such term instead). Each expert's MLP runs on the
+//                   rows routed to it (gathered), and each token sums its k weighted outputs: k / E of a dense pass.
+// A Hugging Face config trains as its nearest member of this family: norms with eps 2^-23 (the configs say 1e-5 or
+// 1e-6).
 // Not here: optimisers, data, the training loop.
 #pragma once
 
@@ -46,6 +53,7 @@
 
 #include "engine/engine.h"
 #include "model/config.h"
+#include "model/rope.h"
 
 namespace nanotrn::model {
 
@@ -97,7 +105,8 @@ class Gpt {
   static constexpr size_t kNone = static_cast<size_t>(-1);
   struct MlpIndex {
     size_t c_fc, c_proj;
-    size_t c_gate = kNone;  // swiglu's gate matrix
+    size_t c_gate = kNone;                                         // swiglu's gate matrix
+    size_t fc_bias = kNone, gate_bias = kNone, proj_bias = kNone;  // model.mlp_bias
   };
   struct LayerIndex {
     size_t c_q, c_k, c_v, c_o;
@@ -106,15 +115,22 @@ class Gpt {
     size_t ve = kNone, ve_gate = kNone;  // the value embedding and its gate, on value-embedding layers
     size_t attn_norm = kNone, mlp_norm = kNone, q_norm = kNone, k_norm = kNone;  // gains (norm_weights)
     size_t q_bias = kNone, k_bias = kNone, v_bias = kNone, o_bias = kNone;       // model.attention_bias
+    size_t attn_norm_bias = kNone, mlp_norm_bias = kNone;                        // LayerNorm's (model.norm layer)
+    size_t sinks = kNone;                                                        // [n_head] (attention_sinks)
   };
   LayerIndex add_block(ParamMaker& make, int64_t layer) const;
-  // rms_norm(x), times the gain params_[gain] unless gain is kNone.
-  Tensor norm(Ctx& ctx, const Tensor& x, size_t gain);
+  // The block's norm of x (RMSNorm, or LayerNorm under model.norm layer), times the gain params_[gain] and plus the
+  // bias params_[bias], each unless kNone.
+  Tensor norm(Ctx& ctx, const Tensor& x, size_t gain, size_t bias = kNone);
+  // The token embedding of ids, plus the learned positions from `offset` on (model.learned_positions).
+  Tensor embed(Ctx& ctx, const Tensor& ids, int64_t offset);
   // x W^T with W = params_[weight], plus params_[bias] unless bias is kNone.
   Tensor project(Ctx& ctx, const Tensor& x, size_t weight, size_t bias);
   Tensor attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& ids, KvCache* cache, int64_t offset);
   MlpIndex add_mlp(ParamMaker& make, const std::string& prefix) const;
   Tensor mlp(Ctx& ctx, const MlpIndex& m, const Tensor& h);
+  // gpt-oss's SwiGLU of the gate and up projections (model.swiglu_limit).
+  Tensor clamped_swiglu(Ctx& ctx, const Tensor& gate, const Tensor& up);
   // The mixture of experts' output for h [B, T, d]; adds the layer's load-balancing loss to *aux when aux is given.
   Tensor experts(Ctx& ctx, const LayerIndex& L, const Tensor& h, Tensor* aux);
   // The (multi-token) cross-entropy of hidden states h against targets.
@@ -122,7 +138,8 @@ class Gpt {
   GptConfig config_;
   std::vector<Parameter> params_;
   std::vector<LayerIndex> layers_;
-  size_t wte_ = 0, lm_head_ = 0, resid_ = kNone, x0_ = kNone, norm_f_ = kNone;
+  RotaryFrequencies rope_;  // of the config's rotary (model.rope_scaling), computed once
+  size_t wte_ = 0, lm_head_ = 0, resid_ = kNone, x0_ = kNone, norm_f_ = kNone, norm_f_bias_ = kNone, wpe_ = kNone;
 };
 
 // Targets shifted for multi-token prediction: out[b, t] = targets[b, t + shift] when t + shift < T, else -1.

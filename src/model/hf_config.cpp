@@ -30,6 +30,7 @@ const std::set<std::string> kUsed = {"architectures",
                                      "intermediate_size",
                                      "hidden_act",
                                      "rope_theta",
+                                     "rope_scaling",
                                      "tie_word_embeddings",
                                      "sliding_window",
                                      "use_sliding_window",
@@ -51,8 +52,8 @@ const std::set<std::string> kUsed = {"architectures",
 // Known not to change the cost of a training step.
 const std::set<std::string> kNeutral = {
     "_name_or_path", "bos_token_id", "eos_token_id", "pad_token_id", "torch_dtype", "dtype", "transformers_version",
-    "initializer_range", "rms_norm_eps", "use_cache", "attention_dropout", "max_position_embeddings", "rope_scaling",
-    "pretraining_tp", "initial_context_length",
+    "initializer_range", "rms_norm_eps", "use_cache", "attention_dropout", "max_position_embeddings", "pretraining_tp",
+    "initial_context_length",
     // Training-time router settings that do not change a step's cost (the auxiliary loss is a few element-wise ops).
     "router_aux_loss_coef", "output_router_logits", "router_jitter_noise", "norm_topk_prob"};
 
@@ -76,6 +77,46 @@ int64_t integer(const nlohmann::json& j, const std::string& key, const std::stri
   check(v.is_number_integer() && v.get<int64_t>() >= 1,
         where + ": field '" + key + "' must be a positive integer, got " + v.dump());
   return v.get<int64_t>();
+}
+
+// A number field of the rope_scaling object, `fallback` when absent.
+double rope_number(const nlohmann::json& r, const char* key, double fallback, const std::string& where) {
+  if (!r.contains(key) || r.at(key).is_null()) return fallback;
+  check(r.at(key).is_number(), where + ": field 'rope_scaling." + key + "' must be a number, got " + r.at(key).dump());
+  return r.at(key).get<double>();
+}
+
+// rope_scaling: null or rope_type "default" -> none; llama3 and yarn as Hugging Face's modeling_rope_utils reads them;
+// any other type (linear, dynamic, longrope, ...) is refused by name.
+RopeScaling read_rope_scaling(const nlohmann::json& j, const std::string& where) {
+  RopeScaling s;
+  if (!j.contains("rope_scaling") || j.at("rope_scaling").is_null()) return s;
+  const nlohmann::json& r = j.at("rope_scaling");
+  check(r.is_object(), where + ": field 'rope_scaling' must be an object or null, got " + r.dump());
+  const nlohmann::json type = r.contains("rope_type") ? r.at("rope_type") : r.value("type", nlohmann::json("default"));
+  check(type.is_string(), where + ": field 'rope_scaling.rope_type' must be a string, got " + type.dump());
+  const std::string t = type.get<std::string>();
+  if (t == "default") return s;
+  check(t == "llama3" || t == "yarn", where + ": rope_scaling type '" + t + "' is not lowered (llama3 and yarn are)");
+  for (const char* key : {"mscale", "mscale_all_dim"})
+    check(!r.contains(key), where + ": field 'rope_scaling." + key + "' (DeepSeek's YaRN) is not lowered");
+  s.kind = t == "llama3" ? RopeScalingKind::llama3 : RopeScalingKind::yarn;
+  s.factor = rope_number(r, "factor", 1.0, where);
+  const double max_positions = j.contains("max_position_embeddings") && j.at("max_position_embeddings").is_number()
+                                   ? j.at("max_position_embeddings").get<double>()
+                                   : 8192.0;
+  s.original_max_positions =
+      static_cast<int64_t>(rope_number(r, "original_max_position_embeddings", max_positions, where));
+  s.low_freq_factor = rope_number(r, "low_freq_factor", 1.0, where);
+  s.high_freq_factor = rope_number(r, "high_freq_factor", 4.0, where);
+  s.beta_fast = rope_number(r, "beta_fast", 32.0, where);
+  s.beta_slow = rope_number(r, "beta_slow", 1.0, where);
+  s.attention_factor = rope_number(r, "attention_factor", 0.0, where);
+  if (r.contains("truncate")) {
+    check(r.at("truncate").is_boolean(), where + ": field 'rope_scaling.truncate' must be true or false");
+    s.truncate = r.at("truncate").get<bool>();
+  }
+  return s;
 }
 
 }  // namespace
@@ -117,12 +158,11 @@ HfModel from_gpt2(const nlohmann::json& j, const std::string& where) {
   c.qk_norm = false;
   c.softcap = 0.0f;
   c.value_embeds = ValueEmbeds::none;
-  const int64_t positions = j.contains("n_positions") ? integer(j, "n_positions", where) : 1024;
-  m.notes.push_back("learned absolute positions (" + std::to_string(positions) + " x " + std::to_string(c.model_dim) +
-                    " parameters, one add per token) are priced as the rotary embedding and not counted");
-  m.notes.push_back(
-      "LayerNorm is priced as RMSNorm with gains (its mean and bias are one more pass over a row); the linear "
-      "layers' biases (about 9 d + f per layer) are not counted");
+  // GPT-2's block: learned positions, LayerNorm with gains and biases, and biases on every linear layer.
+  c.learned_positions = j.contains("n_positions") ? integer(j, "n_positions", where) : 1024;
+  c.norm = NormKind::layer;
+  c.attention_bias = AttentionBias::qkvo;
+  c.mlp_bias = true;
   m.config = resolve(c);
   return m;
 }
@@ -163,7 +203,6 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
     check(j.at("hidden_act") == "silu",
           where + ": field 'hidden_act' = " + j.at("hidden_act").dump() + ": only \"silu\" (SwiGLU) is lowered");
   }
-  check(!j.value("mlp_bias", false), where + ": field 'mlp_bias' = true: MLP biases are not lowered");
   // Qwen2.5's configs say use_mrope false: the multimodal rotary sections (Qwen2-VL) are off.
   check(!j.value("use_mrope", false),
         where + ": field 'use_mrope' = true: the multimodal rotary embedding's sections are not lowered");
@@ -193,11 +232,17 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
     c.experts_per_token = j.contains("num_experts_per_tok") ? integer(j, "num_experts_per_tok", where)
                                                             : integer(j, "experts_per_token", where);
     c.mlp_hidden = integer(j, "intermediate_size", where);
+    c.mlp_bias = true;  // its experts' gate_up_proj and down_proj carry biases
+    c.attention_sinks = true;
+    c.swiglu_limit = 7.0f;  // GptOssConfig's default
+    if (j.contains("swiglu_limit")) {
+      check(j.at("swiglu_limit").is_number() && j.at("swiglu_limit").get<double>() > 0,
+            where + ": field 'swiglu_limit' must be a positive number, got " + j.at("swiglu_limit").dump());
+      c.swiglu_limit = j.at("swiglu_limit").get<float>();
+    }
     m.notes.push_back(
-        "gpt-oss: the attention sinks (one learned logit per head) and the SwiGLU clamp (swiglu_limit) are a few "
-        "element-wise operations per score and per activation, not priced; the experts' biases are not counted; "
-        "the MXFP4 quantization_config describes the released weights: training is priced in the recipe's "
-        "precision");
+        "gpt-oss: the MXFP4 quantization_config describes the released weights: training is priced in the recipe's "
+        "precision; the attention sinks and the SwiGLU clamp are a few element-wise operations, not priced");
   } else {
     c.mlp_hidden = integer(j, "intermediate_size", where);
   }
@@ -215,6 +260,7 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
           where + ": field 'rope_theta' must be a number, got " + j.at("rope_theta").dump());
     c.rotary_base = j.at("rope_theta").get<double>();
   }
+  c.rope_scaling = read_rope_scaling(j, where);
   c.tie_embeddings = j.value("tie_word_embeddings", false);
   c.norm_weights = true;
   c.qk_norm = m.architecture == "Qwen3ForCausalLM" || m.architecture == "Qwen3MoeForCausalLM";
@@ -257,6 +303,11 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
   if (j.contains("attention_bias")) {
     check(j.at("attention_bias").is_boolean(),
           where + ": field 'attention_bias' must be true or false, got " + j.at("attention_bias").dump());
+  }
+  if (j.contains("mlp_bias")) {
+    check(j.at("mlp_bias").is_boolean(),
+          where + ": field 'mlp_bias' must be true or false, got " + j.at("mlp_bias").dump());
+    c.mlp_bias = j.at("mlp_bias").get<bool>();
   }
   if (j.value("attention_bias", false)) {
     c.attention_bias = AttentionBias::qkvo;

@@ -1,6 +1,7 @@
 // Activations and softmax. See activation.h.
 #include "ops/activation.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ops/op_util.h"
@@ -73,6 +74,12 @@ struct Softcap {
   }
 };
 
+struct Clamp {
+  float lo, hi;
+  float fwd(float x) const { return std::min(std::max(x, lo), hi); }
+  float grad(float x) const { return lo <= x && x <= hi ? 1.0f : 0.0f; }
+};
+
 template <typename F>
 Tensor unary(Ctx& ctx, const Tensor& x_in, F f, const char* name) {
   require_f32(x_in, name, "x");
@@ -112,6 +119,11 @@ Tensor tanh(Ctx& ctx, const Tensor& x) { return unary(ctx, x, Tanh{}, "tanh"); }
 Tensor tanh_softcap(Ctx& ctx, const Tensor& x, float cap) {
   check(cap > 0.0f, "tanh_softcap: cap must be > 0, got " + std::to_string(cap));
   return unary(ctx, x, Softcap{cap}, "tanh_softcap");
+}
+
+Tensor clamp(Ctx& ctx, const Tensor& x, float lo, float hi) {
+  check(lo <= hi, "clamp: lo (" + std::to_string(lo) + ") must be <= hi (" + std::to_string(hi) + ")");
+  return unary(ctx, x, Clamp{lo, hi}, "clamp");
 }
 
 Tensor softmax(Ctx& ctx, const Tensor& x_in) {

@@ -25,6 +25,88 @@ std::vector<float> alibi_slopes(int64_t H) {
   return s;
 }
 
+namespace {
+
+// Per (b, h, i): w = sigmoid(lse - sink_h), the share of the softmax the visible keys keep beside the sink (0 for a
+// row with no visible key).
+std::vector<float> sink_weights(const Tensor& lse, const Tensor& sinks) {
+  const int64_t B = lse.size(0), H = lse.size(1), Tq = lse.size(2);
+  const float* l = lse.data<float>();
+  const std::vector<float> s = sinks.contiguous().to_vector();
+  std::vector<float> w(static_cast<size_t>(B * H * Tq));
+  for (int64_t r = 0; r < B * H * Tq; ++r) {
+    const float x = l[r] - s[static_cast<size_t>((r / Tq) % H)];
+    w[static_cast<size_t>(r)] = std::isinf(l[r]) ? 0.0f : 1.0f / (1.0f + std::exp(-x));
+  }
+  return w;
+}
+
+// out [B, Tq, H, D] times w [B, H, Tq] per row.
+Tensor scale_rows(const std::shared_ptr<CachingAllocator>& alloc, const Tensor& out, const std::vector<float>& w) {
+  const int64_t B = out.size(0), Tq = out.size(1), H = out.size(2), D = out.size(3);
+  Tensor y = Tensor::empty(out.shape(), DType::f32, alloc);
+  const float* o = out.data<float>();
+  float* py = y.data<float>();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < Tq; ++i)
+      for (int64_t h = 0; h < H; ++h) {
+        const float wi = w[static_cast<size_t>((b * H + h) * Tq + i)];
+        const int64_t at = ((b * Tq + i) * H + h) * D;
+        for (int64_t c = 0; c < D; ++c) py[at + c] = o[at + c] * wi;
+      }
+  return y;
+}
+
+// The attention output with sinks (AttentionOptions::sinks) from the kernels' out and lse, and its tape entry.
+Tensor with_sinks(Ctx& ctx, const std::vector<Tensor>& inputs, const Tensor& out, const Tensor& lse,
+                  const AttentionMods& mods, const std::shared_ptr<std::vector<float>>& slopes, const Tensor& seg) {
+  const Tensor& sinks = inputs[3];
+  const int64_t B = out.size(0), Tq = out.size(1), H = out.size(2), D = out.size(3);
+  check(sinks.dtype() == DType::f32 && sinks.shape() == Shape({H}),
+        "attention: sinks must be f32 [H] = " + shape_str({H}) + ", got " + shape_str(sinks.shape()));
+  const std::vector<float> w = sink_weights(lse, sinks);
+  Tensor y = scale_rows(ctx.engine.allocator(), out, w);
+  if (!detail::recording(ctx, inputs)) return y;
+  const Tensor q = inputs[0].contiguous(), k = inputs[1].contiguous(), v = inputs[2].contiguous();
+  const int64_t Tk = k.size(1), Hkv = k.size(2);
+  Engine* engine = &ctx.engine;
+  ctx.tape->record("attention", inputs, {&y}, [=](const std::vector<Tensor>& go, std::vector<Tensor>& gi) {
+    // y = out w: dout = dy w; dw = <dy, out>; w = sigmoid(lse - sink) gives dlse = dw w (1 - w) = -dsink.
+    const Tensor g = go[0].contiguous();
+    const auto& alloc = engine->allocator();
+    const Tensor dout = scale_rows(alloc, g, w);
+    std::vector<float> dlse(w.size(), 0.0f);
+    std::vector<double> dsink(static_cast<size_t>(H), 0.0);
+    const float *pg = g.data<float>(), *po = out.data<float>();
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t i = 0; i < Tq; ++i)
+        for (int64_t h = 0; h < H; ++h) {
+          const size_t r = static_cast<size_t>((b * H + h) * Tq + i);
+          const int64_t at = ((b * Tq + i) * H + h) * D;
+          double dw = 0.0;
+          for (int64_t c = 0; c < D; ++c) dw += static_cast<double>(pg[at + c]) * po[at + c];
+          dlse[r] = static_cast<float>(dw * w[r] * (1.0 - w[r]));
+          dsink[static_cast<size_t>(h)] -= dlse[r];
+        }
+    Tensor dq = Tensor::empty(q.shape(), DType::f32, alloc), dk = Tensor::empty(k.shape(), DType::f32, alloc),
+           dv = Tensor::empty(v.shape(), DType::f32, alloc);
+    AttentionMods m = mods;
+    m.alibi_slopes = slopes->empty() ? nullptr : slopes->data();
+    m.segment_ids = seg.defined() ? seg.data<int32_t>() : nullptr;
+    attention_backward(dq.data<float>(), dk.data<float>(), dv.data<float>(), dout.data<float>(), q.data<float>(),
+                       k.data<float>(), v.data<float>(), out.data<float>(), lse.data<float>(), B, Tq, Tk, H, Hkv, D, m,
+                       dlse.data());
+    std::vector<float> ds(dsink.begin(), dsink.end());
+    gi[0] = dq;
+    gi[1] = dk;
+    gi[2] = dv;
+    gi[3] = Tensor::from_vector({H}, ds, alloc);
+  });
+  return y;
+}
+
+}  // namespace
+
 Tensor attention(Ctx& ctx, const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const AttentionOptions& o) {
   detail::require_f32(q_in, "attention", "q");
   detail::require_f32(k_in, "attention", "k");
@@ -61,6 +143,7 @@ Tensor attention(Ctx& ctx, const Tensor& q_in, const Tensor& k_in, const Tensor&
   Tensor lse = ctx.empty({B, H, Tq});
   attention_forward(out.data<float>(), lse.data<float>(), q.data<float>(), k.data<float>(), v.data<float>(), B, Tq, Tk,
                     H, Hkv, D, mods);
+  if (o.sinks.defined()) return with_sinks(ctx, {q_in, k_in, v_in, o.sinks}, out, lse, mods, slopes, seg);
   if (detail::recording(ctx, {q_in, k_in, v_in})) {
     Engine* engine = &ctx.engine;
     Tensor y = out;

@@ -23,6 +23,10 @@ struct AttentionOptions {
   Tensor segment_ids;               // undefined, or i32 [B, Tk]
   float softcap = 0.0f;             // 0 = off
   float scale = 0.0f;               // 0 = 1/sqrt(D)
+  // Undefined, or f32 [H] (may require grad): attention sinks (gpt-oss), a learned logit per query head that joins
+  // every softmax's denominator with a zero value vector. Computed as out x sigmoid(lse - sink): the kernels' output
+  // rescaled, and in the backward a gradient at lse (attention_backward's dlse) and at the sinks.
+  Tensor sinks;
 };
 
 Tensor attention(Ctx& ctx, const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options = {});

@@ -652,7 +652,7 @@ void attention_forward(float* out, float* lse, const float* q, const float* k, c
 
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k,
                         const float* v, const float* out, const float* lse, int64_t B, int64_t Tq, int64_t Tk,
-                        int64_t H, int64_t Hkv, int64_t D, const AttentionMods& mods) {
+                        int64_t H, int64_t Hkv, int64_t D, const AttentionMods& mods, const float* dlse) {
   const Problem p = make_problem(B, Tq, Tk, H, Hkv, D, mods);
   check_pointer(dq, "dq");
   check_pointer(dk, "dk");
@@ -679,7 +679,8 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
     float s = 0.0f;
     for (int l = 0; l < kPad; ++l) s += lanes[l];
     const int64_t h = r % H, bi = r / H;  // r = (b * Tq + i) * H + h
-    delta[static_cast<size_t>(((bi / Tq) * H + h) * Tq + bi % Tq)] = s;
+    const size_t at = static_cast<size_t>(((bi / Tq) * H + h) * Tq + bi % Tq);
+    delta[at] = dlse ? s - dlse[at] : s;
   }
   const BwdArgs a{dq, dk, dv, dout, q, k, v, lse, delta.get()};
 

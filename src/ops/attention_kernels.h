@@ -38,12 +38,13 @@ void attention_forward(float* out, float* lse, const float* q, const float* k, c
                        int64_t Tk, int64_t H, int64_t Hkv, int64_t D, const AttentionMods& mods);
 
 // Gradients (overwritten, not accumulated): dq [B, Tq, H, D], dk, dv [B, Tk, Hkv, D]. out and lse are the forward's
-// (same inputs, same mods). Uses delta_i = <dout_i, out_i>; no atomics: dk/dv are owned by (b, kv head, key block)
-// work items, dq either by (b, kv head) (fused into the same pass) or by a second pass over (b, h, query block).
-// Bitwise identical for any number of OpenMP threads.
+// (same inputs, same mods). dlse [B, H, Tq], or nullptr, is a gradient arriving at lse itself (attention sinks,
+// ops/attention.h): since d lse / d s_j = P_j it enters as delta_i - dlse_i. Uses delta_i = <dout_i, out_i>; no
+// atomics: dk/dv are owned by (b, kv head, key block) work items, dq either by (b, kv head) (fused into the same pass)
+// or by a second pass over (b, h, query block). Bitwise identical for any number of OpenMP threads.
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k,
                         const float* v, const float* out, const float* lse, int64_t B, int64_t Tq, int64_t Tk,
-                        int64_t H, int64_t Hkv, int64_t D, const AttentionMods& mods);
+                        int64_t H, int64_t Hkv, int64_t D, const AttentionMods& mods, const float* dlse = nullptr);
 
 // Scratch bytes the kernels allocate for these shapes when run on `threads` OpenMP threads: fixed per-thread tile
 // buffers (a function of D only) plus, for the backward, one float per (b, h, query) for delta. Independent of Tk;

@@ -9,6 +9,8 @@
 // double and rounded to fp32. The backward rotates the gradient by the opposite angle.
 #pragma once
 
+#include <vector>
+
 #include "engine/engine.h"
 
 namespace nanotrn::ops {
@@ -17,6 +19,9 @@ struct RotaryOptions {
   double base = 10000.0;
   double fraction = 1.0;        // of the head dimension that rotates; R = round(fraction * D) must be even
   int64_t position_offset = 0;  // position of row t is t + offset (a KV-cache decode continues a sequence)
+  // Empty, or R / 2 frequencies in place of base^(-2j/R) (scaled rotary: model/rope.h).
+  std::vector<double> inv_freq = {};
+  double magnitude = 1.0;  // cos and sin are multiplied by it (YaRN's attention factor)
 };
 
 Tensor rotary(Ctx& ctx, const Tensor& x, const RotaryOptions& options = {});

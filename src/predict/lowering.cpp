@@ -77,7 +77,7 @@ int64_t rank_parameters(const model::GptConfig& c, int64_t tp, int64_t ep) {
   const int64_t blocks = rank_block_parameters(c, tp, ep);
   const int64_t vocab = tp_shard(c, tp).vocab;
   const int64_t embeddings = (p.wte + p.lm_head + p.value_embeds) / c.vocab_size * vocab;
-  return blocks + embeddings + p.scalars;
+  return blocks + embeddings + p.positions + p.scalars;  // learned positions are replicated, as the scalars
 }
 
 std::string_view to_string(OpClass c) {

@@ -90,6 +90,10 @@ class MicroBatch {
     L_.elementwise("embedding gather", "embedding", tdfull_, 1, 1, 0);
     L_.stage();
     reduce("embedding (vocab-parallel)");
+    if (c_.learned_positions > 0) {  // the position table's rows added (GPT-2)
+      L_.elementwise("learned positions", "embedding", tdfull_, 2, 1, 1);
+      L_.stage();
+    }
   }
 
   void block_forward(int64_t i) {
@@ -126,8 +130,10 @@ class MicroBatch {
       L_.elementwise(p + "value embed mix", "element-wise", static_cast<double>(t_ * kvd_), 3, 1, 4);
     }
     L_.stage();
-    L_.elementwise(p + "rotary q,k", "element-wise", static_cast<double>(t_ * (qd_ + kvd_)), 1, 1, 6);
-    L_.stage();
+    if (c_.learned_positions == 0) {  // learned positions are one add at the embedding instead
+      L_.elementwise(p + "rotary q,k", "element-wise", static_cast<double>(t_ * (qd_ + kvd_)), 1, 1, 6);
+      L_.stage();
+    }
     if (c_.qk_norm) {
       L_.rmsnorm(p + "q norm", "norms", t_ * sh_.heads, hd_);
       L_.rmsnorm(p + "k norm", "norms", t_ * K, hd_);
@@ -276,8 +282,10 @@ class MicroBatch {
       L_.elementwise(p + "q,k norm bwd", "norms", static_cast<double>(t_ * (qd_ + kvd_)), 3, 1, 6);
       L_.stage();
     }
-    L_.elementwise(p + "rotary bwd", "element-wise", static_cast<double>(t_ * (qd_ + kvd_)), 1, 1, 6);
-    L_.stage();
+    if (c_.learned_positions == 0) {
+      L_.elementwise(p + "rotary bwd", "element-wise", static_cast<double>(t_ * (qd_ + kvd_)), 1, 1, 6);
+      L_.stage();
+    }
     L_.matmul_backward(p + "attn q", "attention matmul", t_, d_, qd_);
     L_.matmul_backward(p + "attn k", "attention matmul", t_, d_, kvd_);
     L_.matmul_backward(p + "attn v", "attention matmul", t_, d_, kvd_);

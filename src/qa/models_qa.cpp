@@ -102,11 +102,14 @@ DevicePrice price_on(const recipe::Recipe& r, const hw::Catalog& catalog, const 
 
 // The PyTorch parity tests (tests/train/parity_test.cpp) that between them cover every feature of this block ("" when
 // one is covered by none): the baseline; the Llama block with SwiGLU, QK-norm gains, a tied head, a window pattern and
-// biases on q, k, v and o; GELU in the Llama block without QK-norm, with biases on q, k and v.
+// biases on q, k, v and o; GELU in the Llama block without QK-norm, with biases on q, k and v; GPT-2's block
+// (LayerNorm, learned positions, MLP biases).
 std::string parity_test_of(const model::GptConfig& c) {
   const std::string baseline = "LossGradientsAndTenMuonAdamWSteps",
                     llama = "LlamaBlockSwigluTiedHeadAndAlternatingWindows", gelu = "GeluMlpInTheLlamaBlock",
-                    moe = "MixtureOfExpertsTopTwoWithTheLoadBalancingLoss";
+                    moe = "MixtureOfExpertsTopTwoWithTheLoadBalancingLoss",
+                    gpt2 = "Gpt2BlockLayerNormLearnedPositionsAndBiases",
+                    oss = "GptOssBlockSinksClampedSwigluAndExpertBiases";
   const bool baseline_mlp = c.activation == model::Activation::relu2 || c.activation == model::Activation::leaky_relu2;
   std::set<std::string> tests;
   if (c.experts > 0) {
@@ -127,6 +130,8 @@ std::string parity_test_of(const model::GptConfig& c) {
   if (c.window > 0) tests.insert(llama);
   if (c.attention_bias == model::AttentionBias::qkv) tests.insert(gelu);
   if (c.attention_bias == model::AttentionBias::qkvo) tests.insert(llama);
+  if (c.norm == model::NormKind::layer || c.learned_positions > 0 || (c.mlp_bias && c.experts == 0)) tests.insert(gpt2);
+  if (c.attention_sinks || c.swiglu_limit > 0 || (c.mlp_bias && c.experts > 0)) tests.insert(oss);
   std::string out;
   for (const std::string& t : tests) out += (out.empty() ? "" : " + ") + t;
   return out;
@@ -153,7 +158,8 @@ bool checked(const model::GptConfig& c, const std::string& name) {
     return (name.rfind(last, 0) == 0 && input) || name == "norm_f";
   }
   return name == "blocks.0.mlp.c_fc" || name == "blocks.0.mlp.c_gate" || name == "blocks.0.attn_norm" ||
-         name == "blocks.0.attn.q_norm" || name == "blocks.0.attn.c_q_bias" || name == "blocks.0.attn.c_proj_bias";
+         name == "blocks.0.attn.q_norm" || name == "blocks.0.attn.c_q_bias" || name == "blocks.0.attn.c_proj_bias" ||
+         name == "blocks.0.attn_norm_bias" || name == "blocks.0.mlp.c_fc_bias";
 }
 
 // Central differences of the loss against autograd, on the 4 largest gradient elements of each checked parameter.

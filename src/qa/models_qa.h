@@ -5,15 +5,16 @@
 //             as its model): fits HBM or the refusal, step time, MFU, and the op coverage: the share of the step's
 //             op time priced by tile kernels on the software NeuronCore (the rest by roofline);
 //   host      a scaled-down instance of the same architecture (the config's activation, norm gains, tied head,
-//             attention biases, QK-norm, GQA group up to 4, window pattern, experts (at most 8, at most half of them
-//             per token); depth 2, width 64, heads of 16, vocab 256, its MLP ratio): built, gradient-checked (central
-//             differences of the fp32 loss against autograd on the largest gradient elements of its first MLP's input
-//             matrices, norm gains and attention biases; with experts, of the last layer's experts, whose weights move
-//             no router's input) and trained `host_steps` Muon + AdamW steps on the synthetic pattern language: it
-//             trains when every loss is finite and the last is 0.5 nats below the first. A tied head trains at the
-//             head's rate (optim.embedding_lr = 0.02).
+//             LayerNorm, learned positions, biases, QK-norm, GQA group up to 4, window pattern, experts (at most 8, at
+//             most half of them per token); depth 2, width 64, heads of 16, vocab 256, its MLP ratio): built,
+//             gradient-checked (central differences of the fp32 loss against autograd on the largest gradient elements
+//             of its first MLP's input matrices, norm gains and biases; with experts, of the last layer's experts,
+//             whose weights move no router's input) and trained `host_steps` Muon + AdamW steps on the synthetic
+//             pattern language: it trains when every loss is finite and the last is 0.5 nats below the first. A tied
+//             head trains at the head's rate (optim.embedding_lr = 0.02).
 // Numerics against PyTorch are the test suite's (tests/train/parity_test.cpp: the baseline, the Llama block with
-// SwiGLU, a tied head, windows and q/k/v/o biases, GELU with q/k/v biases, and the mixture of experts): the table
+// SwiGLU, a tied head, windows and q/k/v/o biases, GELU with q/k/v biases, GPT-2's block, and the mixture of
+// experts): the table
 // names the tests that between them cover each block's features.
 //
 //   ModelsQaOptions o;  o.launch = open_recipe("kit-baseline", {}, home);  o.launch_name = "kit-baseline";

@@ -145,6 +145,11 @@ const auto kValueEmbeds = named({model::ValueEmbeds::none, model::ValueEmbeds::a
                                 [](model::ValueEmbeds v) { return model::to_string(v); });
 const auto kAttentionBiases = named({model::AttentionBias::none, model::AttentionBias::qkv, model::AttentionBias::qkvo},
                                     [](model::AttentionBias b) { return model::to_string(b); });
+const auto kNormKinds =
+    named({model::NormKind::rms, model::NormKind::layer}, [](model::NormKind n) { return model::to_string(n); });
+const auto kRopeScalings =
+    named({model::RopeScalingKind::none, model::RopeScalingKind::llama3, model::RopeScalingKind::yarn},
+          [](model::RopeScalingKind k) { return model::to_string(k); });
 const auto kAttentionBackwards =
     named({AttentionBackward::flash, AttentionBackward::unfused}, [](AttentionBackward a) { return to_string(a); });
 const std::vector<std::pair<std::string, MuonCoefficients>> kCoefficients = {
@@ -207,6 +212,13 @@ void read_model(const json& j, model::GptConfig& m) {
   std::string bias = model::to_string(m.attention_bias);
   r.get("attention_bias", bias);
   m.attention_bias = parse_enum(bias, "model.attention_bias", kAttentionBiases);
+  std::string norm = model::to_string(m.norm);
+  r.get("norm", norm);
+  m.norm = parse_enum(norm, "model.norm", kNormKinds);
+  r.get("mlp_bias", m.mlp_bias);
+  r.get("learned_positions", m.learned_positions);
+  r.get("attention_sinks", m.attention_sinks);
+  r.get("swiglu_limit", m.swiglu_limit);
   std::string act = model::to_string(m.activation), ve = model::to_string(m.value_embeds);
   r.get("activation", act);
   m.activation = parse_enum(act, "model.activation", kActivations);
@@ -223,6 +235,22 @@ void read_model(const json& j, model::GptConfig& m) {
   r.get("ve_gate_max", m.ve_gate_max);
   r.get("resid_lambda_init", m.resid_lambda_init);
   r.get("x0_lambda_init", m.x0_lambda_init);
+  if (const json* rope = r.sub("rope_scaling")) {
+    Reader rs(*rope, "model.rope_scaling");
+    model::RopeScaling& x = m.rope_scaling;
+    std::string kind = model::to_string(x.kind);
+    rs.get("kind", kind);
+    x.kind = parse_enum(kind, "model.rope_scaling.kind", kRopeScalings);
+    rs.get("factor", x.factor);
+    rs.get("original_max_positions", x.original_max_positions);
+    rs.get("low_freq_factor", x.low_freq_factor);
+    rs.get("high_freq_factor", x.high_freq_factor);
+    rs.get("beta_fast", x.beta_fast);
+    rs.get("beta_slow", x.beta_slow);
+    rs.get("truncate", x.truncate);
+    rs.get("attention_factor", x.attention_factor);
+    rs.finish();
+  }
   if (const json* init = r.sub("init")) {
     Reader i(*init, "model.init");
     i.get("wte_std", m.init.wte_std);
@@ -418,6 +446,11 @@ json model_to_json(const model::GptConfig& m) {
           {"tie_embeddings", m.tie_embeddings},
           {"norm_weights", m.norm_weights},
           {"attention_bias", model::to_string(m.attention_bias)},
+          {"norm", model::to_string(m.norm)},
+          {"mlp_bias", m.mlp_bias},
+          {"learned_positions", m.learned_positions},
+          {"attention_sinks", m.attention_sinks},
+          {"swiglu_limit", decimal(m.swiglu_limit)},
           {"activation", model::to_string(m.activation)},
           {"leaky_slope", decimal(m.leaky_slope)},
           {"rotary_base", m.rotary_base},
@@ -431,6 +464,16 @@ json model_to_json(const model::GptConfig& m) {
           {"ve_gate_max", decimal(m.ve_gate_max)},
           {"resid_lambda_init", decimal(m.resid_lambda_init)},
           {"x0_lambda_init", decimal(m.x0_lambda_init)},
+          {"rope_scaling",
+           {{"kind", model::to_string(m.rope_scaling.kind)},
+            {"factor", m.rope_scaling.factor},
+            {"original_max_positions", m.rope_scaling.original_max_positions},
+            {"low_freq_factor", m.rope_scaling.low_freq_factor},
+            {"high_freq_factor", m.rope_scaling.high_freq_factor},
+            {"beta_fast", m.rope_scaling.beta_fast},
+            {"beta_slow", m.rope_scaling.beta_slow},
+            {"truncate", m.rope_scaling.truncate},
+            {"attention_factor", m.rope_scaling.attention_factor}}},
           {"init",
            {{"wte_std", decimal(m.init.wte_std)},
             {"lm_head_std", decimal(m.init.lm_head_std)},

@@ -33,6 +33,7 @@ struct RangeRule {
 constexpr RangeRule kRanges[] = {
     {"model.leaky_slope", Range::finite},
     {"model.moe_aux_loss", Range::nonnegative},
+    {"model.swiglu_limit", Range::nonnegative},
     {"model.ve_gate_max", Range::positive},
     {"model.resid_lambda_init", Range::finite},
     {"model.x0_lambda_init", Range::finite},

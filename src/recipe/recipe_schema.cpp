@@ -38,8 +38,8 @@ constexpr RecipeKey kSchema[] = {
     {"model.mlp_mult", "MLP hidden width = mlp_mult * model_dim (unless mlp_hidden is set)"},
     {"model.mlp_hidden", "MLP hidden width; 0 = mlp_mult * model_dim (a Hugging Face config's intermediate_size)"},
     {"model.experts",
-     "Mixture of experts: MLPs per layer (0 = dense), each of mlp_hidden, with a router (top-k, dropless; the host "
-     "computes every expert densely)"},
+     "Mixture of experts: MLPs per layer (0 = dense), each of mlp_hidden, with a router (top-k, dropless: each "
+     "expert runs on the tokens routed to it)"},
     {"model.experts_per_token", "Mixture of experts: the experts each token is routed to (top-k)"},
     {"model.moe_aux_loss",
      "Mixture of experts: weight of the load-balancing loss E * sum_e f_e P_e (Switch Transformer; Mixtral's 0.01)"},
@@ -52,6 +52,19 @@ constexpr RecipeKey kSchema[] = {
     {"model.attention_bias",
      "Biases of the attention's linear layers, zeros at init (optim.bias_lr): none, qkv (on q, k and v: Qwen2) or "
      "qkvo (the output projection too: Llama's and Mistral's attention_bias, gpt-oss)"},
+    {"model.norm",
+     "The block's norms: rms (RMSNorm) or layer (LayerNorm: the mean subtracted first, and with norm_weights a bias "
+     "beside each gain at optim.bias_lr: GPT-2's)"},
+    {"model.mlp_bias", "Biases on the MLP's linear layers (every expert's), zeros at init (optim.bias_lr): GPT-2's"},
+    {"model.learned_positions",
+     "A learned table of this many positions added to the token embedding (GPT-2's), in place of the rotary "
+     "embedding; 0 = rotary. batch.seq_len must not exceed it"},
+    {"model.attention_sinks",
+     "gpt-oss's attention sinks: a learned logit per query head (zeros at init, optim.bias_lr) in every softmax's "
+     "denominator, with no value"},
+    {"model.swiglu_limit",
+     "gpt-oss's clamped SwiGLU (with activation swiglu): (clamp(up, -L, L) + 1) g sigmoid(1.702 g), g = min(gate, L); "
+     "0 = Llama's SwiGLU"},
     {"model.activation",
      "MLP activation: relu2 (ReLU squared), leaky_relu2 (LeakyReLU squared, slope leaky_slope), swiglu (the Llama "
      "MLP with three matrices) or gelu (GPT-2 / GPT-3; the tanh form)"},
@@ -74,6 +87,17 @@ constexpr RecipeKey kSchema[] = {
     {"model.x0_lambda_init",
      "Initial x0 scalars: how much of the embedding output x0 is mixed back in before each block"},
 
+    {"model.rope_scaling.kind",
+     "Rotary frequency scaling (model/rope.h): none, llama3 (Llama 3.1's) or yarn (gpt-oss's), as a Hugging Face "
+     "config's rope_scaling"},
+    {"model.rope_scaling.factor", "The context extension factor: the lowest frequencies are divided by it"},
+    {"model.rope_scaling.original_max_positions", "The context the rotary frequencies were trained for"},
+    {"model.rope_scaling.low_freq_factor", "llama3: wavelengths above original_max_positions / this are divided"},
+    {"model.rope_scaling.high_freq_factor", "llama3: wavelengths below original_max_positions / this are kept"},
+    {"model.rope_scaling.beta_fast", "yarn: the rotations at which the ramp from extrapolation starts"},
+    {"model.rope_scaling.beta_slow", "yarn: the rotations at which the ramp to interpolation ends"},
+    {"model.rope_scaling.truncate", "yarn: the ramp's ends rounded outwards to whole channels"},
+    {"model.rope_scaling.attention_factor", "yarn: cos and sin are multiplied by it; 0 = 0.1 ln(factor) + 1"},
     {"model.init.wte_std", "Token embedding initialised N(0, wte_std^2)"},
     {"model.init.lm_head_std", "Output head (lm_head) initialised N(0, lm_head_std^2)"},
     {"model.init.qkv", "q, k, v projections initialised uniform with std qkv / sqrt(model_dim)"},

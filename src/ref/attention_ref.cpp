@@ -65,18 +65,22 @@ void scores(const Dims& d, const AttentionSpec& mods, const std::vector<double>&
     }
 }
 
-// Row-wise softmax in place; returns the row's logsumexp (-inf and a zero row when nothing is visible).
-double softmax_row(double* row, int64_t n) {
+// Row-wise softmax in place, its denominator also holding exp(sink) when sink is finite (an attention sink: one more
+// logit whose value vector is 0); returns the logsumexp of the row's scores alone (-inf and a zero row when nothing
+// is visible).
+double softmax_row(double* row, int64_t n, double sink = kNegInf) {
   double m = kNegInf;
   for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
   if (m == kNegInf) {
     for (int64_t j = 0; j < n; ++j) row[j] = 0.0;
     return kNegInf;
   }
+  const double top = std::max(m, sink);
   double sum = 0.0;
-  for (int64_t j = 0; j < n; ++j) sum += std::exp(row[j] - m);
-  for (int64_t j = 0; j < n; ++j) row[j] = std::exp(row[j] - m) / sum;
-  return m + std::log(sum);
+  for (int64_t j = 0; j < n; ++j) sum += std::exp(row[j] - top);
+  const double denominator = sum + (sink == kNegInf ? 0.0 : std::exp(sink - top));
+  for (int64_t j = 0; j < n; ++j) row[j] = std::exp(row[j] - top) / denominator;
+  return top + std::log(sum);
 }
 
 }  // namespace
@@ -94,7 +98,7 @@ std::vector<double> attention_forward_ref(const std::vector<double>& q, const st
 #pragma omp parallel for schedule(static)
       for (int64_t i = 0; i < Tq; ++i) {
         double* p = s.data() + i * Tk;
-        const double l = softmax_row(p, Tk);
+        const double l = softmax_row(p, Tk, mods.sinks.empty() ? kNegInf : mods.sinks[static_cast<size_t>(h)]);
         if (lse) (*lse)[static_cast<size_t>((b * H + h) * Tq + i)] = l;
         for (int64_t j = 0; j < Tk; ++j)
           for (int64_t c = 0; c < D; ++c) out[d.qi(b, i, h) + c] += p[j] * v[d.ki(b, j, g) + c];
@@ -107,6 +111,7 @@ AttentionGradsRef attention_backward_ref(const std::vector<double>& dout, const 
                                          const std::vector<double>& k, const std::vector<double>& v, int64_t B,
                                          int64_t Tq, int64_t Tk, int64_t H, int64_t Hkv, int64_t D,
                                          const AttentionSpec& mods) {
+  if (!mods.sinks.empty()) std::abort();  // not derived here: finite differences of the forward check sinks
   const Dims d{B, Tq, Tk, H, Hkv, D};
   AttentionGradsRef r;
   r.dq.assign(q.size(), 0.0);

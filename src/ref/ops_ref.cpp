@@ -193,6 +193,12 @@ RefTensor unary(const RefTensor& x, Unary f, double p) {
   return out;
 }
 
+RefTensor clamp(const RefTensor& x, double lo, double hi) {
+  RefTensor out = x;
+  for (double& v : out.v) v = v < lo ? lo : (v > hi ? hi : v);
+  return out;
+}
+
 RefTensor softmax(const RefTensor& x) {
   RefTensor out = x;
   const int64_t n = x.shape.back(), rows = x.numel() / n;
@@ -265,7 +271,8 @@ RefTensor rms_norm(const RefTensor& x, double eps) {
   return out;
 }
 
-RefTensor rotary(const RefTensor& x, double base, double fraction, int64_t offset) {
+RefTensor rotary(const RefTensor& x, double base, double fraction, int64_t offset, const std::vector<double>& inv_freq,
+                 double magnitude) {
   const int64_t B = x.shape[0], T = x.shape[1], H = x.shape[2], D = x.shape[3];
   const int64_t R = static_cast<int64_t>(std::llround(fraction * static_cast<double>(D))), half = R / 2;
   RefTensor out = x;
@@ -274,10 +281,12 @@ RefTensor rotary(const RefTensor& x, double base, double fraction, int64_t offse
       for (int64_t h = 0; h < H; h++) {
         const int64_t o = ((b * T + t) * H + h) * D;
         for (int64_t j = 0; j < half; j++) {
-          const double angle = static_cast<double>(t + offset) * std::pow(base, -2.0 * j / static_cast<double>(R));
+          const double f = inv_freq.empty() ? std::pow(base, -2.0 * j / static_cast<double>(R)) : inv_freq[j];
+          const double angle = static_cast<double>(t + offset) * f;
+          const double c = magnitude * std::cos(angle), s = magnitude * std::sin(angle);
           const double x1 = x.v[o + j], x2 = x.v[o + j + half];
-          out.v[o + j] = x1 * std::cos(angle) + x2 * std::sin(angle);
-          out.v[o + j + half] = -x1 * std::sin(angle) + x2 * std::cos(angle);
+          out.v[o + j] = x1 * c + x2 * s;
+          out.v[o + j + half] = -x1 * s + x2 * c;
         }
       }
     }

@@ -30,6 +30,7 @@ RefTensor concat(const std::vector<RefTensor>& xs, int64_t dim);
 enum class Unary { relu2, leaky_relu2, gelu, gelu_tanh, silu, sigmoid, tanh, softcap };
 RefTensor unary(const RefTensor& x, Unary f, double param = 0.0);  // param: slope (leaky_relu2) or cap (softcap)
 RefTensor softmax(const RefTensor& x);                             // last dimension
+RefTensor clamp(const RefTensor& x, double lo, double hi);         // min(max(x, lo), hi)
 
 // a [..., M, K] (or [..., K, M] with ta), b [..., K, N] (or [..., N, K] with tb, or 2-D shared).
 RefTensor matmul(const RefTensor& a, const RefTensor& b, bool ta, bool tb);
@@ -41,7 +42,9 @@ struct MatmulRef {
 MatmulRef matmul_with_magnitude(const RefTensor& a, const RefTensor& b, bool ta, bool tb);
 RefTensor embedding(const std::vector<int32_t>& ids, const Shape& ids_shape, const RefTensor& table);
 RefTensor rms_norm(const RefTensor& x, double eps);
-RefTensor rotary(const RefTensor& x, double base, double fraction, int64_t position_offset);
+// inv_freq: empty, or R / 2 frequencies in place of base^(-2j/R); cos and sin times magnitude.
+RefTensor rotary(const RefTensor& x, double base, double fraction, int64_t position_offset,
+                 const std::vector<double>& inv_freq = {}, double magnitude = 1.0);
 // Mean over non-ignored targets of logsumexp(z) - z[t], z = softcap(x w^T) (cap 0 = off); also the per-row nll.
 double linear_cross_entropy(const RefTensor& x, const RefTensor& w, const std::vector<int32_t>& targets, double softcap,
                             int32_t ignore_index, std::vector<double>* per_row = nullptr);

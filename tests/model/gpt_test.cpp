@@ -3,6 +3,7 @@
 // targets, and the KV-cache decode against the full forward; the Llama-family variants' parameters against the same
 // formula (their numerics: tests/train/parity_test.cpp against PyTorch).
 #include <cmath>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -92,10 +93,11 @@ TEST(Gpt, TheLlamaVariantsParametersMatchTheCountFormula) {
   }
 }
 
-// A mixture of experts: the router and E expert MLPs per layer, counted as count_params counts them. With 2 experts,
-// both chosen, that hold the same weights, the layer is that MLP whatever the router says (the weights are the
-// probabilities, which sum to 1), and the load-balancing loss is exactly E sum_e f_e P_e = 2 x sum_e P_e = 2 per layer
-// (every token reaches both: f_e = 1).
+// A mixture of experts: the router and E expert MLPs per layer, counted as count_params counts them. With E experts
+// that hold the same weights, the layer is that MLP whatever the router chooses (each token's k weights sum to 1), so
+// the loss is the dense model's plus the load-balancing term: this holds only if every token's rows come back to it
+// from the experts they were gathered for (k of 4: routings that differ per token). With 2 experts, both chosen, the
+// load-balancing loss is exactly E sum_e f_e P_e = 2 x sum_e P_e = 2 per layer (every token reaches both: f_e = 1).
 TEST(Gpt, AMixtureOfExpertsHasItsRouterAndExpertsAndOneExpertIsTheDenseMlp) {
   Engine engine;
   Tape tape;
@@ -109,32 +111,36 @@ TEST(Gpt, AMixtureOfExpertsHasItsRouterAndExpertsAndOneExpertIsTheDenseMlp) {
   for (const Parameter& p : moe.parameters()) total += p.value.numel();
   EXPECT_EQ(total, count_params(c).total());
 
-  GptConfig one = tiny();
-  one.init.mlp_proj = 1.0f;
-  one.experts = 2;
-  one.experts_per_token = 2;
-  one.moe_aux_loss = 0.5f;
-  one = resolve(one);
   GptConfig dense = tiny();
   dense.init.mlp_proj = 1.0f;
-  Gpt a(ctx, one, 3), b(ctx, resolve(dense), 3);
-  // The same weights: the dense MLP copied into both experts, everything else by name (the router stays random).
-  for (int64_t i = 0; i < one.depth; i++)
-    for (const char* m : {"c_fc", "c_proj"})
-      for (const char* e : {"experts.0.", "experts.1."}) {
-        const std::string blk = "blocks." + std::to_string(i) + ".mlp.";
-        std::vector<float> w = b.parameter(blk + m).value.to_vector();
-        std::copy(w.begin(), w.end(), a.parameter(blk + e + m).value.data<float>());
-      }
-  for (const Parameter& p : b.parameters()) {
-    if (p.name.find(".mlp.") != std::string::npos) continue;
-    std::vector<float> w = p.value.to_vector();
-    std::copy(w.begin(), w.end(), a.parameter(p.name).value.data<float>());
-  }
+  Gpt b(ctx, resolve(dense), 3);
   const Tensor ids = random_ids(2, 8, 97, 3), targets = random_ids(2, 8, 97, 4);
-  NoGradGuard no_grad(ctx);
-  const double la = a.loss(ctx, ids, targets).item(), lb = b.loss(ctx, ids, targets).item();
-  EXPECT_NEAR(la, lb + 0.5 * 2.0 * static_cast<double>(one.depth), 1e-5);
+  for (const auto& [experts, k, aux] : {std::tuple{2, 2, 0.5f}, {4, 1, 0.0f}, {4, 3, 0.0f}}) {
+    GptConfig one = dense;
+    one.experts = experts;
+    one.experts_per_token = k;
+    one.moe_aux_loss = aux;
+    one = resolve(one);
+    Gpt a(ctx, one, 3);
+    // The same weights: the dense MLP copied into every expert, everything else by name (the router stays random).
+    for (int64_t i = 0; i < one.depth; i++)
+      for (const char* m : {"c_fc", "c_proj"})
+        for (int e = 0; e < experts; e++) {
+          const std::string blk = "blocks." + std::to_string(i) + ".mlp.";
+          std::vector<float> w = b.parameter(blk + m).value.to_vector();
+          std::copy(w.begin(), w.end(),
+                    a.parameter(blk + "experts." + std::to_string(e) + "." + m).value.data<float>());
+        }
+    for (const Parameter& p : b.parameters()) {
+      if (p.name.find(".mlp.") != std::string::npos) continue;
+      std::vector<float> w = p.value.to_vector();
+      std::copy(w.begin(), w.end(), a.parameter(p.name).value.data<float>());
+    }
+    NoGradGuard no_grad(ctx);
+    const double la = a.loss(ctx, ids, targets).item(), lb = b.loss(ctx, ids, targets).item();
+    EXPECT_NEAR(la, lb + (experts == 2 ? 0.5 * 2.0 * static_cast<double>(one.depth) : 0.0), 1e-5)
+        << experts << " experts, top " << k;
+  }
 }
 
 TEST(Gpt, ZeroInitMakesEveryBlockTheIdentityAtStepZero) {

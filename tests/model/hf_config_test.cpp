@@ -46,6 +46,15 @@ TEST(HfConfig, ShippedConfigsHaveTheirPublishedParameterCounts) {
   EXPECT_EQ(count_params(qwen.config).total(), 494032768);
   EXPECT_TRUE(qwen.notes.empty());
   EXPECT_EQ(shipped_hf("llama-3.1-8b").config.attention_bias, AttentionBias::none);
+  const RopeScaling l3 = shipped_hf("llama-3.1-8b").config.rope_scaling;
+  EXPECT_EQ(l3.kind, RopeScalingKind::llama3);
+  EXPECT_EQ(l3.factor, 8.0);
+  EXPECT_EQ(l3.original_max_positions, 8192);
+  EXPECT_EQ(l3.high_freq_factor, 4.0);
+  EXPECT_EQ(shipped_hf("llama-2-7b").config.rope_scaling.kind, RopeScalingKind::none);
+  nlohmann::json linear = llama_like();
+  linear["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 2.0}};
+  EXPECT_NE(hf_error(linear).find("rope_scaling type 'linear' is not lowered"), std::string::npos);
   // Model cards, whose two decimals are cut or rounded (7.6156B reads 7.61B, 6.5253B reads 6.53B): Qwen2.5-7B 7.61B,
   // 6.53B non-embedding; Qwen3-0.6B 0.44B non-embedding; Llama 3.2 1B 1.23B (tied head).
   const auto card = [](int64_t n, double shown) { return std::fabs(static_cast<double>(n) / 1e9 - shown) < 0.01; };
@@ -71,7 +80,7 @@ TEST(HfConfig, ShippedConfigsHaveTheirPublishedParameterCounts) {
 TEST(HfConfig, Gpt3InTheGpt2LayoutIsTheModelOfThePaper) {
   // Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads of 128, 175.0B parameters (the nominal size;
   // 12 L d^2 for the blocks plus the tied 50257 x d embedding is 174.6B, and the learned positions and the biases
-  // the reader names as not counted add 0.04B).
+  // add 0.04B).
   const HfModel g = shipped_hf("gpt3-175b");
   EXPECT_EQ(g.architecture, "GPT2LMHeadModel");
   EXPECT_EQ(g.config.activation, Activation::gelu);
@@ -82,8 +91,14 @@ TEST(HfConfig, Gpt3InTheGpt2LayoutIsTheModelOfThePaper) {
   const double n = static_cast<double>(count_params(g.config).total());
   EXPECT_NEAR(n, 175.0e9, 0.005 * 175.0e9);
   EXPECT_EQ(count_params(g.config).block_matrices, 96LL * 12 * 12288 * 12288);
-  ASSERT_EQ(g.notes.size(), 2u);
-  EXPECT_NE(g.notes[0].find("positions (2048 x 12288"), std::string::npos) << g.notes[0];
+  EXPECT_EQ(g.config.learned_positions, 2048);
+  EXPECT_EQ(g.config.norm, NormKind::layer);
+  EXPECT_TRUE(g.notes.empty());
+  // GPT-2 small: 124,439,808 parameters (the well-known count of the released checkpoint: tied 50257 x 768
+  // embedding, 1024 x 768 positions, 12 blocks with LayerNorm gains and biases and biases on every linear layer).
+  const HfModel gpt2 = shipped_hf("gpt2");
+  EXPECT_EQ(count_params(gpt2.config).total(), 124439808);
+  EXPECT_EQ(count_params(gpt2.config).positions, 1024 * 768);
   nlohmann::json relu = nlohmann::json::parse(R"({"architectures": ["GPT2LMHeadModel"], "vocab_size": 100,
       "n_embd": 64, "n_layer": 2, "n_head": 4, "activation_function": "relu"})");
   EXPECT_NE(hf_error(relu).find("field 'activation_function' = \"relu\": only GELU"), std::string::npos)
@@ -124,6 +139,14 @@ TEST(HfConfig, MixturesOfExpertsHaveTheirPublishedSizes) {
   // embedding); sliding (128) and full attention alternate, starting with a sliding layer. FLOPs per token: 6 x the
   // active matrices (norm gains are not multiplied) + the attention term of 12 windowed and 12 full layers.
   const HfModel oss = shipped_hf("gpt-oss-20b");
+  EXPECT_EQ(oss.config.rope_scaling.kind, RopeScalingKind::yarn);
+  EXPECT_EQ(oss.config.rope_scaling.factor, 32.0);
+  EXPECT_EQ(oss.config.rope_scaling.original_max_positions, 4096);
+  EXPECT_FALSE(oss.config.rope_scaling.truncate);
+  EXPECT_TRUE(oss.config.attention_sinks);
+  EXPECT_EQ(oss.config.swiglu_limit, 7.0f);
+  EXPECT_TRUE(oss.config.mlp_bias);
+  EXPECT_EQ(oss.config.attention_bias, AttentionBias::qkvo);
   EXPECT_EQ(oss.config.experts, 32);
   EXPECT_EQ(oss.config.experts_per_token, 4);
   EXPECT_EQ(oss.config.window, 128);

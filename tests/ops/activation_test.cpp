@@ -1,6 +1,9 @@
 // Activations and softmax: forward vs fp64, backward vs finite differences of the fp64 reference.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <utility>
+
 #include "ops/ops.h"
 #include "support/op_check.h"
 
@@ -43,6 +46,22 @@ TEST(ActivationOps, EachAgainstFp64AndFiniteDifferences) {
         "tanh_softcap", [cap](Ctx& c, const Tensor& x) { return ops::tanh_softcap(c, x, cap); }, ref::Unary::softcap,
         cap, 10.0));
   }
+}
+
+// Clamp: the forward against fp64 and the gradient against finite differences (the check's inputs lie away from the
+// bounds: h is far below their distance to either), two-sided and one-sided (gpt-oss's gate: no lower bound).
+TEST(ActivationOps, ClampAgainstFp64AndFiniteDifferences) {
+  for (const auto& [lo, hi] : {std::pair{-0.7f, 0.45f}, {-INFINITY, 0.45f}}) {
+    OpCase c;
+    c.name = "clamp";
+    c.inputs = {{{3, 37}, testing::InputSpec::Kind::normal, true, 0, 1.5}};
+    c.host = [lo, hi](Ctx& ctx, const std::vector<Tensor>& in) { return ops::clamp(ctx, in[0], lo, hi); };
+    c.reference = [lo, hi](const std::vector<RefTensor>& in) { return ref::clamp(in[0], lo, hi); };
+    testing::check_op(c);
+  }
+  Engine e;
+  Ctx ctx{e};
+  EXPECT_THROW(ops::clamp(ctx, Tensor::from_vector({1}, {0.0f}), 1.0f, -1.0f), Error);
 }
 
 TEST(ActivationOps, Softmax) {

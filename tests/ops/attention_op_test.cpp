@@ -75,6 +75,46 @@ TEST(AttentionOp, EveryModifierThroughTheTape) {
   run({"all modifiers", 1, 8, 8, 4, 2, 4, all, {0, 0, 0, 0, 1, 1, 1, 1}});
 }
 
+// Attention sinks (gpt-oss): a fourth input, the sink logit per query head, which the fp64 reference puts in every
+// softmax's denominator by definition (ref::AttentionSpec::sinks); q, k, v and sink gradients against its finite
+// differences. Sinks of scale 2 make some rows give the sink most of the weight.
+void run_with_sinks(const char* name, int64_t B, int64_t T, int64_t H, int64_t Hkv, int64_t D, int64_t window) {
+  OpCase c;
+  c.name = name;
+  c.inputs = {
+      {{B, T, H, D}}, {{B, T, Hkv, D}}, {{B, T, Hkv, D}}, {{H}, testing::InputSpec::Kind::normal, true, 0, 2.0}};
+  c.host = [window](Ctx& ctx, const std::vector<Tensor>& in) {
+    ops::AttentionOptions o;
+    o.window = window;
+    o.sinks = in[3];
+    return ops::attention(ctx, in[0], in[1], in[2], o);
+  };
+  c.reference = [=](const std::vector<RefTensor>& in) {
+    AttentionMods m;
+    m.window = window;
+    ref::AttentionSpec spec = testing_support::ref_spec(m, H, B, T);
+    spec.sinks = in[3].v;
+    RefTensor out;
+    out.shape = {B, T, H, D};
+    out.v = ref::attention_forward_ref(in[0].v, in[1].v, in[2].v, B, T, T, H, Hkv, D, spec);
+    return out;
+  };
+  c.fd_full_limit = 200;
+  c.fd_samples = 40;
+  testing::check_op(c);
+}
+
+TEST(AttentionOp, SinksThroughTheTape) {
+  run_with_sinks("sinks, causal", 2, 7, 2, 2, 8, 0);
+  run_with_sinks("sinks, gqa 4q/2kv, window 3", 1, 8, 4, 2, 4, 3);
+  Engine e;
+  Ctx ctx{e};
+  ops::AttentionOptions o;
+  o.sinks = Tensor::zeros({3});
+  const Tensor q = Tensor::zeros({1, 4, 2, 8}), kv = Tensor::zeros({1, 4, 2, 8});
+  EXPECT_THROW(ops::attention(ctx, q, kv, kv, o), Error);  // 3 sinks for 2 heads
+}
+
 TEST(AttentionOp, AlibiSlopesFollowThePaper) {
   // Press et al.: for 8 heads the slopes are 1/2, 1/4, ..., 1/256.
   const std::vector<float> s = ops::alibi_slopes(8);

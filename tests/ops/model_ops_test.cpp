@@ -71,6 +71,24 @@ TEST(ModelOps, Rotary) {
   }
 }
 
+// Scaled rotary (model/rope.h hands the op its frequencies and magnitude): against the fp64 reference with the same
+// frequencies, and the backward against its finite differences.
+TEST(ModelOps, RotaryWithGivenFrequenciesAndMagnitude) {
+  OpCase c;
+  c.name = "rotary with 4 given frequencies, magnitude 1.3";
+  c.inputs = {{{2, 5, 3, 8}}};
+  const std::vector<double> f = {1.0, 0.013, 0.00125, 0.000125};
+  ops::RotaryOptions ro{.base = 10000.0, .fraction = 1.0, .position_offset = 3, .inv_freq = f, .magnitude = 1.3};
+  c.host = [ro](Ctx& ctx, const std::vector<Tensor>& in) { return ops::rotary(ctx, in[0], ro); };
+  c.reference = [f](const std::vector<RefTensor>& in) { return ref::rotary(in[0], 10000.0, 1.0, 3, f, 1.3); };
+  testing::check_op(c);
+  Engine e;
+  Ctx ctx{e};
+  ops::RotaryOptions three = ro;
+  three.inv_freq.pop_back();
+  EXPECT_THROW(ops::rotary(ctx, Tensor::zeros({1, 2, 1, 8}), three), Error);
+}
+
 TEST(ModelOps, RotaryPreservesNormsAndRejectsOddChannelCounts) {
   Engine e;
   Ctx ctx{e};

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """An independent PyTorch implementation of nanotrn's GPT and its Muon + AdamW step, for the parity test
 (tests/train/parity_test.cpp). Written from recipe-spec §2.2 and §3.1-§3.2, not from nanotrn's C++; the Llama-family
-variants (norm gains, SwiGLU, GELU, tied head, per-layer windows, attention biases) from Hugging Face's
-LlamaForCausalLM, Qwen2ForCausalLM and Qwen3ForCausalLM modelling code's definitions (RMSNorm(x) * weight,
+variants (norm gains, SwiGLU, GELU, tied head, per-layer windows, attention and MLP biases, LayerNorm, learned
+positions, attention sinks, clamped SwiGLU, llama3 and yarn rope scaling) from Hugging Face's LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM,
+GPT2LMHeadModel and GptOssForCausalLM modelling code's definitions (RMSNorm(x) * weight,
 down(silu(gate x) * up x), q_norm/k_norm before rotary, lm_head = embed_tokens when tied, q/k/v_proj with bias).
 
 Reads  IN.safetensors:  "model.<name>" initial weights, "ids" and "targets" i32 [steps, B, T], metadata "recipe"
@@ -54,11 +55,42 @@ def rms_norm(x):
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS)
 
 
-def rotary(x, base):  # x [B, T, H, D]; pairs (j, j + D/2), y1 = x1 cos + x2 sin, y2 = -x1 sin + x2 cos
+def rope_frequencies(c, D):
+    """The rotary inverse frequencies and the cos/sin factor, scaled as Hugging Face's modeling_rope_utils defines
+    rope_type llama3 (_compute_llama3_parameters) and yarn (_compute_yarn_parameters), in float64."""
+    base, rs = c["rotary_base"], c["rope_scaling"]
+    inv = 1.0 / base ** (torch.arange(0, D, 2, dtype=torch.float64) / D)
+    factor, old_len = rs["factor"], rs["original_max_positions"]
+    if rs["kind"] == "llama3":
+        low_wavelen, high_wavelen = old_len / rs["low_freq_factor"], old_len / rs["high_freq_factor"]
+        wavelen = 2 * math.pi / inv
+        scaled = torch.where(wavelen > low_wavelen, inv / factor, inv)
+        smooth = (old_len / wavelen - rs["low_freq_factor"]) / (rs["high_freq_factor"] - rs["low_freq_factor"])
+        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+        medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+        return torch.where(medium, smoothed, scaled), 1.0
+    if rs["kind"] == "yarn":
+        def correction_dim(rotations):
+            return (D * math.log(old_len / (rotations * 2 * math.pi))) / (2 * math.log(base))
+        low, high = correction_dim(rs["beta_fast"]), correction_dim(rs["beta_slow"])
+        if rs["truncate"]:
+            low, high = math.floor(low), math.ceil(high)
+        low, high = max(low, 0), min(high, D - 1)
+        if low == high:
+            high += 0.001
+        ramp = ((torch.arange(D // 2, dtype=torch.float64) - low) / (high - low)).clamp(0, 1)
+        extrapolation = 1 - ramp
+        inv = (inv / factor) * (1 - extrapolation) + inv * extrapolation
+        mag = rs["attention_factor"] or (0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0)
+        return inv, mag
+    return inv, 1.0
+
+
+def rotary(x, c):  # x [B, T, H, D]; pairs (j, j + D/2), y1 = x1 cos + x2 sin, y2 = -x1 sin + x2 cos
     T, D = x.shape[1], x.shape[3]
-    inv = base ** (-2.0 * torch.arange(D // 2, dtype=torch.float64) / D)
+    inv, mag = rope_frequencies(c, D)
     ang = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]
-    cos, sin = ang.cos().float()[None, :, None, :], ang.sin().float()[None, :, None, :]
+    cos, sin = (mag * ang.cos()).float()[None, :, None, :], (mag * ang.sin()).float()[None, :, None, :]
     x1, x2 = x[..., :D // 2], x[..., D // 2:]
     return torch.cat([x1 * cos + x2 * sin, -x1 * sin + x2 * cos], dim=-1)
 
@@ -71,8 +103,15 @@ class Gpt:
     def has_ve(self, i):
         return self.c["value_embeds"] == "alternating" and i % 2 == (self.c["depth"] - 1) % 2
 
-    def norm(self, x, gain):  # the Llama block's norms carry a gain (norm_weights), the baseline's none
-        return rms_norm(x) * self.w[gain] if self.c["norm_weights"] else rms_norm(x)
+    def norm(self, x, gain):
+        """The block's norm: RMSNorm, or LayerNorm (model.norm layer: torch's F.layer_norm, with its bias beside the
+        gain, GPT-2's ln_1 / ln_2 / ln_f); the Llama block's norms carry a gain (norm_weights), the baseline's none."""
+        w = self.w
+        if self.c["norm"] == "layer":
+            g = w[gain] if self.c["norm_weights"] else None
+            b = w[gain + "_bias"] if self.c["norm_weights"] else None
+            return F.layer_norm(x, (x.shape[-1],), g, b, eps=EPS)
+        return rms_norm(x) * w[gain] if self.c["norm_weights"] else rms_norm(x)
 
     def linear(self, x, name):  # x W^T, plus the bias where the model has one (Qwen2: q, k, v; Llama's flag: o too)
         y = x @ self.w[name].T
@@ -106,7 +145,7 @@ class Gpt:
         c, w = self.c, self.w
         if not prefix_given:
             p = p + "mlp."
-        f = h @ w[p + "c_fc"].T
+        f = self.linear(h, p + "c_fc")
         act = c["activation"]
         if act == "relu2":
             f = F.relu(f).square()
@@ -114,9 +153,13 @@ class Gpt:
             f = F.leaky_relu(f, c["leaky_slope"]).square()
         elif act == "gelu":  # GPT-2's gelu_new
             f = F.gelu(f, approximate="tanh")
+        elif c["swiglu_limit"] > 0:  # gpt-oss's: gate clamped above, up clamped both ways, (up + 1) glu
+            lim = c["swiglu_limit"]
+            g = self.linear(h, p + "c_gate").clamp(max=lim)
+            f = (f.clamp(min=-lim, max=lim) + 1) * (g * torch.sigmoid(1.702 * g))
         else:  # swiglu, Llama's MLP: down(silu(gate h) * up h)
-            f = F.silu(h @ w[p + "c_gate"].T) * f
-        return f @ w[p + "c_proj"].T
+            f = F.silu(self.linear(h, p + "c_gate")) * f
+        return self.linear(f, p + "c_proj")
 
     def logits(self, ids):  # ids [B, T] -> logits [B, T, V] (softcapped)
         c, w = self.c, self.w
@@ -125,8 +168,11 @@ class Gpt:
         llama = c["norm_weights"]
         ids = ids.long()
         x = F.embedding(ids, w["wte"])
+        learned = c["learned_positions"] > 0
+        if learned:  # GPT-2's wpe, in place of rotary
+            x = x + w["wpe"][:T][None]
         if not llama:
-            x0 = rms_norm(x)
+            x0 = self.norm(x, None)
             x = x0
         for i in range(c["depth"]):
             p = f"blocks.{i}."
@@ -140,11 +186,12 @@ class Gpt:
                 ve = F.embedding(ids, w[f"value_embeds.{i}"]).view(B, T, Hkv, D)
                 gate = c["ve_gate_max"] * torch.sigmoid(h[..., :c["ve_gate_channels"]] @ w[p + "attn.ve_gate"].T)
                 v = v + gate.unsqueeze(-1) * ve
+            rope = (lambda t: t) if learned else (lambda t: rotary(t, c))
             if c["qk_norm"] and llama:  # Qwen3: q_norm / k_norm (with gains) before rotary
-                q = rotary(rms_norm(q) * w[p + "attn.q_norm"], c["rotary_base"])
-                k = rotary(rms_norm(k) * w[p + "attn.k_norm"], c["rotary_base"])
+                q = rope(rms_norm(q) * w[p + "attn.q_norm"])
+                k = rope(rms_norm(k) * w[p + "attn.k_norm"])
             else:
-                q, k = rotary(q, c["rotary_base"]), rotary(k, c["rotary_base"])
+                q, k = rope(q), rope(k)
                 if c["qk_norm"]:
                     q, k = rms_norm(q), rms_norm(k)
             k = k.repeat_interleave(H // Hkv, dim=2)
@@ -154,7 +201,12 @@ class Gpt:
             if self.windowed(i):
                 mask &= ~torch.ones(T, T, dtype=torch.bool).tril(-c["window"])  # keys t - s < window
             s = s.masked_fill(~mask, float("-inf"))
-            a = torch.einsum("bhts,bshd->bthd", torch.softmax(s, dim=-1), v).reshape(B, T, H * D)
+            if c["attention_sinks"]:  # gpt-oss: the head's sink logit joins the softmax, its column then dropped
+                sink = w[p + "attn.sinks"].view(1, H, 1, 1).expand(B, H, T, 1)
+                probs = torch.softmax(torch.cat([s, sink], dim=-1), dim=-1)[..., :-1]
+            else:
+                probs = torch.softmax(s, dim=-1)
+            a = torch.einsum("bhts,bshd->bthd", probs, v).reshape(B, T, H * D)
             x = x + self.linear(a, p + "attn.c_proj")
             h = self.norm(x, p + "mlp_norm")
             x = x + (self.moe(p, h) if c["experts"] > 0 else self.mlp(p, h))
@@ -234,6 +286,8 @@ def build_optimizers(gpt, cfg, o):
     def group_of(name):
         if name in ("lm_head", "wte"):
             return name
+        if name == "wpe":  # learned positions train with the token embedding
+            return "wte"
         if name.startswith("value_embeds."):
             return "value_embed"
         if name == "resid_lambdas":
@@ -242,7 +296,7 @@ def build_optimizers(gpt, cfg, o):
             return "x0"
         if name == "norm_f" or name.endswith("_norm"):  # attn_norm, mlp_norm, attn.q_norm, attn.k_norm
             return "gain"
-        if name.endswith("_bias"):  # attn.c_q_bias, ..., attn.c_proj_bias
+        if name.endswith("_bias") or name.endswith(".sinks"):  # attn.c_q_bias, ..., attn.sinks
             return "bias"
         return "matrix"
 

@@ -48,13 +48,15 @@ const std::vector<std::string> kBaseline = {"model.vocab_size=96",
 
 // The Llama family as Hugging Face configs bring it (Qwen3's block: norm gains, QK-norm with gains before rotary,
 // SwiGLU, tied head, no softcap or value embeddings) with gpt-oss's alternating sliding window and attention biases
-// on q, k, v and the output projection (Llama's attention_bias).
+// on q, k, v and the output projection (Llama's attention_bias), and Llama 3.1's rope scaling (its frequencies
+// kept, blended and divided at this small original context).
 std::vector<std::string> llama_variant() {
   std::vector<std::string> o = kBaseline;
   o.insert(o.end(),
            {"model.activation=swiglu", "model.mlp_hidden=96", "model.norm_weights=true", "model.tie_embeddings=true",
             "model.init.wte_std=0.3", "model.softcap=0", "model.value_embeds=none", "model.window=5",
-            "model.window_pattern=SL", "model.qk_gain=1", "model.attention_bias=qkvo", "optim.norm_gain_lr=0.01",
+            "model.window_pattern=SL", "model.qk_gain=1", "model.attention_bias=qkvo", "model.rope_scaling.kind=llama3",
+            "model.rope_scaling.factor=8", "model.rope_scaling.original_max_positions=64", "optim.norm_gain_lr=0.01",
             "optim.bias_lr=0.01", "optim.embedding_lr=0.02"});  // the head's rate, not the table's
   return o;
 }
@@ -78,6 +80,31 @@ std::vector<std::string> gelu_variant() {
   return o;
 }
 
+// GPT-2's block: LayerNorm with gains and biases, learned positions in place of rotary, biases on q, k, v, the output
+// projection and the MLP, GELU, a tied head; with QK-norm, which GPT-2 has not: without it (and without rotary) the
+// key bias adds q.b_k to every score of a query, which the softmax cancels, so its exact gradient is 0 and both sides'
+// are rounding noise that AdamW turns into steps of about lr either way (measured: relative gradient error 1.6).
+std::vector<std::string> gpt2_variant() {
+  std::vector<std::string> o = kBaseline;
+  o.insert(o.end(),
+           {"model.activation=gelu", "model.norm_weights=true", "model.norm=layer", "model.qk_norm=true",
+            "model.learned_positions=24", "model.attention_bias=qkvo", "model.mlp_bias=true",
+            "model.tie_embeddings=true", "model.init.wte_std=0.3", "model.softcap=0", "model.value_embeds=none",
+            "optim.norm_gain_lr=0.01", "optim.bias_lr=0.02", "optim.embedding_lr=0.02"});
+  return o;
+}
+
+// gpt-oss's block: the mixture of experts with biases on every expert, the clamped SwiGLU (a limit of 1, so the
+// clamps bind on some elements of this small model), attention sinks and q/k/v/o biases, alternating windows, YaRN.
+std::vector<std::string> gpt_oss_variant() {
+  std::vector<std::string> o = moe_variant();
+  o.insert(o.end(),
+           {"model.swiglu_limit=1", "model.attention_sinks=true", "model.attention_bias=qkvo", "model.mlp_bias=true",
+            "model.window=5", "model.window_pattern=SL", "model.rope_scaling.kind=yarn", "model.rope_scaling.factor=4",
+            "model.rope_scaling.original_max_positions=32", "model.rope_scaling.truncate=false", "optim.bias_lr=0.02"});
+  return o;
+}
+
 double max_rel_error(const std::vector<float>& got, const std::vector<float>& want) {
   double err = 0.0, scale = 0.0;
   for (size_t i = 0; i < want.size(); i++) {
@@ -87,13 +114,14 @@ double max_rel_error(const std::vector<float>& got, const std::vector<float>& wa
   return scale > 0 ? err / scale : err;
 }
 
-void expect_parity_with_pytorch(const std::vector<std::string>& overrides, const std::string& name) {
+void expect_parity_with_pytorch(const std::vector<std::string>& overrides, const std::string& name,
+                                uint64_t seed = 2024) {
   recipe::Recipe recipe = recipe::default_recipe_with(overrides);
   recipe.model = model::resolve(recipe.model);
   Engine engine;
   Tape tape;
   Ctx ctx{engine, &tape};
-  model::Gpt gpt(ctx, recipe.model, 2024);
+  model::Gpt gpt(ctx, recipe.model, seed);
   const int64_t B = 3, T = 16, V = recipe.model.vocab_size;
   std::vector<int32_t> ids(static_cast<size_t>(kSteps * B * T)), targets(ids.size());
   for (size_t i = 0; i < ids.size(); i++) {
@@ -164,8 +192,19 @@ TEST(PyTorchParity, LlamaBlockSwigluTiedHeadAndAlternatingWindows) {
 
 TEST(PyTorchParity, GeluMlpInTheLlamaBlock) { expect_parity_with_pytorch(gelu_variant(), "gelu"); }
 
+// Seed 1, as the mixture of experts above (routing ties).
+TEST(PyTorchParity, GptOssBlockSinksClampedSwigluAndExpertBiases) {
+  expect_parity_with_pytorch(gpt_oss_variant(), "gpt_oss", /*seed=*/1);
+}
+
+TEST(PyTorchParity, Gpt2BlockLayerNormLearnedPositionsAndBiases) { expect_parity_with_pytorch(gpt2_variant(), "gpt2"); }
+
+// Routing is discontinuous: where two experts' probabilities tie to within the rounding of the two implementations,
+// the top 2 can differ and the runs part (a step later, by far more than any tolerance). At weight seed 2024 one
+// such tie falls at step 8 (nanotrn's loss moved 2.6e-4 there after agreeing to 6e-7); at seeds 1-8 both agree to
+// 8e-6 or better over every step. The test takes seed 1: it still fails on any routing, gather or weighting error.
 TEST(PyTorchParity, MixtureOfExpertsTopTwoWithTheLoadBalancingLoss) {
-  expect_parity_with_pytorch(moe_variant(), "moe");
+  expect_parity_with_pytorch(moe_variant(), "moe", /*seed=*/1);
 }
 
 }  // namespace
