@@ -30,7 +30,7 @@ Groups<N> param_groups(const GptConfig& c) {
   const N q = static_cast<N>(c.n_head) * hd, hidden = static_cast<N>(c.mlp_hidden);
   const N vocab = static_cast<N>(c.vocab_size), depth = static_cast<N>(c.depth);
   const N ve = static_cast<N>(value_embed_layers(c));
-  const N mlp_matrices = c.activation == Activation::swiglu ? 3 : 2;
+  const N mlp_matrices = gated(c.activation) ? 3 : 2;
   // A mixture of experts: `experts` MLPs and the router's d x experts matrix.
   const N experts = c.experts > 0 ? static_cast<N>(c.experts) : 1,
           router = c.experts > 0 ? static_cast<N>(c.experts) * d : 0;
@@ -159,7 +159,7 @@ ParamCounts count_params(const GptConfig& c) {
 
 int64_t inactive_expert_params(const GptConfig& c) {
   if (c.experts == 0) return 0;
-  const int64_t mlp_matrices = c.activation == Activation::swiglu ? 3 : 2;
+  const int64_t mlp_matrices = gated(c.activation) ? 3 : 2;
   return c.depth * (c.experts - c.experts_per_token) * mlp_matrices * c.mlp_hidden * c.model_dim;
 }
 
@@ -216,10 +216,14 @@ std::string to_string(Activation a) {
       return "gelu";
     case Activation::swiglu:
       return "swiglu";
+    case Activation::geglu:
+      return "geglu";
   }
   return "?";
 }
 std::string to_string(ValueEmbeds v) { return v == ValueEmbeds::none ? "none" : "alternating"; }
+bool gated(Activation a) { return a == Activation::swiglu || a == Activation::geglu; }
+
 std::string to_string(NormKind n) { return n == NormKind::rms ? "rms" : "layer"; }
 std::string to_string(RopeScalingKind k) {
   switch (k) {

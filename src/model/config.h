@@ -17,8 +17,11 @@
 namespace nanotrn::model {
 
 // swiglu: the Llama MLP, down(SiLU(gate x) * up x) with three matrices; gelu: GPT-2 / GPT-3's MLP (the host GPT uses
-// GPT-2's tanh approximation, "gelu_new"). Hugging Face configs bring both; the host GPT trains all four.
-enum class Activation { relu2, leaky_relu2, swiglu, gelu };
+// GPT-2's tanh approximation, "gelu_new"); geglu: the gated form with GELU (tanh form) in place of SiLU, down(GELU(gate
+// x) * up x) (T5 v1.1's, Gemma's; a Llama-family config with hidden_act gelu_pytorch_tanh). The host GPT trains all.
+enum class Activation { relu2, leaky_relu2, swiglu, gelu, geglu };
+// Whether the MLP has a gate matrix (three matrices): swiglu and geglu.
+bool gated(Activation a);
 enum class ValueEmbeds { none, alternating };
 // Biases of the attention's linear layers (Hugging Face configs bring them; zeros at init, AdamW group bias):
 // qkv: on q, k and v (Qwen2's block); qkvo: on the output projection too (Llama's and Mistral's attention_bias,

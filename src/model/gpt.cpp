@@ -146,7 +146,7 @@ Gpt::MlpIndex Gpt::add_mlp(ParamMaker& make, const std::string& prefix) const {
   const GptConfig& c = config_;
   const float s = uniform_unit(c);
   MlpIndex m;
-  if (c.activation == Activation::swiglu)
+  if (gated(c.activation))
     m.c_gate =
         make(prefix + "c_gate", {c.mlp_hidden, c.model_dim}, Init::uniform_sym, c.init.fc * s, ParamGroup::matrix);
   m.c_fc = make(prefix + "c_fc", {c.mlp_hidden, c.model_dim}, Init::uniform_sym, c.init.fc * s, ParamGroup::matrix);
@@ -287,6 +287,9 @@ Tensor Gpt::mlp(Ctx& ctx, const MlpIndex& m, const Tensor& h) {
       break;
     case Activation::gelu:
       f = ops::gelu(ctx, up, /*tanh_approximation=*/true);
+      break;
+    case Activation::geglu:
+      f = ops::mul(ctx, ops::gelu(ctx, project(ctx, h, m.c_gate, m.gate_bias), /*tanh_approximation=*/true), up);
       break;
     case Activation::swiglu:
       f = c.swiglu_limit > 0 ? clamped_swiglu(ctx, project(ctx, h, m.c_gate, m.gate_bias), up)

@@ -23,6 +23,7 @@
 //                   order; without gains the two commute, as rotary keeps each head's norm).
 //   swiglu          mlp(h) = (silu(h W_gate^T) * (h W_fc^T)) W_proj^T  (W_gate "mlp.c_gate", initialised as W_fc).
 //   gelu            mlp(h) = gelu_tanh(h W_fc^T) W_proj^T  (GPT-2's "gelu_new").
+//   geglu           mlp(h) = (gelu_tanh(h W_gate^T) * (h W_fc^T)) W_proj^T  (T5 v1.1's, Gemma's).
 //   tie_embeddings  the head multiplies by wte (no lm_head parameter; wte's init, model.init.wte_std, is the head's).
 //   attention_bias  q, k, v = h W^T + b ("blocks.i.attn.c_q_bias", ...; zeros at init, AdamW group bias): qkv is
 //                   Qwen2's; qkvo also adds one to the output projection (Llama's attention_bias, gpt-oss).

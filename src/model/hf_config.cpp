@@ -199,9 +199,13 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
     known += ", GPT2LMHeadModel";
     throw Error(where + ": architecture " + m.architecture + " is not supported (known: " + known + ")");
   }
+  // The gate's activation: SiLU (SwiGLU), or GELU's tanh form (GeGLU).
   if (j.contains("hidden_act")) {
-    check(j.at("hidden_act") == "silu",
-          where + ": field 'hidden_act' = " + j.at("hidden_act").dump() + ": only \"silu\" (SwiGLU) is lowered");
+    const nlohmann::json& act = j.at("hidden_act");
+    check(act == "silu" || act == "gelu_pytorch_tanh" || act == "gelu_new",
+          where + ": field 'hidden_act' = " + act.dump() +
+              ": only \"silu\" (SwiGLU) and the tanh-form GELUs \"gelu_pytorch_tanh\" and \"gelu_new\" (GeGLU) are "
+              "lowered");
   }
   // Qwen2.5's configs say use_mrope false: the multimodal rotary sections (Qwen2-VL) are off.
   check(!j.value("use_mrope", false),
@@ -214,7 +218,7 @@ HfModel from_json(const nlohmann::json& j, const std::string& where) {
   c.n_kv_head = j.contains("num_key_value_heads") ? integer(j, "num_key_value_heads", where) : c.n_head;
   c.head_dim =
       j.contains("head_dim") && !j.at("head_dim").is_null() ? integer(j, "head_dim", where) : c.model_dim / c.n_head;
-  c.activation = Activation::swiglu;
+  c.activation = j.value("hidden_act", std::string("silu")) == "silu" ? Activation::swiglu : Activation::geglu;
   if (m.architecture == "MixtralForCausalLM") {  // intermediate_size is each expert's
     c.experts = integer(j, "num_local_experts", where);
     c.experts_per_token = integer(j, "num_experts_per_tok", where);

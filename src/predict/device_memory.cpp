@@ -63,7 +63,7 @@ RankMemory rank_memory(const recipe::Recipe& r, const model::GptConfig& c, const
   if (r.ema.decay > 0.0f) out.items.push_back({"EMA weights", params * 4.0});
   // Width-d tensors are replicated over the tp ranks, or split by sequence parallelism.
   const double dw = sp ? d / tp : d;
-  const double mlp_saved = c.activation == model::Activation::swiglu ? 3 : 2;  // (gate, up,) pre- and post-activation
+  const double mlp_saved = model::gated(c.activation) ? 3 : 2;  // (gate, up,) pre- and post-activation
   // A mixture of experts keeps each token's k expert activations, its k routed copies and its router scores.
   const double k = static_cast<double>(std::max<int64_t>(c.experts_per_token, 1));
   const double mlp_acts = c.experts > 0 ? k * (mlp_saved * m + 2 * d) + static_cast<double>(c.experts) : mlp_saved * m;

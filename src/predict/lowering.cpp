@@ -24,7 +24,7 @@ std::map<std::pair<int64_t, int64_t>, int64_t> block_matrix_shapes(const model::
     s[{qd, d}]++;
     s[{kvd, d}] += 2;
     s[{d, qd}]++;
-    s[{f, d}] += mlps * (c.activation == model::Activation::swiglu ? 2 : 1);  // fc, or gate and up
+    s[{f, d}] += mlps * (model::gated(c.activation) ? 2 : 1);  // fc, or gate and up
     s[{d, f}] += mlps;
     if (c.experts > 0) s[{c.experts, d}]++;  // the router
     if (model::has_value_embed(c, i)) s[{sh.kv_heads, c.ve_gate_channels}]++;
@@ -68,7 +68,7 @@ int64_t rank_block_parameters(const model::GptConfig& c, int64_t tp, int64_t ep)
 
 int64_t rank_expert_parameters(const model::GptConfig& c, int64_t tp, int64_t ep) {
   if (c.experts == 0) return 0;
-  const int64_t per_mlp = (c.activation == model::Activation::swiglu ? 3 : 2) * tp_shard(c, tp).mlp * c.model_dim;
+  const int64_t per_mlp = (model::gated(c.activation) ? 3 : 2) * tp_shard(c, tp).mlp * c.model_dim;
   return c.depth * expert_shard(c, ep) * per_mlp;
 }
 

@@ -29,7 +29,8 @@ class MicroBatch {
     // parallelism, which turns every all-reduce into a reduce-scatter and the next layer's input into an all-gather.
     tp_ = o.tp > 1;
     sp_ = tp_ && o.sequence_parallel;
-    swiglu_ = c.activation == model::Activation::swiglu;
+    gated_ = model::gated(c.activation);
+    geglu_ = c.activation == model::Activation::geglu;
     gelu_ = c.activation == model::Activation::gelu;
     ts_ = sp_ ? (t_ + o.tp - 1) / o.tp : t_;
     td_ = static_cast<double>(ts_ * d_);
@@ -158,11 +159,15 @@ class MicroBatch {
   Mlp expert_mlp(const std::string& p) const { return {p + "expert ", p + "expert ", per_expert_, local_, tfk_}; }
 
   void mlp_forward(const Mlp& m) {
-    if (swiglu_) {
+    if (gated_) {
       L_.matmul(m.weights + "gate", "mlp matmul", m.rows, d_, f_, m.count);
       L_.matmul(m.weights + "up", "mlp matmul", m.rows, d_, f_, m.count);
       L_.stage();
-      L_.elementwise(m.pointwise + "silu(gate) * up", "element-wise", m.elements, 2, 1, 5);
+      if (geglu_) {  // tanh-form GELU (about 8 FLOPs) and the product
+        L_.elementwise(m.pointwise + "gelu(gate) * up", "element-wise", m.elements, 2, 1, 9);
+      } else {
+        L_.elementwise(m.pointwise + "silu(gate) * up", "element-wise", m.elements, 2, 1, 5);
+      }
     } else {
       L_.matmul(m.weights + "fc", "mlp matmul", m.rows, d_, f_, m.count);
       L_.stage();
@@ -239,8 +244,9 @@ class MicroBatch {
   void mlp_backward(const Mlp& m) {
     L_.matmul_backward(m.weights + "proj", "mlp matmul", m.rows, f_, d_, m.count);
     L_.stage();
-    if (swiglu_) {
-      L_.elementwise(m.pointwise + "silu(gate) * up bwd", "element-wise", m.elements, 3, 2, 8);
+    if (gated_) {
+      L_.elementwise(m.pointwise + (geglu_ ? "gelu(gate) * up bwd" : "silu(gate) * up bwd"), "element-wise", m.elements,
+                     3, 2, geglu_ ? 14 : 8);
       L_.stage();
       L_.matmul_backward(m.weights + "gate", "mlp matmul", m.rows, d_, f_, m.count);
       L_.matmul_backward(m.weights + "up", "mlp matmul", m.rows, d_, f_, m.count);
@@ -322,7 +328,7 @@ class MicroBatch {
   detail::OpList L_;
   int64_t T_ = 0, B_ = 0, t_ = 0, d_ = 0, hd_ = 0, qd_ = 0, kvd_ = 0, f_ = 0, ts_ = 0;
   double tf_ = 0, td_ = 0, tdfull_ = 0, act_ = 0;
-  bool tp_ = false, sp_ = false, swiglu_ = false, gelu_ = false, moe_ = false;
+  bool tp_ = false, sp_ = false, gated_ = false, geglu_ = false, gelu_ = false, moe_ = false;
   int64_t local_ = 0, per_expert_ = 0;
   double routed_ = 0, tfk_ = 0;
   int64_t first_ = 0, last_ = 0;

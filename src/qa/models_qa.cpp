@@ -108,7 +108,7 @@ std::string parity_test_of(const model::GptConfig& c) {
   const std::string baseline = "LossGradientsAndTenMuonAdamWSteps",
                     llama = "LlamaBlockSwigluTiedHeadAndAlternatingWindows", gelu = "GeluMlpInTheLlamaBlock",
                     moe = "MixtureOfExpertsTopTwoWithTheLoadBalancingLoss",
-                    gpt2 = "Gpt2BlockLayerNormLearnedPositionsAndBiases",
+                    gpt2 = "Gpt2BlockLayerNormLearnedPositionsAndBiases", geglu = "GegluMlpInTheLlamaBlock",
                     oss = "GptOssBlockSinksClampedSwigluAndExpertBiases";
   const bool baseline_mlp = c.activation == model::Activation::relu2 || c.activation == model::Activation::leaky_relu2;
   std::set<std::string> tests;
@@ -121,6 +121,9 @@ std::string parity_test_of(const model::GptConfig& c) {
     tests.insert(baseline);
   } else if (c.activation == model::Activation::swiglu) {
     tests.insert(llama);
+  } else if (c.activation == model::Activation::geglu) {
+    tests.insert(geglu);
+    if (c.qk_norm || c.tie_embeddings) tests.insert(llama);
   } else if (c.activation == model::Activation::gelu) {
     tests.insert(gelu);
     if (c.qk_norm || c.tie_embeddings) tests.insert(llama);

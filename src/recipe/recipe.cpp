@@ -138,9 +138,9 @@ std::vector<std::pair<std::string, E>> named(std::initializer_list<E> values, Na
   for (E e : values) out.emplace_back(std::string(name(e)), e);
   return out;
 }
-const auto kActivations = named(
-    {model::Activation::relu2, model::Activation::leaky_relu2, model::Activation::swiglu, model::Activation::gelu},
-    [](model::Activation a) { return model::to_string(a); });
+const auto kActivations = named({model::Activation::relu2, model::Activation::leaky_relu2, model::Activation::swiglu,
+                                 model::Activation::gelu, model::Activation::geglu},
+                                [](model::Activation a) { return model::to_string(a); });
 const auto kValueEmbeds = named({model::ValueEmbeds::none, model::ValueEmbeds::alternating},
                                 [](model::ValueEmbeds v) { return model::to_string(v); });
 const auto kAttentionBiases = named({model::AttentionBias::none, model::AttentionBias::qkv, model::AttentionBias::qkvo},

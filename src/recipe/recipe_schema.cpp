@@ -67,7 +67,7 @@ constexpr RecipeKey kSchema[] = {
      "0 = Llama's SwiGLU"},
     {"model.activation",
      "MLP activation: relu2 (ReLU squared), leaky_relu2 (LeakyReLU squared, slope leaky_slope), swiglu (the Llama "
-     "MLP with three matrices) or gelu (GPT-2 / GPT-3; the tanh form)"},
+     "MLP with three matrices), gelu (GPT-2 / GPT-3; the tanh form) or geglu (gated GELU, tanh form: T5 v1.1, Gemma)"},
     {"model.leaky_slope", "Negative slope of leaky_relu2"},
     {"model.rotary_base", "Base of the rotary position embedding's frequencies"},
     {"model.qk_norm",

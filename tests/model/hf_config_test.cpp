@@ -218,8 +218,12 @@ TEST(HfConfig, WhatIsNotLoweredIsAnErrorNamingTheField) {
   unknown["attn_logit_softcapping"] = 50.0;
   EXPECT_NE(hf_error(unknown).find("field 'attn_logit_softcapping' is not known"), std::string::npos);
   nlohmann::json gelu = llama_like();
-  gelu["hidden_act"] = "gelu";
+  gelu["hidden_act"] = "gelu";  // the exact GELU: the host computes the tanh form only
   EXPECT_NE(hf_error(gelu).find("'hidden_act' = \"gelu\""), std::string::npos);
+  gelu["hidden_act"] = "gelu_pytorch_tanh";  // a Llama block with a gated GELU: GeGLU, three matrices
+  const GptConfig geglu = hf_config_from_json(gelu, "c.json").config;
+  EXPECT_EQ(geglu.activation, Activation::geglu);
+  EXPECT_EQ(count_params(geglu).total(), count_params(hf_config_from_json(llama_like(), "c.json").config).total());
   nlohmann::json arch = llama_like();
   arch["architectures"] = {"FalconForCausalLM"};
   EXPECT_NE(hf_error(arch).find("FalconForCausalLM is not supported"), std::string::npos);

@@ -153,6 +153,8 @@ class Gpt:
             f = F.leaky_relu(f, c["leaky_slope"]).square()
         elif act == "gelu":  # GPT-2's gelu_new
             f = F.gelu(f, approximate="tanh")
+        elif act == "geglu":  # gated GELU (tanh form): down(gelu(gate h) * up h)
+            f = F.gelu(self.linear(h, p + "c_gate"), approximate="tanh") * f
         elif c["swiglu_limit"] > 0:  # gpt-oss's: gate clamped above, up clamped both ways, (up + 1) glu
             lim = c["swiglu_limit"]
             g = self.linear(h, p + "c_gate").clamp(max=lim)

@@ -105,6 +105,14 @@ std::vector<std::string> gpt_oss_variant() {
   return o;
 }
 
+// The gated GELU MLP (T5 v1.1's, Gemma's) in the Llama block.
+std::vector<std::string> geglu_variant() {
+  std::vector<std::string> o = kBaseline;
+  o.insert(o.end(), {"model.activation=geglu", "model.mlp_hidden=96", "model.norm_weights=true", "model.qk_norm=false",
+                     "model.value_embeds=none", "optim.norm_gain_lr=0.01"});
+  return o;
+}
+
 double max_rel_error(const std::vector<float>& got, const std::vector<float>& want) {
   double err = 0.0, scale = 0.0;
   for (size_t i = 0; i < want.size(); i++) {
@@ -196,6 +204,8 @@ TEST(PyTorchParity, GeluMlpInTheLlamaBlock) { expect_parity_with_pytorch(gelu_va
 TEST(PyTorchParity, GptOssBlockSinksClampedSwigluAndExpertBiases) {
   expect_parity_with_pytorch(gpt_oss_variant(), "gpt_oss", /*seed=*/1);
 }
+
+TEST(PyTorchParity, GegluMlpInTheLlamaBlock) { expect_parity_with_pytorch(geglu_variant(), "geglu"); }
 
 TEST(PyTorchParity, Gpt2BlockLayerNormLearnedPositionsAndBiases) { expect_parity_with_pytorch(gpt2_variant(), "gpt2"); }
 
