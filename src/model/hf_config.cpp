@@ -102,11 +102,18 @@ RopeScaling read_rope_scaling(const nlohmann::json& j, const std::string& where)
     check(!r.contains(key), where + ": field 'rope_scaling." + key + "' (DeepSeek's YaRN) is not lowered");
   s.kind = t == "llama3" ? RopeScalingKind::llama3 : RopeScalingKind::yarn;
   s.factor = rope_number(r, "factor", 1.0, where);
-  const double max_positions = j.contains("max_position_embeddings") && j.at("max_position_embeddings").is_number()
-                                   ? j.at("max_position_embeddings").get<double>()
-                                   : 8192.0;
-  s.original_max_positions =
-      static_cast<int64_t>(rope_number(r, "original_max_position_embeddings", max_positions, where));
+  // The context the frequencies were trained for: original_max_position_embeddings, else max_position_embeddings.
+  const bool own =
+      r.contains("original_max_position_embeddings") && !r.at("original_max_position_embeddings").is_null();
+  const nlohmann::json* positions =
+      own ? &r.at("original_max_position_embeddings")
+          : (j.contains("max_position_embeddings") ? &j.at("max_position_embeddings") : nullptr);
+  if (positions) {
+    check(positions->is_number_integer() && positions->get<int64_t>() >= 1,
+          where + ": field '" + (own ? "rope_scaling.original_max_position_embeddings" : "max_position_embeddings") +
+              "' must be a positive integer, got " + positions->dump());
+    s.original_max_positions = positions->get<int64_t>();
+  }
   s.low_freq_factor = rope_number(r, "low_freq_factor", 1.0, where);
   s.high_freq_factor = rope_number(r, "high_freq_factor", 4.0, where);
   s.beta_fast = rope_number(r, "beta_fast", 32.0, where);

@@ -55,6 +55,13 @@ TEST(HfConfig, ShippedConfigsHaveTheirPublishedParameterCounts) {
   nlohmann::json linear = llama_like();
   linear["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 2.0}};
   EXPECT_NE(hf_error(linear).find("rope_scaling type 'linear' is not lowered"), std::string::npos);
+  nlohmann::json huge = llama_like();  // found by hf_config_fuzz: a context beyond int64 was cast unchecked
+  huge["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"original_max_position_embeddings", 1.3e111}};
+  EXPECT_NE(hf_error(huge).find("'rope_scaling.original_max_position_embeddings' must be a positive integer"),
+            std::string::npos);
+  huge["rope_scaling"].erase("original_max_position_embeddings");
+  huge["max_position_embeddings"] = -5;
+  EXPECT_NE(hf_error(huge).find("'max_position_embeddings' must be a positive integer"), std::string::npos);
   // Model cards, whose two decimals are cut or rounded (7.6156B reads 7.61B, 6.5253B reads 6.53B): Qwen2.5-7B 7.61B,
   // 6.53B non-embedding; Qwen3-0.6B 0.44B non-embedding; Llama 3.2 1B 1.23B (tied head).
   const auto card = [](int64_t n, double shown) { return std::fabs(static_cast<double>(n) / 1e9 - shown) < 0.01; };
