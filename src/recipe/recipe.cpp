@@ -166,6 +166,15 @@ std::string enum_name(E value, const std::vector<std::pair<std::string, E>>& opt
   throw Error("recipe: a value with no name in its table (a missing table entry)");
 }
 
+// Reads the enumerated field `key` of `r` by its table: the value's own name when absent, an Error listing the names
+// when it is none of them.
+template <typename E>
+void get_enum(Reader& r, const std::string& key, E& value, const std::vector<std::pair<std::string, E>>& options) {
+  std::string text = enum_name(value, options);
+  r.get(key, text);
+  value = parse_enum(text, r.child(key), options);
+}
+
 // The precisions a run trains at, through the one dtype name table (dtype/dtype.h): "fp32" is read as f32.
 DType precision_of(const std::string& text, const std::string& name) {
   return dtype_from_name(text, {DType::f32, DType::bf16}, "recipe: " + name);
@@ -209,19 +218,13 @@ void read_model(const json& j, model::GptConfig& m) {
   r.get("moe_aux_loss", m.moe_aux_loss);
   r.get("tie_embeddings", m.tie_embeddings);
   r.get("norm_weights", m.norm_weights);
-  std::string bias = model::to_string(m.attention_bias);
-  r.get("attention_bias", bias);
-  m.attention_bias = parse_enum(bias, "model.attention_bias", kAttentionBiases);
-  std::string norm = model::to_string(m.norm);
-  r.get("norm", norm);
-  m.norm = parse_enum(norm, "model.norm", kNormKinds);
+  get_enum(r, "attention_bias", m.attention_bias, kAttentionBiases);
+  get_enum(r, "norm", m.norm, kNormKinds);
   r.get("mlp_bias", m.mlp_bias);
   r.get("learned_positions", m.learned_positions);
   r.get("attention_sinks", m.attention_sinks);
   r.get("swiglu_limit", m.swiglu_limit);
-  std::string act = model::to_string(m.activation), ve = model::to_string(m.value_embeds);
-  r.get("activation", act);
-  m.activation = parse_enum(act, "model.activation", kActivations);
+  get_enum(r, "activation", m.activation, kActivations);
   r.get("leaky_slope", m.leaky_slope);
   r.get("rotary_base", m.rotary_base);
   r.get("qk_norm", m.qk_norm);
@@ -229,8 +232,7 @@ void read_model(const json& j, model::GptConfig& m) {
   r.get("window", m.window);
   r.get("window_pattern", m.window_pattern);
   r.get("softcap", m.softcap);
-  r.get("value_embeds", ve);
-  m.value_embeds = parse_enum(ve, "model.value_embeds", kValueEmbeds);
+  get_enum(r, "value_embeds", m.value_embeds, kValueEmbeds);
   r.get("ve_gate_channels", m.ve_gate_channels);
   r.get("ve_gate_max", m.ve_gate_max);
   r.get("resid_lambda_init", m.resid_lambda_init);
@@ -238,9 +240,7 @@ void read_model(const json& j, model::GptConfig& m) {
   if (const json* rope = r.sub("rope_scaling")) {
     Reader rs(*rope, "model.rope_scaling");
     model::RopeScaling& x = m.rope_scaling;
-    std::string kind = model::to_string(x.kind);
-    rs.get("kind", kind);
-    x.kind = parse_enum(kind, "model.rope_scaling.kind", kRopeScalings);
+    get_enum(rs, "kind", x.kind, kRopeScalings);
     rs.get("factor", x.factor);
     rs.get("original_max_positions", x.original_max_positions);
     rs.get("low_freq_factor", x.low_freq_factor);
@@ -268,15 +268,11 @@ void read_model(const json& j, model::GptConfig& m) {
 
 void read_optim(const json& j, OptimConfig& o) {
   Reader r(j, "optim");
-  std::string kind = enum_name(o.kind, kOptimizerKinds);
-  r.get("kind", kind);
-  o.kind = parse_enum(kind, "optim.kind", kOptimizerKinds);
+  get_enum(r, "kind", o.kind, kOptimizerKinds);
   r.get("adamw_matrix_lr", o.adamw_matrix_lr);
   r.get("adamw_matrix_weight_decay", o.adamw_matrix_weight_decay);
   r.get("matrix_lr", o.matrix_lr);
-  std::string coef = enum_name(o.muon_coefficients, kCoefficients);
-  r.get("muon_coefficients", coef);
-  o.muon_coefficients = parse_enum(coef, "optim.muon_coefficients", kCoefficients);
+  get_enum(r, "muon_coefficients", o.muon_coefficients, kCoefficients);
   r.get("ns_steps", o.ns_steps);
   std::string muon_dtype = muon_dtype_name(o.muon_dtype);
   r.get("muon_dtype", muon_dtype);
@@ -365,9 +361,7 @@ Recipe recipe_from_json(const json& j) {
     x.get("train", rec.data.train);
     x.get("val", rec.data.val);
     x.get("tokenizer", rec.data.tokenizer);
-    std::string layout = enum_name(rec.data.layout, kLayouts);
-    x.get("layout", layout);
-    rec.data.layout = parse_enum(layout, "data.layout", kLayouts);
+    get_enum(x, "layout", rec.data.layout, kLayouts);
     x.get("mask_bos_targets", rec.data.mask_bos_targets);
     x.finish();
   }
@@ -420,9 +414,7 @@ Recipe recipe_from_json(const json& j) {
     x.get("pp", rec.launch.pp);
     x.get("nodes", rec.launch.nodes);
     x.get("ep", rec.launch.ep);
-    std::string attention_backward(to_string(rec.launch.attention_backward));
-    x.get("attention_backward", attention_backward);
-    rec.launch.attention_backward = parse_enum(attention_backward, "launch.attention_backward", kAttentionBackwards);
+    get_enum(x, "attention_backward", rec.launch.attention_backward, kAttentionBackwards);
     x.finish();
   }
   r.finish();
