@@ -91,7 +91,7 @@ if [ "$SHOTS_LIKE_CORE" = 1 ]; then
   D=$SCRATCH/bundle-10shot
   rm -rf "$D" && mkdir -p "$D"
   cp "$BUNDLE/eval_meta_data.csv" "$D/"
-  ln -s "$BUNDLE/eval_data" "$D/eval_data"
+  cp -r "$BUNDLE/eval_data" "$D/eval_data"  # a copy: a bundle's files must lie inside it (links out are refused)
   $PY - "$BUNDLE/core.yaml" "$D/core.yaml" <<'PY'
 import sys, yaml
 cfg = yaml.safe_load(open(sys.argv[1]))

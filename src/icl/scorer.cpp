@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "ops/embedding.h"
 #include "ops/shape_ops.h"
 
 namespace nanotrn::icl {
@@ -82,17 +83,17 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
   const int64_t chunk = rows_per_pass(R, L, M, F);
   for (int64_t first = 0; first < R; first += chunk) {
     const int64_t n = std::min(chunk, R - first);
-    const Tensor rest_logits = rest_pass(ctx, rows, first, n, L, M, F, prefix_cache);  // [n, M - F, V]
-    auto logits_at = [&](int64_t row, int64_t pos) -> const float* {
-      if (pos == L - 1) return prefix_logits.data<float>();
-      return rest_logits.data<float>() + ((row - first) * (M - F) + (pos - L - F)) * V;
-    };
+    const ScoredPositions at = scored_positions(rows, first, n, L, M);
+    const Tensor rest_logits = rest_pass(ctx, rows, first, n, L, M, at, prefix_cache);  // [at.index.size(), V]
     for (int64_t i = first; i < first + n; ++i) {
       const auto& r = rows.rows[static_cast<size_t>(i)];
       const int64_t s = rows.start[static_cast<size_t>(i)], e = rows.end[static_cast<size_t>(i)];
       double sum = 0.0;
       for (int64_t pos = s - 1; pos <= e - 2; ++pos) {
-        const PositionLoss pl = position_loss(logits_at(i, pos), V, r[static_cast<size_t>(pos + 1)]);
+        const float* z = pos == L - 1 ? prefix_logits.data<float>()
+                                      : rest_logits.data<float>() +
+                                            (at.first[static_cast<size_t>(i - first)] + pos - std::max(s - 1, L)) * V;
+        const PositionLoss pl = position_loss(z, V, r[static_cast<size_t>(pos + 1)]);
         sum += pl.loss;
         all_hit = all_hit && pl.argmax_hit;
       }
@@ -111,9 +112,21 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
   return out;
 }
 
-Tensor Scorer::rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M, int64_t F,
-                         const model::KvCache& prefix_cache) {
-  if (M <= 0) return {};
+Scorer::ScoredPositions Scorer::scored_positions(const ScoredRows& rows, int64_t first, int64_t n, int64_t L,
+                                                 int64_t M) {
+  ScoredPositions at;
+  for (int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<size_t>(first + i);
+    at.first.push_back(static_cast<int64_t>(at.index.size()));
+    for (int64_t pos = std::max(rows.start[k] - 1, L); pos <= rows.end[k] - 2; ++pos)
+      at.index.push_back(i * M + pos - L);
+  }
+  return at;
+}
+
+Tensor Scorer::rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M,
+                         const ScoredPositions& at, const model::KvCache& prefix_cache) {
+  if (M <= 0 || at.index.empty()) return {};
   std::vector<int32_t> ids(static_cast<size_t>(n * M), 0);  // padding never reaches a scored position (causal)
   for (int64_t i = 0; i < n; ++i) {
     const auto& r = rows.rows[static_cast<size_t>(first + i)];
@@ -128,7 +141,11 @@ Tensor Scorer::rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_
     }
   }
   const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({n, M}, ids), L > 0 ? &cache : nullptr);
-  return gpt_.head(ctx, ops::narrow(ctx, h, 1, F, M - F)).contiguous();
+  const int64_t D = h.shape()[2];
+  // The scored positions' hidden rows, gathered as an embedding lookup of the pass's [n * M, D] rows.
+  const Tensor scored = ops::embedding(ctx, Tensor::from_ints({1, static_cast<int64_t>(at.index.size())}, at.index),
+                                       ops::reshape(ctx, h.contiguous(), {n * M, D}));
+  return gpt_.head(ctx, scored).contiguous();
 }
 
 }  // namespace nanotrn::icl

@@ -12,11 +12,11 @@
 // How (the part that is ours): the rows of an example share a token prefix (BOS, the few-shot examples, the query).
 // It runs through the model once, with batch 1, into a KV cache; the cache is replicated over the rows and only the
 // tokens after it run, right-padded with BOS to the longest (the causal mask keeps padding from reaching any scored
-// position). The head runs only from the first position any row scores. The forward is fp32 (ctx's matmul dtype is
-// ignored) so that it is the model the reference scorer in PyTorch sees; losses are summed in double.
-// Memory is bounded whatever the number of choices: the rows after the prefix run in passes of as many rows as fit
-// pass_bytes (256 MiB by default: their logits, attention scores, cache replicas and activations, estimated), one pass
-// when they all fit (every shipped task), so an example with 10^6 choices costs time, not memory.
+// position). The head runs only at the positions some row scores (gathered from the hidden rows). The forward is fp32
+// (ctx's matmul dtype is ignored) so that it is the model the reference scorer in PyTorch sees; losses are summed in
+// double. Memory is bounded whatever the number of choices: the rows after the prefix run in passes of as many rows as
+// fit pass_bytes (256 MiB by default: their logits, attention scores, cache replicas and activations, estimated), one
+// pass when they all fit (every shipped task), so an example with 10^6 choices costs time, not memory.
 #pragma once
 
 #include <cstdint>
@@ -49,9 +49,17 @@ class Scorer {
   int64_t rows_per_pass(int64_t R, int64_t L, int64_t M, int64_t F) const;
 
  private:
-  // Logits [n, M - F, V] of rows first .. first + n - 1 after the prefix, from a replica of the prefix's cache.
-  Tensor rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M, int64_t F,
-                   const model::KvCache& prefix_cache);
+  // The positions of rows first .. first + n - 1 that score a token after the prefix (>= L), as indices into the
+  // pass's [n * M] rows; row first + i's run starts at first[i] and covers max(start - 1, L) .. end - 2.
+  struct ScoredPositions {
+    std::vector<int32_t> index;
+    std::vector<int64_t> first;
+  };
+  static ScoredPositions scored_positions(const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M);
+  // Logits [at.index.size(), V] at the scored positions of rows first .. first + n - 1 after the prefix, from a
+  // replica of the prefix's cache (the head runs on those positions only).
+  Tensor rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M,
+                   const ScoredPositions& at, const model::KvCache& prefix_cache);
 
   Ctx ctx_;
   model::Gpt& gpt_;

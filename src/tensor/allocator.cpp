@@ -8,9 +8,9 @@ namespace nanotrn {
 static constexpr size_t kAlignment = 64;
 
 size_t CachingAllocator::size_class(size_t bytes) {
-  const size_t small_step = 256, large_step = 64 * 1024, large_from = 1024 * 1024;
+  const size_t small_step = 256, large_step = 64 * 1024;
   if (bytes == 0) return small_step;
-  const size_t step = bytes < large_from ? small_step : large_step;
+  const size_t step = bytes < kLargeFrom ? small_step : large_step;
   return (bytes + step - 1) / step * step;
 }
 
@@ -21,16 +21,7 @@ void* CachingAllocator::allocate(size_t bytes) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.allocations++;
-    auto it = free_lists_.find(cls);
-    if (it != free_lists_.end() && !it->second.empty()) {
-      void* p = it->second.back();
-      it->second.pop_back();
-      stats_.cache_hits++;
-      stats_.bytes_cached -= cls;
-      stats_.bytes_in_use += cls;
-      if (stats_.bytes_in_use > stats_.peak_bytes_in_use) stats_.peak_bytes_in_use = stats_.bytes_in_use;
-      return p;
-    }
+    if (void* p = take_cached(cls)) return p;
   }
   void* p = std::aligned_alloc(kAlignment, cls);
   if (!p) {
@@ -44,10 +35,33 @@ void* CachingAllocator::allocate(size_t bytes) {
   return p;
 }
 
+// The block of class `cls`, or of the smallest cached class up to a quarter larger (a large block only: shapes that
+// vary a little from call to call, as CORE's examples do, reuse each other's memory instead of faulting in new pages).
+// Called with the mutex held; nullptr when nothing fits.
+void* CachingAllocator::take_cached(size_t cls) {
+  auto it = free_lists_.lower_bound(cls);
+  while (it != free_lists_.end() && it->second.empty()) ++it;
+  if (it == free_lists_.end()) return nullptr;
+  const size_t got = it->first;
+  if (got != cls && (cls < kShareFrom || got > cls + cls / 4)) return nullptr;
+  void* p = it->second.back();
+  it->second.pop_back();
+  if (got != cls) larger_[p] = got;
+  stats_.cache_hits++;
+  stats_.bytes_cached -= got;
+  stats_.bytes_in_use += got;
+  if (stats_.bytes_in_use > stats_.peak_bytes_in_use) stats_.peak_bytes_in_use = stats_.bytes_in_use;
+  return p;
+}
+
 void CachingAllocator::release(void* ptr, size_t bytes) {
   if (!ptr) return;
-  const size_t cls = size_class(bytes);
+  size_t cls = size_class(bytes);
   std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = larger_.find(ptr); it != larger_.end()) {
+    cls = it->second;
+    larger_.erase(it);
+  }
   free_lists_[cls].push_back(ptr);
   stats_.bytes_in_use -= cls;
   stats_.bytes_cached += cls;

@@ -6,14 +6,18 @@
 //   alloc->stats().bytes_in_use / peak_bytes_in_use / bytes_cached
 //
 // Sizes are rounded up to a size class (multiples of 256 B below 1 MiB, of 64 KiB above) so that near-equal requests
-// share blocks. Thread-safe (one mutex; allocation is not on any inner loop). Not here: device memory, arenas with
-// fixed capacity (the software NeuronCore has its own SBUF/PSUM allocators).
+// share blocks; a large request (1 MiB and up) with no cached block of its class takes the smallest cached block up to
+// a quarter larger (shapes that vary a little between calls, like CORE's examples, then reuse memory rather than fault
+// in fresh pages; the training loop asks for the same sizes every step and always finds its own). Thread-safe (one
+// mutex; allocation is not on any inner loop). Not here: device memory, arenas with fixed capacity (the software
+// NeuronCore has its own SBUF/PSUM allocators).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace nanotrn {
@@ -43,10 +47,15 @@ class CachingAllocator {
   AllocatorStats stats() const;
 
   static size_t size_class(size_t bytes);
+  static constexpr size_t kLargeFrom = 1024 * 1024;  // from here classes step by 64 KiB
+  static constexpr size_t kShareFrom = 64 * 1024;    // from here a request may take a larger cached class
 
  private:
+  void* take_cached(size_t cls);
+
   mutable std::mutex mutex_;
   std::map<size_t, std::vector<void*>> free_lists_;
+  std::unordered_map<void*, size_t> larger_;  // blocks handed out for a smaller class: their own class
   AllocatorStats stats_;
 };
 

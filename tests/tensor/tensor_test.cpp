@@ -60,5 +60,39 @@ TEST(CachingAllocator, ReusesBlocksAndCountsBytes) {
   EXPECT_EQ(alloc->stats().bytes_cached, 0u);
 }
 
+// A large request with no block of its own class takes a cached one up to a quarter larger, counts that block's size
+// while in use and gives it back to that block's class; one more than a quarter larger, or a small request, allocates.
+TEST(CachingAllocator, LargeRequestsShareANearbyCachedClass) {
+  auto alloc = std::make_shared<CachingAllocator>();
+  const size_t big = 2 * 1024 * 1024, near = big - 256 * 1024, far = big / 2;
+  const size_t big_cls = CachingAllocator::size_class(big);
+  void* p = alloc->allocate(big);
+  alloc->release(p, big);
+  void* q = alloc->allocate(near);  // 12.5 % smaller: the cached block serves it
+  EXPECT_EQ(q, p);
+  EXPECT_EQ(alloc->stats().cache_hits, 1u);
+  EXPECT_EQ(alloc->stats().bytes_in_use, big_cls);
+  EXPECT_EQ(alloc->stats().bytes_cached, 0u);
+  alloc->release(q, near);  // back to the 2 MiB class, not to near's
+  EXPECT_EQ(alloc->stats().bytes_in_use, 0u);
+  EXPECT_EQ(alloc->stats().bytes_cached, big_cls);
+  void* r = alloc->allocate(big);  // the exact class finds it again
+  EXPECT_EQ(r, p);
+  void* s = alloc->allocate(far);  // half the size: a block of its own, the cache is empty anyway
+  alloc->release(r, big);
+  void* t = alloc->allocate(far);  // the cached 2 MiB block is twice too large: a new block
+  EXPECT_NE(t, r);
+  EXPECT_EQ(alloc->stats().cache_hits, 2u);
+  void* small = alloc->allocate(1000);
+  alloc->release(small, 1000);
+  void* small2 = alloc->allocate(900);  // below 64 KiB: only its own 1024-byte class (both round to it)
+  EXPECT_EQ(small2, small);
+  alloc->release(small2, 900);
+  void* small3 = alloc->allocate(700);  // its class is 768 bytes: the cached 1024-byte block is not taken
+  EXPECT_NE(small3, small);
+  for (auto [ptr, n] : {std::pair{s, far}, {t, far}, {small3, size_t{700}}}) alloc->release(ptr, n);
+  EXPECT_EQ(alloc->stats().bytes_in_use, 0u);
+}
+
 }  // namespace
 }  // namespace nanotrn
