@@ -28,12 +28,13 @@ std::vector<float> alibi_slopes(int64_t H) {
 namespace {
 
 // Per (b, h, i): w = sigmoid(lse - sink_h), the share of the softmax the visible keys keep beside the sink (0 for a
-// row with no visible key).
+// row with no visible key). Threaded, element by element.
 std::vector<float> sink_weights(const Tensor& lse, const Tensor& sinks) {
   const int64_t B = lse.size(0), H = lse.size(1), Tq = lse.size(2);
   const float* l = lse.data<float>();
   const std::vector<float> s = sinks.contiguous().to_vector();
   std::vector<float> w(static_cast<size_t>(B * H * Tq));
+#pragma omp parallel for if (B * H * Tq > 32768) schedule(static)
   for (int64_t r = 0; r < B * H * Tq; ++r) {
     const float x = l[r] - s[static_cast<size_t>((r / Tq) % H)];
     w[static_cast<size_t>(r)] = std::isinf(l[r]) ? 0.0f : 1.0f / (1.0f + std::exp(-x));
@@ -41,12 +42,14 @@ std::vector<float> sink_weights(const Tensor& lse, const Tensor& sinks) {
   return w;
 }
 
-// out [B, Tq, H, D] times w [B, H, Tq] per row.
+// out [B, Tq, H, D] times w [B, H, Tq] per row (threaded: each element its own product, so any thread count gives
+// the same bits).
 Tensor scale_rows(const std::shared_ptr<CachingAllocator>& alloc, const Tensor& out, const std::vector<float>& w) {
   const int64_t B = out.size(0), Tq = out.size(1), H = out.size(2), D = out.size(3);
   Tensor y = Tensor::empty(out.shape(), DType::f32, alloc);
   const float* o = out.data<float>();
   float* py = y.data<float>();
+#pragma omp parallel for collapse(2) if (out.numel() > 32768) schedule(static)
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < Tq; ++i)
       for (int64_t h = 0; h < H; ++h) {

@@ -10,18 +10,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 
 #include "autograd/tape.h"
-#include "base/rng.h"
 #include "io/safetensors.h"
 #include "model/gpt.h"
 #include "model/hf_config.h"
 #include "qa/models_qa.h"
 #include "recipe/recipe.h"
-#include "support/torch_peer.h"
+#include "support/gpt_peer.h"
 
 namespace nanotrn::qa {
 namespace {
@@ -39,22 +37,9 @@ Errors forward_backward_errors(const model::GptConfig& c, const std::string& dir
   Ctx ctx{engine, &tape};
   model::Gpt gpt(ctx, c, 7);
   const int64_t B = 2, T = 16;
-  std::vector<int32_t> ids(static_cast<size_t>(B * T)), targets(ids.size());
-  for (size_t i = 0; i < ids.size(); i++) {
-    ids[i] = static_cast<int32_t>(random_u32(9, 1, i) % static_cast<uint32_t>(c.vocab_size));
-    targets[i] = static_cast<int32_t>(random_u32(9, 2, i) % static_cast<uint32_t>(c.vocab_size));
-  }
-  std::filesystem::create_directories(dir);
-  const std::string in = dir + "/in.safetensors", out = dir + "/out.safetensors";
-  std::filesystem::remove(out);
-  std::vector<std::pair<std::string, Tensor>> ts;
-  for (const model::Parameter& p : gpt.parameters()) ts.emplace_back("model." + p.name, p.value);
-  ts.emplace_back("ids", Tensor::from_ints({1, B, T}, ids));
-  ts.emplace_back("targets", Tensor::from_ints({1, B, T}, targets));
-  save_safetensors(in, ts, {{"recipe", recipe::recipe_to_json(recipe).dump()}, {"steps", "1"}});
-  const std::string cmd = testing_support::torch_peer_command("gpt_parity.py", in + " " + out);
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << "the PyTorch reference failed (python3-torch?): " << cmd;
-  const SafetensorsFile ref = load_safetensors(out);
+  const testing_support::PeerBatch batch = testing_support::random_batch(9, static_cast<size_t>(B * T), c.vocab_size);
+  const std::vector<int32_t>&ids = batch.ids, &targets = batch.targets;
+  const SafetensorsFile ref = testing_support::run_gpt_peer(gpt, recipe, batch, {1, B, T}, dir);
 
   const Tensor loss = gpt.loss(ctx, Tensor::from_ints({B, T}, ids), Tensor::from_ints({B, T}, targets));
   tape.backward(loss);

@@ -4,17 +4,14 @@
 // matmuls are slow on AVX2 hosts. Fails, never skips, when /usr/bin/python3 or torch is missing.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "autograd/tape.h"
-#include "base/rng.h"
 #include "io/safetensors.h"
 #include "model/gpt.h"
 #include "recipe/recipe.h"
-#include "support/torch_peer.h"
+#include "support/gpt_peer.h"
 
 namespace nanotrn::train {
 namespace {
@@ -53,25 +50,10 @@ TEST(PyTorchParity, Bf16LossAndGradientsWithinBf16Rounding) {
   Ctx ctx{engine, &tape, DType::bf16};
   model::Gpt gpt(ctx, recipe.model, 7);
   const int64_t B = kB, T = kT, V = recipe.model.vocab_size;
-  std::vector<int32_t> ids(static_cast<size_t>(B * T)), targets(ids.size());
-  for (size_t i = 0; i < ids.size(); i++) {
-    ids[i] = static_cast<int32_t>(random_u32(9, 1, i) % static_cast<uint32_t>(V));
-    targets[i] = static_cast<int32_t>(random_u32(9, 2, i) % static_cast<uint32_t>(V));
-  }
-  const std::string dir = ::testing::TempDir() + "/nanotrn_bf16_parity";
-  std::filesystem::create_directories(dir);
-  const std::string in_path = dir + "/in.safetensors", out_path = dir + "/out.safetensors";
-  std::filesystem::remove(out_path);
-  {
-    std::vector<std::pair<std::string, Tensor>> ts;
-    for (const model::Parameter& p : gpt.parameters()) ts.emplace_back("model." + p.name, p.value);
-    ts.emplace_back("ids", Tensor::from_ints({1, B, T}, ids));
-    ts.emplace_back("targets", Tensor::from_ints({1, B, T}, targets));
-    save_safetensors(in_path, ts, {{"recipe", recipe::recipe_to_json(recipe).dump()}, {"steps", "1"}});
-  }
-  const std::string cmd = testing_support::torch_peer_command("gpt_parity.py", in_path + " " + out_path + " --bf16");
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << "the PyTorch reference failed (python3-torch installed?): " << cmd;
-  const SafetensorsFile ref = load_safetensors(out_path);
+  const testing_support::PeerBatch batch = testing_support::random_batch(9, static_cast<size_t>(B * T), V);
+  const std::vector<int32_t>&ids = batch.ids, &targets = batch.targets;
+  const SafetensorsFile ref = testing_support::run_gpt_peer(gpt, recipe, batch, {1, B, T},
+                                                            ::testing::TempDir() + "/nanotrn_bf16_parity", "--bf16");
   const double ref_loss = ref.find("loss")->to_vector()[0];
 
   const Tensor x = Tensor::from_ints({B, T}, ids), y = Tensor::from_ints({B, T}, targets);

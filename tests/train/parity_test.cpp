@@ -5,17 +5,14 @@
 // steps on the same 10 batches (loss after the last step: relative error < 1e-3; every weight within 3% of the
 // distance its parameter moved). The test fails, never skips, when /usr/bin/python3 or torch is missing.
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "autograd/tape.h"
-#include "base/rng.h"
 #include "io/safetensors.h"
 #include "model/gpt.h"
 #include "recipe/recipe.h"
-#include "support/torch_peer.h"
+#include "support/gpt_peer.h"
 #include "train/optimizers.h"
 #include "train/parity_weights.h"
 
@@ -131,27 +128,10 @@ void expect_parity_with_pytorch(const std::vector<std::string>& overrides, const
   Ctx ctx{engine, &tape};
   model::Gpt gpt(ctx, recipe.model, seed);
   const int64_t B = 3, T = 16, V = recipe.model.vocab_size;
-  std::vector<int32_t> ids(static_cast<size_t>(kSteps * B * T)), targets(ids.size());
-  for (size_t i = 0; i < ids.size(); i++) {
-    ids[i] = static_cast<int32_t>(random_u32(5, 1, i) % static_cast<uint32_t>(V));
-    targets[i] = static_cast<int32_t>(random_u32(5, 2, i) % static_cast<uint32_t>(V));
-  }
-  const std::string dir = ::testing::TempDir() + "/nanotrn_parity_" + name;
-  std::filesystem::create_directories(dir);
-  const std::string in_path = dir + "/in.safetensors", out_path = dir + "/out.safetensors";
-  std::filesystem::remove(out_path);
-  {
-    std::vector<std::pair<std::string, Tensor>> ts;
-    for (const model::Parameter& p : gpt.parameters()) ts.emplace_back("model." + p.name, p.value);
-    ts.emplace_back("ids", Tensor::from_ints({kSteps, B, T}, ids));
-    ts.emplace_back("targets", Tensor::from_ints({kSteps, B, T}, targets));
-    save_safetensors(in_path, ts,
-                     {{"recipe", recipe::recipe_to_json(recipe).dump()}, {"steps", std::to_string(kSteps)}});
-  }
-  const std::string cmd = testing_support::torch_peer_command("gpt_parity.py", in_path + " " + out_path);
-  const int rc = std::system(cmd.c_str());
-  ASSERT_EQ(rc, 0) << "the PyTorch reference failed (is python3-torch installed? run scripts/setup.sh): " << cmd;
-  const SafetensorsFile ref = load_safetensors(out_path);
+  const testing_support::PeerBatch batch = testing_support::random_batch(5, static_cast<size_t>(kSteps * B * T), V);
+  const std::vector<int32_t>&ids = batch.ids, &targets = batch.targets;
+  const SafetensorsFile ref = testing_support::run_gpt_peer(gpt, recipe, batch, {kSteps, B, T},
+                                                            ::testing::TempDir() + "/nanotrn_parity_" + name);
   const std::vector<float> ref_loss = ref.find("loss")->to_vector();
   ASSERT_EQ(ref_loss.size(), static_cast<size_t>(kSteps + 1));
 
