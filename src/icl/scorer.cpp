@@ -47,60 +47,82 @@ int64_t Scorer::rows_per_pass(int64_t R, int64_t L, int64_t M, int64_t F) const 
   return std::clamp<int64_t>(static_cast<int64_t>(std::min(fit, 1e18)), 1, std::max<int64_t>(R, 1));
 }
 
-ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) {
-  Ctx ctx = ctx_;
-  ctx.matmul_dtype = DType::f32;
-  NoGradGuard no_grad(ctx);
+Scorer::Layout Scorer::layout(const ScoredRows& rows) const {
   const auto R = static_cast<int64_t>(rows.rows.size());
   check(R > 0, "Scorer: an example without rows");
   const int64_t V = gpt_.config().vocab_size;
   for (const auto& r : rows.rows) {
     for (int32_t t : r) check(t >= 0 && t < V, "Scorer: token " + std::to_string(t) + " is outside the vocabulary");
   }
-  // The shared prefix, never past a span's first predicting position.
-  int64_t L = common_length(rows.rows, false);
-  for (int64_t i = 0; i < R; ++i) L = std::min(L, rows.start[static_cast<size_t>(i)]);
-  ExampleScore out;
+  Layout x;
+  x.L = common_length(rows.rows, false);
+  for (int64_t i = 0; i < R; ++i) x.L = std::min(x.L, rows.start[static_cast<size_t>(i)]);
+  // The rest of each row that predicts a scored token: positions L .. end - 2, padded to M for every row.
+  for (int64_t i = 0; i < R; ++i) x.M = std::max(x.M, rows.end[static_cast<size_t>(i)] - 1 - x.L);
+  // The first rest position any row scores (a schema's options score only their common suffix).
+  x.F = x.M;
+  for (int64_t i = 0; i < R; ++i)
+    x.F = std::min(x.F, std::max<int64_t>(0, rows.start[static_cast<size_t>(i)] - 1 - x.L));
+  x.tokens = x.L;
+  for (int64_t i = 0; i < R; ++i) x.tokens += std::max<int64_t>(0, rows.end[static_cast<size_t>(i)] - 1 - x.L);
+  return x;
+}
 
+ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) {
+  Ctx ctx = ctx_;
+  ctx.matmul_dtype = DType::f32;
+  NoGradGuard no_grad(ctx);
+  const Layout x = layout(rows);
+  const auto R = static_cast<int64_t>(rows.rows.size());
+  const int64_t V = gpt_.config().vocab_size;
   model::KvCache prefix_cache;
   Tensor prefix_logits;  // [1, 1, V]: the prediction of the token after the prefix
-  if (L > 0) {
-    const std::vector<int32_t> ids(rows.rows[0].begin(), rows.rows[0].begin() + L);
-    const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({1, L}, ids), &prefix_cache);
-    prefix_logits = gpt_.head(ctx, ops::narrow(ctx, h, 1, L - 1, 1)).contiguous();
-    out.tokens += L;
+  if (x.L > 0) {
+    const std::vector<int32_t> ids(rows.rows[0].begin(), rows.rows[0].begin() + x.L);
+    const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({1, x.L}, ids), &prefix_cache);
+    prefix_logits = gpt_.head(ctx, ops::narrow(ctx, h, 1, x.L - 1, 1)).contiguous();
   }
-  // The rest of each row that predicts a scored token: positions L .. end - 2, padded to M for every row.
-  int64_t M = 0;
-  for (int64_t i = 0; i < R; ++i) M = std::max(M, rows.end[static_cast<size_t>(i)] - 1 - L);
-  // The head only from the first position any row scores (a schema's options score only their common suffix).
-  int64_t F = M;
-  for (int64_t i = 0; i < R; ++i) F = std::min(F, std::max<int64_t>(0, rows.start[static_cast<size_t>(i)] - 1 - L));
-  for (int64_t i = 0; i < R; ++i) out.tokens += std::max<int64_t>(0, rows.end[static_cast<size_t>(i)] - 1 - L);
-
   std::vector<double> means(static_cast<size_t>(R));
   bool all_hit = true;
-  const int64_t chunk = rows_per_pass(R, L, M, F);
+  const int64_t chunk = rows_per_pass(R, x.L, x.M, x.F);
   for (int64_t first = 0; first < R; first += chunk) {
     const int64_t n = std::min(chunk, R - first);
-    const ScoredPositions at = scored_positions(rows, first, n, L, M);
-    const Tensor rest_logits = rest_pass(ctx, rows, first, n, L, M, at, prefix_cache);  // [at.index.size(), V]
-    for (int64_t i = first; i < first + n; ++i) {
-      const auto& r = rows.rows[static_cast<size_t>(i)];
-      const int64_t s = rows.start[static_cast<size_t>(i)], e = rows.end[static_cast<size_t>(i)];
-      double sum = 0.0;
-      for (int64_t pos = s - 1; pos <= e - 2; ++pos) {
-        const float* z = pos == L - 1 ? prefix_logits.data<float>()
-                                      : rest_logits.data<float>() +
-                                            (at.first[static_cast<size_t>(i - first)] + pos - std::max(s - 1, L)) * V;
-        const PositionLoss pl = position_loss(z, V, r[static_cast<size_t>(pos + 1)]);
-        sum += pl.loss;
-        all_hit = all_hit && pl.argmax_hit;
+    std::vector<RowRef> refs;
+    for (int64_t i = first; i < first + n; ++i) refs.push_back({&rows, static_cast<size_t>(i), x.L});
+    const ScoredPositions at = scored_positions(refs, x.M);
+    model::KvCache cache = prefix_cache;  // the pass appends to its own copy, one replica per row
+    if (x.L > 0 && n > 1) {
+      for (size_t layer = 0; layer < cache.k.size(); ++layer) {
+        cache.k[layer] = ops::concat(ctx, std::vector<Tensor>(static_cast<size_t>(n), cache.k[layer]), 0);
+        cache.v[layer] = ops::concat(ctx, std::vector<Tensor>(static_cast<size_t>(n), cache.v[layer]), 0);
       }
-      means[static_cast<size_t>(i)] =
-          e > s ? sum / static_cast<double>(e - s) : std::numeric_limits<double>::quiet_NaN();
+    }
+    const Tensor rest =
+        x.M > 0 && !at.index.empty() ? rest_logits(ctx, rest_ids(refs, x.M), at, x.L > 0 ? &cache : nullptr) : Tensor();
+    for (size_t r = 0; r < refs.size(); ++r) {
+      const float* z = rest.defined() ? rest.data<float>() + at.first[r] * V : nullptr;
+      means[refs[r].i] = span_mean(refs[r], x.L > 0 ? prefix_logits.data<float>() : nullptr, z, V, all_hit);
     }
   }
+  return verdict(type, std::move(means), all_hit, gold, x.tokens);
+}
+
+double Scorer::span_mean(const RowRef& ref, const float* prefix, const float* rest, int64_t V, bool& all_hit) {
+  const auto& r = ref.rows->rows[ref.i];
+  const int64_t s = ref.rows->start[ref.i], e = ref.rows->end[ref.i];
+  double sum = 0.0;
+  for (int64_t pos = s - 1; pos <= e - 2; ++pos) {
+    const float* z = pos == ref.L - 1 ? prefix : rest + (pos - std::max(s - 1, ref.L)) * V;
+    const PositionLoss pl = position_loss(z, V, r[static_cast<size_t>(pos + 1)]);
+    sum += pl.loss;
+    all_hit = all_hit && pl.argmax_hit;
+  }
+  return e > s ? sum / static_cast<double>(e - s) : std::numeric_limits<double>::quiet_NaN();
+}
+
+ExampleScore Scorer::verdict(TaskType type, std::vector<double> means, bool all_hit, int64_t gold, int64_t tokens) {
+  ExampleScore out;
+  out.tokens = tokens;
   if (type == TaskType::language_modeling) {
     out.correct = all_hit;
     return out;
@@ -112,36 +134,33 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
   return out;
 }
 
-Scorer::ScoredPositions Scorer::scored_positions(const ScoredRows& rows, int64_t first, int64_t n, int64_t L,
-                                                 int64_t M) {
+Scorer::ScoredPositions Scorer::scored_positions(const std::vector<RowRef>& refs, int64_t M) {
   ScoredPositions at;
-  for (int64_t i = 0; i < n; ++i) {
-    const auto k = static_cast<size_t>(first + i);
+  for (size_t r = 0; r < refs.size(); ++r) {
+    const RowRef& ref = refs[r];
     at.first.push_back(static_cast<int64_t>(at.index.size()));
-    for (int64_t pos = std::max(rows.start[k] - 1, L); pos <= rows.end[k] - 2; ++pos)
-      at.index.push_back(i * M + pos - L);
+    for (int64_t pos = std::max(ref.rows->start[ref.i] - 1, ref.L); pos <= ref.rows->end[ref.i] - 2; ++pos)
+      at.index.push_back(static_cast<int32_t>(static_cast<int64_t>(r) * M + pos - ref.L));
   }
   return at;
 }
 
-Tensor Scorer::rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M,
-                         const ScoredPositions& at, const model::KvCache& prefix_cache) {
-  if (M <= 0 || at.index.empty()) return {};
+Tensor Scorer::rest_ids(const std::vector<RowRef>& refs, int64_t M) {
+  const auto n = static_cast<int64_t>(refs.size());
   std::vector<int32_t> ids(static_cast<size_t>(n * M), 0);  // padding never reaches a scored position (causal)
-  for (int64_t i = 0; i < n; ++i) {
-    const auto& r = rows.rows[static_cast<size_t>(first + i)];
-    const int64_t len = std::min<int64_t>(M, static_cast<int64_t>(r.size()) - L);
-    std::copy(r.begin() + L, r.begin() + L + len, ids.begin() + i * M);
+  for (int64_t r = 0; r < n; ++r) {
+    const auto& row = refs[static_cast<size_t>(r)].rows->rows[refs[static_cast<size_t>(r)].i];
+    const int64_t L = refs[static_cast<size_t>(r)].L;
+    const int64_t len = std::min<int64_t>(M, static_cast<int64_t>(row.size()) - L);
+    std::copy(row.begin() + L, row.begin() + L + len, ids.begin() + r * M);
   }
-  model::KvCache cache = prefix_cache;  // the pass appends to its own copy
-  if (L > 0 && n > 1) {
-    for (size_t layer = 0; layer < cache.k.size(); ++layer) {
-      cache.k[layer] = ops::concat(ctx, std::vector<Tensor>(static_cast<size_t>(n), cache.k[layer]), 0);
-      cache.v[layer] = ops::concat(ctx, std::vector<Tensor>(static_cast<size_t>(n), cache.v[layer]), 0);
-    }
-  }
-  const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({n, M}, ids), L > 0 ? &cache : nullptr);
-  const int64_t D = h.shape()[2];
+  return Tensor::from_ints({n, M}, ids);
+}
+
+Tensor Scorer::rest_logits(Ctx& ctx, const Tensor& ids, const ScoredPositions& at, model::KvCache* cache) {
+  const int64_t n = ids.size(0), M = ids.size(1);
+  const Tensor h = gpt_.hidden(ctx, ids, cache);
+  const int64_t D = h.size(2);
   // The scored positions' hidden rows, gathered as an embedding lookup of the pass's [n * M, D] rows.
   const Tensor scored = ops::embedding(ctx, Tensor::from_ints({1, static_cast<int64_t>(at.index.size())}, at.index),
                                        ops::reshape(ctx, h.contiguous(), {n * M, D}));

@@ -10,13 +10,15 @@
 // language_modeling: correct when the greedy argmax (the first maximum) at every span position is the next token.
 //
 // How (the part that is ours): the rows of an example share a token prefix (BOS, the few-shot examples, the query).
-// It runs through the model once, with batch 1, into a KV cache; the cache is replicated over the rows and only the
-// tokens after it run, right-padded with BOS to the longest (the causal mask keeps padding from reaching any scored
-// position). The head runs only at the positions some row scores (gathered from the hidden rows). The forward is fp32
-// (ctx's matmul dtype is ignored) so that it is the model the reference scorer in PyTorch sees; losses are summed in
-// double. Memory is bounded whatever the number of choices: the rows after the prefix run in passes of as many rows as
-// fit pass_bytes (256 MiB by default: their logits, attention scores, cache replicas and activations, estimated), one
-// pass when they all fit (every shipped task), so an example with 10^6 choices costs time, not memory.
+// It runs through the model once into a KV cache; the cache is replicated over the rows and only the tokens after it
+// run, right-padded to the longest (the causal mask keeps padding from reaching any scored position). The head runs
+// only at the positions some row scores (gathered from the hidden rows). The forward is fp32 (ctx's matmul dtype is
+// ignored) so that it is the model the reference scorer in PyTorch sees; losses are summed in double.
+// Examples are not batched together: rows of several examples in one forward (their prefixes left-padded under a
+// key-padding mask) was measured slower on the shipped bundle (docs/PERFORMANCE.md, "CORE evaluation").
+// Memory is bounded whatever the number of choices: the rows after the prefix run in passes of as many rows
+// as fit pass_bytes (256 MiB by default: their logits, attention scores, cache replicas and activations, estimated),
+// one pass when they all fit (every shipped task), so an example with 10^6 choices costs time, not memory.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,7 @@ namespace nanotrn::icl {
 struct ExampleScore {
   bool correct = false;
   std::vector<double> losses;  // multiple_choice / schema: the mean loss per row; empty for language_modeling
-  int64_t tokens = 0;          // tokens run through the model (the shared prefix once)
+  int64_t tokens = 0;          // tokens run through the model (the shared prefix once, no padding)
 };
 
 class Scorer {
@@ -49,17 +51,35 @@ class Scorer {
   int64_t rows_per_pass(int64_t R, int64_t L, int64_t M, int64_t F) const;
 
  private:
-  // The positions of rows first .. first + n - 1 that score a token after the prefix (>= L), as indices into the
-  // pass's [n * M] rows; row first + i's run starts at first[i] and covers max(start - 1, L) .. end - 2.
+  // An example's shape: the shared prefix L (never past a span's first predicting position), the rest M that the
+  // longest row runs after it, the first rest position F any row scores, the tokens it runs (prefix once).
+  struct Layout {
+    int64_t L = 0, M = 0, F = 0, tokens = 0;
+  };
+  Layout layout(const ScoredRows& rows) const;  // checks the rows (non-empty, tokens in the vocabulary)
+  // One row of a forward after the prefix: example `rows`, its row i, the prefix length L.
+  struct RowRef {
+    const ScoredRows* rows;
+    size_t i;
+    int64_t L;
+  };
+  // The positions of `refs` that score a token after their prefix (>= L), as indices into a pass's [refs.size() * M]
+  // rows; ref r's run starts at first[r] and covers max(start - 1, L) .. end - 2.
   struct ScoredPositions {
     std::vector<int32_t> index;
     std::vector<int64_t> first;
   };
-  static ScoredPositions scored_positions(const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M);
-  // Logits [at.index.size(), V] at the scored positions of rows first .. first + n - 1 after the prefix, from a
-  // replica of the prefix's cache (the head runs on those positions only).
-  Tensor rest_pass(Ctx& ctx, const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M,
-                   const ScoredPositions& at, const model::KvCache& prefix_cache);
+  static ScoredPositions scored_positions(const std::vector<RowRef>& refs, int64_t M);
+  // The pass's token ids [refs.size(), M]: each row's tokens after its prefix, right-padded with 0.
+  static Tensor rest_ids(const std::vector<RowRef>& refs, int64_t M);
+  // The logits [at.index.size(), V] at the scored positions of the rest pass `ids` run after `cache` (one cache row
+  // per ids row, or none): the head runs on those positions only.
+  Tensor rest_logits(Ctx& ctx, const Tensor& ids, const ScoredPositions& at, model::KvCache* cache);
+  // The mean loss over the span of ref's row (NaN when empty), and &= into all_hit whether every position's argmax
+  // is its token: position L - 1 reads `prefix` (the prefix's last logits), later ones rest[0, 1, ...] in order.
+  static double span_mean(const RowRef& ref, const float* prefix, const float* rest, int64_t V, bool& all_hit);
+  // The example's score from its rows' means (multiple_choice / schema) or all_hit (language_modeling).
+  static ExampleScore verdict(TaskType type, std::vector<double> means, bool all_hit, int64_t gold, int64_t tokens);
 
   Ctx ctx_;
   model::Gpt& gpt_;

@@ -19,7 +19,14 @@
 namespace nanotrn::icl {
 namespace {
 
-model::GptConfig tiny() { return testing_support::tiny_gpt_config(); }
+// The tiny test model with blocks that change the stream at init (the recipe's zero-initialised projections would
+// make every block, and so the attention the scorer's caches feed, a no-op) and logits far from uniform.
+model::GptConfig tiny() {
+  model::GptConfig c = testing_support::tiny_gpt_config();
+  c.init.attn_proj = c.init.mlp_proj = 1.0f;
+  c.init.lm_head_std = 0.5f;
+  return c;
+}
 
 std::vector<int32_t> random_tokens(size_t n, uint64_t stream) {
   std::vector<int32_t> v(n);
