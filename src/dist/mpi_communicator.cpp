@@ -2,6 +2,7 @@
 #include "dist/mpi_communicator.h"
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <climits>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "base/error.h"
+#include "base/parent_death.h"
 
 namespace nanotrn::dist {
 
@@ -189,6 +191,9 @@ class MpiCommunicator final : public Communicator {
 
 MpiSession::MpiSession() {
   if (!launched_by_mpirun()) return;
+  // A rank dies with the mpirun (or daemon) that started it: a SIGKILLed mpirun cannot stop its ranks, which would
+  // otherwise train on for seconds (until a write to its closed pipes fails or PMIx notices).
+  die_with_parent(getppid());
   int provided = 0;
   check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   active_ = true;

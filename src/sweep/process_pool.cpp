@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/parent_death.h"
 
 namespace nanotrn::sweep {
 namespace {
@@ -47,8 +47,7 @@ Prepared prepare(const ProcessJob& job) {
 }
 
 [[noreturn]] void become_child(Prepared& p, pid_t parent) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);  // the parent died before the line above took effect
+  if (!die_with_parent(parent)) _exit(127);  // the pool died before the request took effect
   const int fd = open(p.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) _exit(126);
   dup2(fd, STDOUT_FILENO);

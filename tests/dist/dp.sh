@@ -12,6 +12,8 @@
 #                     last checkpoint is intact and resumes
 #   kill_in_write     kill -9 of rank 0 while it writes a checkpoint: the previous checkpoint is intact and resumes,
 #                     and the resumed run removes the dead writer's temporary
+#   mpirun_killed     kill -9 of mpirun itself during training: its ranks are gone within 0.5 s (they die with their
+#                     parent, base/parent_death.h; before, they trained on for 1.1-3 s), the last checkpoint resumes
 #   hang              rank 1 stopped (SIGSTOP): rank 0 ends the job after --comm-timeout, naming itself and the step
 #   mismatch          ranks started with different recipes refuse to start, naming the field
 #   clock             --clock trn2 with a 0.3 s budget on 2 ranks and on 1: the same step count, the same charged
@@ -161,6 +163,32 @@ case "$mode" in
       ls "$work/run/"*.nanotrn-tmp.* > /dev/null 2>&1 && fail "the dead writer's temporary is still there"
       echo "the dead writer's temporary was removed"
     fi
+    ;;
+  mpirun_killed)
+    run2 "${det[@]}" --set train.steps=100000 --set train.checkpoint_every=2 --out "$work/run" --set model.depth=4 \
+      > "$work/out.txt" 2> "$work/err.txt" &
+    job=$!
+    wait_for "$work/run/metrics.jsonl" '"step":6' 120 || fail "the run did not reach step 6"
+    r0=$(rank_pid 0)
+    [ -n "$r0" ] || fail "rank 0 not found"
+    launcher=$(sed 's/.*) //' "/proc/$r0/stat" | cut -d' ' -f2)  # rank 0's parent (field 4 of stat): the mpirun
+    echo "mpirun is pid $launcher ($(cat "/proc/$launcher/comm")); ranks: $(ours | tr '\n' ' ')"
+    start=$EPOCHREALTIME
+    kill -9 "$launcher"
+    # Polled in-shell (no process per look): gone within 0.5 s with die_with_parent; 1.1-3 s without it.
+    while [ -n "$(ours)" ] && [ "$(( ${EPOCHREALTIME/./} - ${start/./} ))" -lt 20000000 ]; do sleep 0.02; done
+    took=$(python3 -c "import sys; print('%.2f' % ((int(sys.argv[1]) - int(sys.argv[2])) / 1e6))" "${EPOCHREALTIME/./}" \
+      "${start/./}")
+    wait "$job" 2> /dev/null
+    echo "killed mpirun; its ranks were gone after $took s"
+    python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 0.5 else 1)" "$took" || fail "ranks outlived mpirun by $took s"
+    [ -f "$work/run/checkpoint.safetensors" ] || fail "no checkpoint left"
+    run1 "${det[@]}" --set train.steps=100000 --set model.depth=4 --out "$work/run" --stop-after 8 \
+      --resume "$work/run/checkpoint.safetensors" > "$work/resume.txt" 2>&1 || {
+      cat "$work/resume.txt"
+      fail "the kept checkpoint does not resume"
+    }
+    echo "the kept checkpoint resumes"
     ;;
   hang)
     run2 "${det[@]}" --set train.steps=100000 --comm-timeout 5 --out "$work/run" > "$work/out.txt" \
