@@ -87,9 +87,7 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
   const int64_t chunk = rows_per_pass(R, x.L, x.M, x.F);
   for (int64_t first = 0; first < R; first += chunk) {
     const int64_t n = std::min(chunk, R - first);
-    std::vector<RowRef> refs;
-    for (int64_t i = first; i < first + n; ++i) refs.push_back({&rows, static_cast<size_t>(i), x.L});
-    const ScoredPositions at = scored_positions(refs, x.M);
+    const ScoredPositions at = scored_positions(rows, first, n, x.L, x.M);
     model::KvCache cache = prefix_cache;  // the pass appends to its own copy, one replica per row
     if (x.L > 0 && n > 1) {
       for (size_t layer = 0; layer < cache.k.size(); ++layer) {
@@ -97,22 +95,25 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
         cache.v[layer] = ops::concat(ctx, std::vector<Tensor>(static_cast<size_t>(n), cache.v[layer]), 0);
       }
     }
-    const Tensor rest =
-        x.M > 0 && !at.index.empty() ? rest_logits(ctx, rest_ids(refs, x.M), at, x.L > 0 ? &cache : nullptr) : Tensor();
-    for (size_t r = 0; r < refs.size(); ++r) {
-      const float* z = rest.defined() ? rest.data<float>() + at.first[r] * V : nullptr;
-      means[refs[r].i] = span_mean(refs[r], x.L > 0 ? prefix_logits.data<float>() : nullptr, z, V, all_hit);
+    const Tensor rest = x.M > 0 && !at.index.empty()
+                            ? rest_logits(ctx, rest_ids(rows, first, n, x.L, x.M), at, x.L > 0 ? &cache : nullptr)
+                            : Tensor();
+    for (int64_t r = 0; r < n; ++r) {
+      const float* z = rest.defined() ? rest.data<float>() + at.first_of[static_cast<size_t>(r)] * V : nullptr;
+      means[static_cast<size_t>(first + r)] = span_mean(rows, static_cast<size_t>(first + r), x.L,
+                                                        x.L > 0 ? prefix_logits.data<float>() : nullptr, z, V, all_hit);
     }
   }
   return verdict(type, std::move(means), all_hit, gold, x.tokens);
 }
 
-double Scorer::span_mean(const RowRef& ref, const float* prefix, const float* rest, int64_t V, bool& all_hit) {
-  const auto& r = ref.rows->rows[ref.i];
-  const int64_t s = ref.rows->start[ref.i], e = ref.rows->end[ref.i];
+double Scorer::span_mean(const ScoredRows& rows, size_t i, int64_t L, const float* prefix, const float* rest, int64_t V,
+                         bool& all_hit) {
+  const auto& r = rows.rows[i];
+  const int64_t s = rows.start[i], e = rows.end[i];
   double sum = 0.0;
   for (int64_t pos = s - 1; pos <= e - 2; ++pos) {
-    const float* z = pos == ref.L - 1 ? prefix : rest + (pos - std::max(s - 1, ref.L)) * V;
+    const float* z = pos == L - 1 ? prefix : rest + (pos - std::max(s - 1, L)) * V;
     const PositionLoss pl = position_loss(z, V, r[static_cast<size_t>(pos + 1)]);
     sum += pl.loss;
     all_hit = all_hit && pl.argmax_hit;
@@ -134,23 +135,22 @@ ExampleScore Scorer::verdict(TaskType type, std::vector<double> means, bool all_
   return out;
 }
 
-Scorer::ScoredPositions Scorer::scored_positions(const std::vector<RowRef>& refs, int64_t M) {
+Scorer::ScoredPositions Scorer::scored_positions(const ScoredRows& rows, int64_t first, int64_t n, int64_t L,
+                                                 int64_t M) {
   ScoredPositions at;
-  for (size_t r = 0; r < refs.size(); ++r) {
-    const RowRef& ref = refs[r];
-    at.first.push_back(static_cast<int64_t>(at.index.size()));
-    for (int64_t pos = std::max(ref.rows->start[ref.i] - 1, ref.L); pos <= ref.rows->end[ref.i] - 2; ++pos)
-      at.index.push_back(static_cast<int32_t>(static_cast<int64_t>(r) * M + pos - ref.L));
+  for (int64_t r = 0; r < n; ++r) {
+    const auto k = static_cast<size_t>(first + r);
+    at.first_of.push_back(static_cast<int64_t>(at.index.size()));
+    for (int64_t pos = std::max(rows.start[k] - 1, L); pos <= rows.end[k] - 2; ++pos)
+      at.index.push_back(static_cast<int32_t>(r * M + pos - L));
   }
   return at;
 }
 
-Tensor Scorer::rest_ids(const std::vector<RowRef>& refs, int64_t M) {
-  const auto n = static_cast<int64_t>(refs.size());
+Tensor Scorer::rest_ids(const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M) {
   std::vector<int32_t> ids(static_cast<size_t>(n * M), 0);  // padding never reaches a scored position (causal)
   for (int64_t r = 0; r < n; ++r) {
-    const auto& row = refs[static_cast<size_t>(r)].rows->rows[refs[static_cast<size_t>(r)].i];
-    const int64_t L = refs[static_cast<size_t>(r)].L;
+    const auto& row = rows.rows[static_cast<size_t>(first + r)];
     const int64_t len = std::min<int64_t>(M, static_cast<int64_t>(row.size()) - L);
     std::copy(row.begin() + L, row.begin() + L + len, ids.begin() + r * M);
   }

@@ -57,27 +57,22 @@ class Scorer {
     int64_t L = 0, M = 0, F = 0, tokens = 0;
   };
   Layout layout(const ScoredRows& rows) const;  // checks the rows (non-empty, tokens in the vocabulary)
-  // One row of a forward after the prefix: example `rows`, its row i, the prefix length L.
-  struct RowRef {
-    const ScoredRows* rows;
-    size_t i;
-    int64_t L;
-  };
-  // The positions of `refs` that score a token after their prefix (>= L), as indices into a pass's [refs.size() * M]
-  // rows; ref r's run starts at first[r] and covers max(start - 1, L) .. end - 2.
+  // The positions of rows first .. first + n - 1 that score a token after the prefix (>= L), as indices into a pass's
+  // [n * M] rows; row first + r's run starts at first_of[r] and covers max(start - 1, L) .. end - 2.
   struct ScoredPositions {
     std::vector<int32_t> index;
-    std::vector<int64_t> first;
+    std::vector<int64_t> first_of;
   };
-  static ScoredPositions scored_positions(const std::vector<RowRef>& refs, int64_t M);
-  // The pass's token ids [refs.size(), M]: each row's tokens after its prefix, right-padded with 0.
-  static Tensor rest_ids(const std::vector<RowRef>& refs, int64_t M);
+  static ScoredPositions scored_positions(const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M);
+  // The pass's token ids [n, M]: the tokens of rows first .. first + n - 1 after the prefix, right-padded with 0.
+  static Tensor rest_ids(const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M);
   // The logits [at.index.size(), V] at the scored positions of the rest pass `ids` run after `cache` (one cache row
   // per ids row, or none): the head runs on those positions only.
   Tensor rest_logits(Ctx& ctx, const Tensor& ids, const ScoredPositions& at, model::KvCache* cache);
-  // The mean loss over the span of ref's row (NaN when empty), and &= into all_hit whether every position's argmax
-  // is its token: position L - 1 reads `prefix` (the prefix's last logits), later ones rest[0, 1, ...] in order.
-  static double span_mean(const RowRef& ref, const float* prefix, const float* rest, int64_t V, bool& all_hit);
+  // The mean loss over row i's span (NaN when empty), and &= into all_hit whether every position's argmax is its
+  // token: position L - 1 reads `prefix` (the prefix's last logits), later ones rest[0, 1, ...] in order.
+  static double span_mean(const ScoredRows& rows, size_t i, int64_t L, const float* prefix, const float* rest,
+                          int64_t V, bool& all_hit);
   // The example's score from its rows' means (multiple_choice / schema) or all_hit (language_modeling).
   static ExampleScore verdict(TaskType type, std::vector<double> means, bool all_hit, int64_t gold, int64_t tokens);
 
