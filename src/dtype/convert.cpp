@@ -340,6 +340,18 @@ float round_to(DType t, float x, Rounding mode, uint32_t r) {
   throw Error("round_to: invalid dtype " + std::to_string(static_cast<int>(t)));
 }
 
+void round_to_bf16(const float* src, float* dst, size_t n) {
+  if (n == 0) return;
+  check(src != nullptr && dst != nullptr, "round_to_bf16: null buffer with n = " + std::to_string(n));
+  constexpr size_t kChunk = 8192;
+  const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const size_t begin = static_cast<size_t>(c) * kChunk, end = std::min(n, begin + kChunk);
+    for (size_t i = begin; i < end; ++i) dst[i] = dec_bf16(enc_bf16(src[i]));
+  }
+}
+
 void convert(const void* src, DType src_type, void* dst, DType dst_type, size_t n, Rounding mode, uint64_t seed,
              uint64_t stream, uint64_t index0) {
   if (n == 0) return;

@@ -4,6 +4,7 @@
 //   uint16_t b = f32_to_bf16(x);                  float y = bf16_to_f32(b);
 //   float q = round_to(DType::f8e4m3, x);         // "fake-quantise": nearest e4m3 value, as a float
 //   convert(src, DType::f32, dst, DType::bf16, n);  // bulk, OpenMP-parallel, vectorised f32 <-> bf16 path
+//   round_to_bf16(src, dst, n);                      // f32 -> nearest bf16 value, kept as f32 (one pass)
 //
 // Not here: arithmetic in narrow types (the host computes in fp32), scaling / amax bookkeeping for fp8 (callers
 // scale before converting), non-saturating fp8 modes.
@@ -84,6 +85,11 @@ float i32_to_f32(int32_t v);                 // nearest even
 // simulator): decode(encode(x)). For t = f32 it returns x unchanged (NaN included); for t = i32 it returns
 // (float)f32_to_i32(x), so x >= 2^31 gives 2^31 (INT32_MAX rounded to float). `r` is used only for stochastic mode.
 float round_to(DType t, float x, Rounding mode = Rounding::nearest_even, uint32_t r = 0);
+
+// Rounds n floats to their nearest bf16 values (round to nearest even, the rules above) and keeps them as f32: the
+// bits of convert() to bf16 and back, in one pass and without the 16-bit copy (the operands of the emulated bf16
+// GEMM path, which multiplies them in f32). src == dst is allowed. OpenMP-parallel for large n.
+void round_to_bf16(const float* src, float* dst, size_t n);
 
 // Converts n elements of src_type at `src` into dst_type at `dst`, with the rules above. Every float element goes
 // through its exact f32 value, so each conversion rounds once. Stochastic rounding draws

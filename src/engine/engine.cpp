@@ -8,7 +8,8 @@
 namespace nanotrn {
 
 Engine::Engine(EngineOptions options)
-    : allocator_(std::make_shared<CachingAllocator>()), gemm_(std::make_unique<Gemm>()) {
+    : allocator_(std::make_shared<CachingAllocator>()),
+      gemm_(std::make_unique<Gemm>(GemmKernel::kJitGemm, options.bf16)) {
   check(options.num_threads >= 0, "Engine: num_threads must be >= 0, got " + std::to_string(options.num_threads));
   if (options.num_threads > 0) {
     omp_set_num_threads(options.num_threads);

@@ -23,6 +23,7 @@ class Tape;
 
 struct EngineOptions {
   int num_threads = 0;  // 0: keep the OpenMP default (OMP_NUM_THREADS or all cores), refused above max_host_threads()
+  Bf16Mode bf16 = Bf16Mode::kAuto;  // the GEMM's bf16 path (gemm/gemm.h); kEmulated tests the AVX2 path on any CPU
 };
 
 class Engine {

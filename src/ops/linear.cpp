@@ -1,6 +1,7 @@
 // Matmul and linear: operand layout handling, batching, bf16 mode, and the backward GEMMs. See linear.h.
 #include "ops/linear.h"
 
+#include "dtype/convert.h"
 #include "ops/op_util.h"
 #include "ops/shape_ops.h"
 
@@ -35,9 +36,20 @@ bool batch_collapsible(const Tensor& t, int64_t* stride) {
   return true;
 }
 
-Operand make_operand(const Tensor& in, bool trans, DType dtype) {
-  Tensor t = in;
-  if (dtype != DType::f32) t = t.to(dtype);  // contiguous copy in the GEMM's input type
+// The tensor a product in `dtype` reads: f32 as it is; for bf16, the bf16 bits when the GEMM has a native bf16 kernel,
+// else f32 values rounded to bf16 (one pass: the emulation multiplies in f32 anyway, so the 16-bit copy and its
+// widening inside the GEMM are skipped; the same operands and the same f32 GEMM as before, bit for bit).
+Tensor gemm_input(const Tensor& x, DType dtype, const Gemm& g) {
+  if (dtype == DType::f32) return x;
+  if (g.bf16_support().path == Bf16Path::kNative) return x.to(dtype);  // a contiguous copy
+  const Tensor src = x.contiguous();
+  Tensor out = Tensor::empty(x.shape(), DType::f32, x.allocator());
+  round_to_bf16(src.data<float>(), out.data<float>(), static_cast<size_t>(out.numel()));
+  return out;
+}
+
+Operand make_operand(const Tensor& in, bool trans, DType dtype, const Gemm& g) {
+  Tensor t = gemm_input(in, dtype, g);
   const int64_t r = t.size(-2), c = t.size(-1);
   const int64_t s0 = t.strides()[t.dim() - 2], s1 = t.strides()[t.dim() - 1];
   Operand op;
@@ -130,7 +142,7 @@ Tensor matmul(Ctx& ctx, const Tensor& a, const Tensor& b, bool trans_a, bool tra
                                     " differ (b must have a's batch dimensions or none)");
   const DType dt = ctx.matmul_dtype;
   check(dt == DType::f32 || dt == DType::bf16, "matmul: ctx.matmul_dtype must be f32 or bf16");
-  Operand oa = make_operand(a, trans_a, dt), ob = make_operand(b, trans_b, dt);
+  Operand oa = make_operand(a, trans_a, dt, ctx.engine.gemm()), ob = make_operand(b, trans_b, dt, ctx.engine.gemm());
   const int64_t m = oa.op_rows(), k = oa.op_cols(), n = ob.op_cols();
   check(ob.op_rows() == k, "matmul: inner dimensions differ: " + shape_str(a.shape()) + (trans_a ? "^T" : "") + " x " +
                                shape_str(b.shape()) + (trans_b ? "^T" : ""));
@@ -149,7 +161,7 @@ Tensor matmul(Ctx& ctx, const Tensor& a, const Tensor& b, bool trans_a, bool tra
     Ctx bc{*engine};
     bc.matmul_dtype = dt;
     Tensor g = go[0].contiguous();
-    Operand dc = make_operand(g, false, dt);
+    Operand dc = make_operand(g, false, dt, engine->gemm());
     // Logical: C = op(A) op(B). Stored gradients follow the stored layouts of A and B.
     if (ga) {
       // op(A) = A:  dA = dC op(B)^T.   op(A) = A^T: dA = op(B) dC^T.

@@ -22,26 +22,39 @@ constexpr std::array<std::array<double, 3>, 5> kPolarExpress = {{
 }};
 
 // The products of one iteration over `batch` matrices stored back to back, in f32 or with bf16 operands (each operand
-// rounded once per iteration: X, A and B; fp32 accumulation and outputs).
+// rounded once per iteration: X, A and B; fp32 accumulation and outputs). Where the GEMM has no native bf16 kernel
+// the rounded operands stay f32 and the f32 GEMM multiplies them: the products the emulation computes, without a
+// 16-bit copy to widen again.
 class BatchedProducts {
  public:
-  BatchedProducts(Gemm& g, DType dtype, int64_t batch) : g_(g), bf16_(dtype == DType::bf16), batch_(batch) {}
+  BatchedProducts(Gemm& g, DType dtype, int64_t batch)
+      : g_(g), bf16_(dtype == DType::bf16), native_(g.bf16_support().path == Bf16Path::kNative), batch_(batch) {}
 
   // Rounds `n` elements per matrix of x to bf16 in place (kept as f32), so that both terms of the update see the same
-  // X, as under bf16 autocast; remembers the bf16 copy for the products.
+  // X, as under bf16 autocast; remembers the bf16 copy for a native product.
   void round_x(float* x, size_t n) {
     if (!bf16_) return;
+    if (!native_) {
+      round_to_bf16(x, x, n * static_cast<size_t>(batch_));
+      return;
+    }
     xb_.resize(n * static_cast<size_t>(batch_));
     convert(x, DType::f32, xb_.data(), DType::bf16, xb_.size());
     convert(xb_.data(), DType::bf16, x, DType::f32, xb_.size());
   }
-  // C_i = alpha op(A_i) op(B_i) + beta C_i for every matrix i; `a_is_x` / `b_is_x` say the operand is X (its bf16
-  // copy is reused), else the operand is converted here. Strides are the matrices' element counts.
+  // C_i = alpha op(A_i) op(B_i) + beta C_i for every matrix i; `a_is_x` / `b_is_x` say the operand is X (rounded by
+  // round_x), else the operand is rounded here. Strides are the matrices' element counts.
   void mm(const GemmDims& d, float alpha, const float* a, size_t a_size, bool a_is_x, const float* b, size_t b_size,
           bool b_is_x, float beta, float* c, size_t c_size) {
     const auto sa = static_cast<int64_t>(a_size), sb = static_cast<int64_t>(b_size), sc = static_cast<int64_t>(c_size);
     if (!bf16_) {
       g_.f32_batched(d, batch_, sa, sb, sc, alpha, a, b, beta, c);
+      return;
+    }
+    if (!native_) {
+      const float* a32 = a_is_x ? a : rounded(a, a_size, a32_);
+      const float* b32 = b_is_x ? b : (b == a ? a32 : rounded(b, b_size, b32_));
+      g_.f32_batched(d, batch_, sa, sb, sc, alpha, a32, b32, beta, c);
       return;
     }
     const uint16_t* ab = a_is_x ? xb_.data() : round(a, a_size, ab_);
@@ -55,10 +68,16 @@ class BatchedProducts {
     convert(v, DType::f32, out.data(), DType::bf16, out.size());
     return out.data();
   }
+  const float* rounded(const float* v, size_t n, std::vector<float>& out) const {
+    out.resize(n * static_cast<size_t>(batch_));
+    round_to_bf16(v, out.data(), out.size());
+    return out.data();
+  }
   Gemm& g_;
-  bool bf16_;
+  bool bf16_, native_;
   int64_t batch_;
   std::vector<uint16_t> xb_, ab_, bb_;
+  std::vector<float> a32_, b32_;
 };
 
 }  // namespace

@@ -139,6 +139,38 @@ std::string hex(uint32_t v) {
 
 // ---- Decoding: every bit pattern against the field formula ----
 
+// round_to_bf16 gives the bits of a round trip through bf16 (convert there and back) for every kind of value:
+// ties, the largest finite, overflow to inf, subnormals, signed zeros, infinities and NaNs; in place as well.
+TEST(Convert, RoundToBf16IsTheRoundTripThroughBf16) {
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          -1.5f,
+                          3.14159f,
+                          1e-40f,
+                          -1e-42f,
+                          3.3895e38f,
+                          3.4e38f,
+                          -3.4e38f,
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN(),
+                          std::bit_cast<float>(0x7F800001u),
+                          std::bit_cast<float>(0x3F808000u),
+                          std::bit_cast<float>(0x3F818000u)};  // ties: even, up
+  for (uint32_t i = 0; i < 100000; i++) v.push_back(std::bit_cast<float>(i * 42949u + 12345u));
+  std::vector<uint16_t> b(v.size());
+  std::vector<float> want(v.size()), got(v.size()), in_place = v;
+  convert(v.data(), DType::f32, b.data(), DType::bf16, v.size());
+  convert(b.data(), DType::bf16, want.data(), DType::f32, v.size());
+  round_to_bf16(v.data(), got.data(), v.size());
+  round_to_bf16(in_place.data(), in_place.data(), v.size());
+  for (size_t i = 0; i < v.size(); i++) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i])) << "value " << i;
+    ASSERT_EQ(std::bit_cast<uint32_t>(in_place[i]), std::bit_cast<uint32_t>(want[i])) << "value " << i;
+  }
+}
+
 TEST(Convert, DecodeEveryBitPatternMatchesFieldFormula) {
   for (const Format& f : formats()) {
     const uint32_t patterns = f.sign_bit * 2;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "autograd/tape.h"
 #include "dtype/convert.h"
 #include "ops/ops.h"
 #include "support/op_check.h"
@@ -79,6 +80,41 @@ TEST(LinearOps, Bf16ModeMatchesFp64ProductOfRoundedInputs) {
       EXPECT_NEAR(got[i * N + j], expect.v[i * N + j], K * 1.2e-7 * abs_sum + 1e-6);
     }
   }
+}
+
+// Where the GEMM emulates bf16 (AVX2; forced here), a bf16 product reads its operands rounded once and kept in f32:
+// forward and both gradients equal, bit for bit, the GEMM's own widening path on the operands' bf16 copies.
+TEST(LinearOps, EmulatedBf16ReadsOperandsRoundedOnceBitForBit) {
+  Engine e(EngineOptions{.bf16 = Bf16Mode::kEmulated});
+  ASSERT_EQ(e.gemm().bf16_support().path, Bf16Path::kEmulated);
+  Tape tape;
+  Ctx ctx{e, &tape};
+  ctx.matmul_dtype = DType::bf16;
+  const int64_t M = 33, K = 70, N = 17;
+  std::vector<float> av(M * K), bv(K * N), gv(M * N);
+  for (size_t i = 0; i < av.size(); i++) av[i] = std::sin(0.37f * static_cast<float>(i));
+  for (size_t i = 0; i < bv.size(); i++) bv[i] = std::cos(0.11f * static_cast<float>(i));
+  for (size_t i = 0; i < gv.size(); i++) gv[i] = std::sin(0.05f * static_cast<float>(i) + 1.0f);
+  Tensor a = Tensor::from_vector({M, K}, av), b = Tensor::from_vector({K, N}, bv);
+  a.set_requires_grad();
+  b.set_requires_grad();
+  Tensor c = ops::matmul(ctx, a, b);
+  tape.backward(ops::sum(ctx, ops::mul(ctx, c, Tensor::from_vector({M, N}, gv))));
+  // The widening path: bf16 bits (dtype/convert.h), widened by the GEMM itself.
+  auto bits = [](const std::vector<float>& v) {
+    std::vector<uint16_t> o(v.size());
+    convert(v.data(), DType::f32, o.data(), DType::bf16, v.size());
+    return o;
+  };
+  Gemm widen(GemmKernel::kJitGemm, Bf16Mode::kEmulated);
+  const std::vector<uint16_t> ab = bits(av), bb = bits(bv), gb = bits(gv);
+  std::vector<float> want_c(M * N), want_da(M * K), want_db(K * N);
+  widen.bf16({false, false, M, N, K, K, N, N}, 1.0f, ab.data(), bb.data(), 0.0f, want_c.data());
+  widen.bf16({false, true, M, K, N, N, N, K}, 1.0f, gb.data(), bb.data(), 0.0f, want_da.data());  // dA = dC B^T
+  widen.bf16({true, false, K, N, M, K, N, N}, 1.0f, ab.data(), gb.data(), 0.0f, want_db.data());  // dB = A^T dC
+  EXPECT_EQ(c.to_vector(), want_c);
+  EXPECT_EQ(a.grad().to_vector(), want_da);
+  EXPECT_EQ(b.grad().to_vector(), want_db);
 }
 
 TEST(LinearOps, ShapeMismatchIsAnError) {

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "base/error.h"
+#include "dtype/convert.h"
 #include "optim/muon.h"
 
 namespace nanotrn {
@@ -223,6 +224,47 @@ TEST(Muon, StepsMatchAnFp64ReferenceOfTheRule) {
         EXPECT_NEAR(got[j], ref_p[j], 2e-5 + 1e-4 * std::fabs(ref_p[j])) << r << "x" << c << " step " << step;
       }
     }
+  }
+}
+
+// Where the GEMM emulates bf16 (AVX2; forced here), bf16 Newton-Schulz multiplies operands rounded once and kept in
+// f32: bit for bit the iteration written out with every operand's bf16 copy widened by the GEMM itself, wide and tall.
+TEST(Muon, EmulatedBf16IsTheWideningPathBitForBit) {
+  Gemm g(GemmKernel::kJitGemm, Bf16Mode::kEmulated);
+  auto bits = [](const std::vector<float>& v) {
+    std::vector<uint16_t> o(v.size());
+    convert(v.data(), DType::f32, o.data(), DType::bf16, v.size());
+    return o;
+  };
+  std::mt19937_64 rng(3);
+  std::normal_distribution<float> nd(0.0f, 0.05f);
+  for (auto [r, c] : {std::pair<int64_t, int64_t>{16, 40}, {48, 12}}) {
+    std::vector<float> x(static_cast<size_t>(r * c));
+    for (float& v : x) v = nd(rng);
+    std::vector<float> got = x;
+    muon_orthogonalize(g, got.data(), r, c, MuonCoefficients::polar_express, 5, DType::bf16);
+    const bool wide = r <= c;
+    const int64_t s = wide ? r : c;
+    std::vector<float> A(static_cast<size_t>(s * s)), B(A.size());
+    for (int it = 0; it < 5; it++) {
+      const auto [ca, cb, cc] = muon_coefficients(MuonCoefficients::polar_express, it);
+      const std::vector<uint16_t> xb = bits(x);
+      convert(xb.data(), DType::bf16, x.data(), DType::f32, x.size());
+      g.bf16(wide ? GemmDims{false, true, s, s, c, c, c, s} : GemmDims{true, false, s, s, r, c, c, s}, 1.0f, xb.data(),
+             xb.data(), 0.0f, A.data());
+      const std::vector<uint16_t> ab = bits(A);
+      g.bf16({false, false, s, s, s, s, s, s}, static_cast<float>(cc), ab.data(), ab.data(), 0.0f, B.data());
+      for (size_t i = 0; i < B.size(); i++) B[i] += static_cast<float>(cb) * A[i];
+      const std::vector<uint16_t> bb = bits(B);
+      std::vector<float> y = x;
+      if (wide) {
+        g.bf16({false, false, r, c, r, s, c, c}, 1.0f, bb.data(), xb.data(), static_cast<float>(ca), y.data());
+      } else {
+        g.bf16({false, false, r, c, c, c, s, c}, 1.0f, xb.data(), bb.data(), static_cast<float>(ca), y.data());
+      }
+      x = y;
+    }
+    EXPECT_EQ(got, x) << r << "x" << c;
   }
 }
 
