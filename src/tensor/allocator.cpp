@@ -35,15 +35,15 @@ void* CachingAllocator::allocate(size_t bytes) {
   return p;
 }
 
-// The block of class `cls`, or of the smallest cached class up to a quarter larger (a large block only: shapes that
-// vary a little from call to call, as CORE's examples do, reuse each other's memory instead of faulting in new pages).
-// Called with the mutex held; nullptr when nothing fits.
+// The block of class `cls`, or from 64 KiB on of the smallest cached class up to a quarter larger (shapes that vary a
+// little from call to call, as CORE's examples do, reuse each other's memory instead of faulting in new pages).
+// Looks at the classes in that range only. Called with the mutex held; nullptr when nothing fits.
 void* CachingAllocator::take_cached(size_t cls) {
+  const size_t largest = cls < kShareFrom ? cls : cls + cls / 4;
   auto it = free_lists_.lower_bound(cls);
-  while (it != free_lists_.end() && it->second.empty()) ++it;
-  if (it == free_lists_.end()) return nullptr;
+  while (it != free_lists_.end() && it->first <= largest && it->second.empty()) ++it;
+  if (it == free_lists_.end() || it->first > largest) return nullptr;
   const size_t got = it->first;
-  if (got != cls && (cls < kShareFrom || got > cls + cls / 4)) return nullptr;
   void* p = it->second.back();
   it->second.pop_back();
   if (got != cls) larger_[p] = got;

@@ -6,8 +6,8 @@
 //   alloc->stats().bytes_in_use / peak_bytes_in_use / bytes_cached
 //
 // Sizes are rounded up to a size class (multiples of 256 B below 1 MiB, of 64 KiB above) so that near-equal requests
-// share blocks; a large request (1 MiB and up) with no cached block of its class takes the smallest cached block up to
-// a quarter larger (shapes that vary a little between calls, like CORE's examples, then reuse memory rather than fault
+// share blocks; a request of 64 KiB or more with no cached block of its class takes the smallest cached block up to a
+// quarter larger (shapes that vary a little between calls, like CORE's examples, then reuse memory rather than fault
 // in fresh pages; the training loop asks for the same sizes every step and always finds its own). Thread-safe (one
 // mutex; allocation is not on any inner loop). Not here: device memory, arenas with fixed capacity (the software
 // NeuronCore has its own SBUF/PSUM allocators).
