@@ -53,6 +53,15 @@ cleanup() {
 trap cleanup EXIT
 run1() { "$nanotrn" train "${base[@]}" "${clock[@]}" "$@"; }
 run2() { "${mpi[@]}" -np 2 "$nanotrn" train "${base[@]}" "${clock[@]}" "$@"; }
+kept_checkpoint_resumes() {  # after a killed 2-rank run in $work/run: its checkpoint is there and resumes on 1 rank
+  [ -f "$work/run/checkpoint.safetensors" ] || fail "no checkpoint left"
+  run1 "${det[@]}" --set train.steps=100000 --set model.depth=4 --out "$work/run" --stop-after 8 \
+    --resume "$work/run/checkpoint.safetensors" > "$work/resume.txt" 2>&1 || {
+    cat "$work/resume.txt"
+    fail "the kept checkpoint does not resume"
+  }
+  echo "the kept checkpoint resumes: $(grep -c '"event":"step"' "$work/run/metrics.jsonl") step rows in metrics"
+}
 compare() { python3 "$src/tests/dist/compare_checkpoints.py" "$@" || fail "checkpoints differ: $*"; }
 bpb() { python3 -c "import json,sys; print(repr(json.load(open(sys.argv[1]))['val_bpb']))" "$1"; }
 loss() { python3 -c "import json,sys; print(repr(json.load(open(sys.argv[1]))['last_loss']))" "$1"; }
@@ -152,13 +161,7 @@ case "$mode" in
     python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 30 else 1)" "$took" || fail "took $took s to exit"
     grep -E "rank $victim|process rank $victim" "$work/err.txt" | head -n 3
     grep -q -E "rank $victim" "$work/err.txt" || fail "no message names rank $victim"
-    [ -f "$work/run/checkpoint.safetensors" ] || fail "no checkpoint left"
-    run1 "${det[@]}" --set train.steps=100000 --set model.depth=4 --out "$work/run" --stop-after 8 \
-      --resume "$work/run/checkpoint.safetensors" > "$work/resume.txt" 2>&1 || {
-      cat "$work/resume.txt"
-      fail "the kept checkpoint does not resume"
-    }
-    echo "the kept checkpoint resumes: $(grep -c '"event":"step"' "$work/run/metrics.jsonl") step rows in metrics"
+    kept_checkpoint_resumes
     if [ "$mode" = kill_in_write ]; then
       ls "$work/run/"*.nanotrn-tmp.* > /dev/null 2>&1 && fail "the dead writer's temporary is still there"
       echo "the dead writer's temporary was removed"
@@ -182,13 +185,7 @@ case "$mode" in
     wait "$job" 2> /dev/null
     echo "killed mpirun; its ranks were gone after $took s"
     python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 0.5 else 1)" "$took" || fail "ranks outlived mpirun by $took s"
-    [ -f "$work/run/checkpoint.safetensors" ] || fail "no checkpoint left"
-    run1 "${det[@]}" --set train.steps=100000 --set model.depth=4 --out "$work/run" --stop-after 8 \
-      --resume "$work/run/checkpoint.safetensors" > "$work/resume.txt" 2>&1 || {
-      cat "$work/resume.txt"
-      fail "the kept checkpoint does not resume"
-    }
-    echo "the kept checkpoint resumes"
+    kept_checkpoint_resumes
     ;;
   hang)
     run2 "${det[@]}" --set train.steps=100000 --comm-timeout 5 --out "$work/run" > "$work/out.txt" \
