@@ -79,6 +79,18 @@ inline Vec madd(const Vec& acc, float s, const Vec& b) {
 #endif
 }
 
+// Keeps v in a register: an empty asm that claims to change it, so the compiler cannot re-read it from memory. GCC
+// tuned for Zen (-march=znver3, the release build on a Zen 3) otherwise folds the load of each B vector into every
+// multiply-add that reads it, R loads where one will do: the micro-kernel then waits on loads (30-40 % slower on a
+// Zen 3, docs/PERFORMANCE.md "Attention"). No arithmetic changes.
+inline void in_register(Vec& v) {
+#if defined(__GNUC__) && defined(__x86_64__)
+  asm("" : "+v"(v));
+#else
+  (void)v;
+#endif
+}
+
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 // ---- The micro-kernel: C[R x NV * kLanes] (+)= A(R x kk) * B[kk x NV * kLanes] in registers ----
@@ -93,7 +105,10 @@ inline void micro_tile(float* c, int64_t ldc, const float* a, int64_t lai, int64
     for (int v = 0; v < NV; ++v) acc[r][v] = kAcc ? load_vec(c + r * ldc + v * kLanes) : Vec{};
   for (int64_t k = 0; k < kk; ++k) {
     Vec bv[NV];
-    for (int v = 0; v < NV; ++v) bv[v] = load_vec(b + k * ldb + v * kLanes);
+    for (int v = 0; v < NV; ++v) {
+      bv[v] = load_vec(b + k * ldb + v * kLanes);
+      in_register(bv[v]);
+    }
     for (int r = 0; r < R; ++r) {
       const float s = a[r * lai + k * lak];
       for (int v = 0; v < NV; ++v) acc[r][v] = madd(acc[r][v], s, bv[v]);
