@@ -14,6 +14,7 @@
 #include <map>
 
 #include "autograd/tape.h"
+#include "base/error.h"
 #include "io/safetensors.h"
 #include "model/gpt.h"
 #include "model/hf_config.h"
