@@ -10,7 +10,9 @@ Reads  IN.safetensors:  "model.<name>" initial weights, "ids" and "targets" i32 
                         (nanotrn's resolved recipe JSON) and "steps".
 Writes OUT.safetensors: "grad.<name>" (step-0 gradients), "final.<name>" (the weights after the last step), "loss"
                         f32 [steps + 1] (loss before each step and after the last).
-Usage: gpt_parity.py IN OUT [--bf16]
+Usage: gpt_parity.py IN OUT [IN OUT ...] [--bf16]
+  Each pair is one independent run (its own model, optimisers and batch); several pairs share one interpreter, so a
+  test that checks many models pays PyTorch's import once (tests/qa/models_parity_test.cpp: 28 instances).
   --bf16: forward and backward under torch.autocast(cpu, bfloat16) (PyTorch's own bf16 mixed precision: matmuls in
           bf16, fp32 weights and optimiser).
 """
@@ -312,8 +314,8 @@ def build_optimizers(gpt, cfg, o):
     return adams, Muon([t for n, t in gpt.w.items() if group_of(n) == "matrix"], o)
 
 
-def main():
-    inputs, meta = read_safetensors(sys.argv[1])
+def run(in_path, out_path, bf16):
+    inputs, meta = read_safetensors(in_path)
     recipe = json.loads(meta["recipe"])
     cfg, o = recipe["model"], recipe["optim"]
     steps = int(meta["steps"])
@@ -325,7 +327,6 @@ def main():
     adams, muon = build_optimizers(gpt, cfg, o)
 
     out, losses = {}, []
-    bf16 = "--bf16" in sys.argv[3:]
     for step in range(steps):
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
             loss = gpt.loss(ids[step], targets[step], mtp).float()
@@ -348,7 +349,16 @@ def main():
     for n, t in gpt.w.items():
         out["final." + n] = t.detach().clone()
     out["loss"] = torch.tensor(losses, dtype=torch.float32)
-    write_safetensors(sys.argv[2], out)
+    write_safetensors(out_path, out)
+
+
+def main():
+    flags = [a for a in sys.argv[1:] if a.startswith("--")]
+    paths = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if not paths or len(paths) % 2 or set(flags) - {"--bf16"}:
+        sys.exit("usage: gpt_parity.py IN OUT [IN OUT ...] [--bf16]")
+    for in_path, out_path in zip(paths[0::2], paths[1::2]):
+        run(in_path, out_path, "--bf16" in flags)
 
 
 if __name__ == "__main__":

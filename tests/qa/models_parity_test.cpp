@@ -3,8 +3,9 @@
 // the step-0 loss and every gradient within 1e-4 relative. A gradient is measured against its own largest element,
 // floored at 1e-3 of the model's largest: the key bias of a block without rotary or QK-norm (GPT-2's) has an exact
 // gradient of 0 (the softmax cancels it), so both sides hold rounding noise there. Configs that scale down to the
-// same instance share one PyTorch run. The per-config errors are printed ("parity <file>: ..."): docs/MODELS_QA.md
-// quotes them. The test fails, never skips, when /usr/bin/python3 or torch is missing.
+// same instance share one PyTorch run, and every instance runs in one Python process (PyTorch's import once). The
+// per-config errors are printed ("parity <file>: ..."): docs/MODELS_QA.md quotes them. The test fails, never skips,
+// when /usr/bin/python3 or torch is missing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,20 +30,47 @@ struct Errors {
   double loss = 0, gradient = 0;
 };
 
-// The PyTorch peer's step-0 loss and gradients for the instance `c`, against nanotrn's.
-Errors forward_backward_errors(const model::GptConfig& c, const std::string& dir) {
-  recipe::Recipe recipe = recipe::default_recipe_with({});
-  recipe.model = c;
+constexpr int64_t kB = 2, kT = 16;
+
+recipe::Recipe recipe_of(const model::GptConfig& c) {
+  recipe::Recipe r = recipe::default_recipe_with({});
+  r.model = c;
+  return r;
+}
+
+testing_support::PeerBatch batch_of(const model::GptConfig& c) {
+  return testing_support::random_batch(9, static_cast<size_t>(kB * kT), c.vocab_size);
+}
+
+struct ConfigFile {
+  std::string path, architecture;
+};
+
+// One distinct host instance, the configs that scale down to it, and the folder of its peer run.
+struct Instance {
+  model::GptConfig config;
+  std::string dir;
+  std::vector<ConfigFile> files;
+};
+
+// Writes the peer's input for `c`: the initial weights of seed 7, which errors_against_peer builds again.
+void write_peer_input(const model::GptConfig& c, const std::string& dir) {
+  Engine engine;
+  Tape tape;
+  Ctx ctx{engine, &tape};
+  const model::Gpt gpt(ctx, c, 7);
+  testing_support::write_gpt_peer_input(gpt, recipe_of(c), batch_of(c), {1, kB, kT}, dir);
+}
+
+// The PyTorch peer's step-0 loss and gradients for the instance `c` (read from `dir`), against nanotrn's.
+Errors errors_against_peer(const model::GptConfig& c, const std::string& dir) {
   Engine engine;
   Tape tape;
   Ctx ctx{engine, &tape};
   model::Gpt gpt(ctx, c, 7);
-  const int64_t B = 2, T = 16;
-  const testing_support::PeerBatch batch = testing_support::random_batch(9, static_cast<size_t>(B * T), c.vocab_size);
-  const std::vector<int32_t>&ids = batch.ids, &targets = batch.targets;
-  const SafetensorsFile ref = testing_support::run_gpt_peer(gpt, recipe, batch, {1, B, T}, dir);
-
-  const Tensor loss = gpt.loss(ctx, Tensor::from_ints({B, T}, ids), Tensor::from_ints({B, T}, targets));
+  const testing_support::PeerBatch batch = batch_of(c);
+  const SafetensorsFile ref = testing_support::read_gpt_peer_output(dir);
+  const Tensor loss = gpt.loss(ctx, Tensor::from_ints({kB, kT}, batch.ids), Tensor::from_ints({kB, kT}, batch.targets));
   tape.backward(loss);
   Errors e;
   const double want = ref.find("loss")->to_vector()[0];
@@ -62,9 +90,10 @@ Errors forward_backward_errors(const model::GptConfig& c, const std::string& dir
   return e;
 }
 
-TEST(ModelsParity, EveryShippedConfigsHostInstanceMatchesPyTorch) {
-  std::map<std::string, Errors> by_instance;
-  int checked = 0;
+// The shipped configs the reader accepts, grouped by the host instance they scale down to (first-seen order).
+std::vector<Instance> distinct_instances() {
+  std::vector<Instance> instances;
+  std::map<std::string, size_t> by_key;
   for (const std::string& file : config_files(std::string(NANOTRN_SOURCE_DIR) + "/configs/hf")) {
     model::HfModel hf;
     try {
@@ -73,22 +102,36 @@ TEST(ModelsParity, EveryShippedConfigsHostInstanceMatchesPyTorch) {
       continue;  // refused by the reader (docs/MODELS_QA.md lists why)
     }
     const model::GptConfig s = scaled_down(hf.config);
-    recipe::Recipe r = recipe::default_recipe_with({});
-    r.model = s;
-    const std::string key = recipe::recipe_to_json(r).at("model").dump();
-    if (!by_instance.count(key)) {
-      const std::string dir = ::testing::TempDir() + "/nanotrn_models_parity_" + std::to_string(by_instance.size());
-      by_instance[key] = forward_backward_errors(s, dir);
-    }
-    const Errors& e = by_instance[key];
-    std::printf("parity %s (%s): loss %.1e, gradients %.1e\n", std::filesystem::path(file).filename().c_str(),
-                hf.architecture.c_str(), e.loss, e.gradient);
-    EXPECT_LT(e.loss, 1e-4) << file;
-    EXPECT_LT(e.gradient, 1e-4) << file;
-    checked++;
+    const std::string key = recipe::recipe_to_json(recipe_of(s)).at("model").dump();
+    auto [it, fresh] = by_key.emplace(key, instances.size());
+    if (fresh)
+      instances.push_back({s, ::testing::TempDir() + "/nanotrn_models_parity_" + std::to_string(instances.size()), {}});
+    instances[it->second].files.push_back({file, hf.architecture});
   }
-  EXPECT_GE(checked, 40);  // the zoo's readable configs (docs/MODELS_QA.md)
-  std::printf("%d configs, %zu distinct host instances\n", checked, by_instance.size());
+  return instances;
+}
+
+TEST(ModelsParity, EveryShippedConfigsHostInstanceMatchesPyTorch) {
+  const std::vector<Instance> instances = distinct_instances();
+  std::vector<std::string> dirs;
+  for (const Instance& in : instances) {
+    write_peer_input(in.config, in.dir);
+    dirs.push_back(in.dir);
+  }
+  testing_support::run_gpt_peers(dirs);  // one interpreter for every instance
+  size_t checked = 0;
+  for (const Instance& in : instances) {
+    const Errors e = errors_against_peer(in.config, in.dir);
+    for (const ConfigFile& f : in.files) {
+      std::printf("parity %s (%s): loss %.1e, gradients %.1e\n", std::filesystem::path(f.path).filename().c_str(),
+                  f.architecture.c_str(), e.loss, e.gradient);
+      EXPECT_LT(e.loss, 1e-4) << f.path;
+      EXPECT_LT(e.gradient, 1e-4) << f.path;
+      checked++;
+    }
+  }
+  EXPECT_GE(checked, 40u);  // the zoo's readable configs (docs/MODELS_QA.md)
+  std::printf("%zu configs, %zu distinct host instances\n", checked, instances.size());
 }
 
 }  // namespace

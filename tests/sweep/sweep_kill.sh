@@ -13,12 +13,12 @@ fail() { echo "FAIL: $*"; exit 1; }
 sweep_pid=
 cleanup() { [ -n "$sweep_pid" ] && kill -9 "$sweep_pid" 2> /dev/null; true; }
 trap cleanup EXIT
-# About 3,000 steps of a tiny model per trial (several seconds each), a checkpoint every 100 steps.
+# About 1,200 steps of a tiny model per trial (5-10 s each on one core), a checkpoint every 100 steps.
 tiny=(--recipe "$src/recipes/cpu-tiny.json" --set data.train=synthetic:pattern --set model.vocab_size=256
       --set model.depth=1 --set model.model_dim=64 --set model.head_dim=32 --set batch.rows=4
       --set batch.seq_len=64 --set eval.tokens=2048 --set eval.rows=4 --set train.log_every=50
       --set train.checkpoint_every=100 --set train.deterministic=true)
-sweep=(sweep "${tiny[@]}" --grid optim.matrix_lr=0.01,0.02,0.04 --seeds 2 --clock fixed:0.01 --budget 30s
+sweep=(sweep "${tiny[@]}" --grid optim.matrix_lr=0.01,0.02,0.04 --seeds 2 --clock fixed:0.01 --budget 12s
        --workers 2 --threads 1)
 lines() { [ -f "$work/s/trials.jsonl" ] && wc -l < "$work/s/trials.jsonl" || echo 0; }
 wait_for() {  # wait_for SECONDS CONDITION...: polls the condition every 0.1 s
