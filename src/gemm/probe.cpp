@@ -9,9 +9,11 @@
 
 namespace nanotrn {
 
-hw::ArithmeticPeak measure_matmul_peak(const Gemm& gemm, DType dtype, int threads, double seconds) {
+hw::ArithmeticPeak measure_matmul_peak(const Gemm& gemm, DType dtype, int threads, double seconds,
+                                       std::optional<double> settle_after) {
   const bool native = gemm.bf16_support().path == Bf16Path::kNative;
-  return hw::measure_arithmetic_peak(hw::peak_kernel_for(dtype, hw::cpu_features(), native), threads, seconds);
+  return hw::measure_arithmetic_peak(hw::peak_kernel_for(dtype, hw::cpu_features(), native), threads, seconds,
+                                     settle_after);
 }
 
 double measure_gemm_gflops(Gemm& gemm, DType dtype, double seconds) {

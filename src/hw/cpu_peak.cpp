@@ -235,17 +235,28 @@ std::string ArithmeticPeak::describe() const {
   return buf;
 }
 
-ArithmeticPeak measure_arithmetic_peak(PeakKernel k, int threads, double seconds) {
+bool peak_settled(const std::vector<double>& gflops) {
+  if (gflops.empty()) return false;
+  const double best = *std::max_element(gflops.begin(), gflops.end());
+  const auto close =
+      std::count_if(gflops.begin(), gflops.end(), [&](double g) { return g >= best * (1.0 - kSettledSpread); });
+  return close >= kSettledRuns;
+}
+
+ArithmeticPeak measure_arithmetic_peak(PeakKernel k, int threads, double seconds, std::optional<double> settle_after) {
   // 5-10 ms per run; the best run is the one least disturbed by other processes.
   constexpr long kIters = 2000000;
   ArithmeticPeak p{0.0, k, threads};
   run_peak_kernel(k, threads, kIters / 10);  // wake the cores and the vector units
+  std::vector<double> runs;
   double spent = 0.0;
   do {
     const double t0 = now();
-    p.gflops = std::max(p.gflops, run_peak_kernel(k, threads, kIters));
+    runs.push_back(run_peak_kernel(k, threads, kIters));
     spent += now() - t0;
+    if (settle_after && spent >= *settle_after && peak_settled(runs)) break;
   } while (spent < seconds);
+  p.gflops = *std::max_element(runs.begin(), runs.end());
   return p;
 }
 

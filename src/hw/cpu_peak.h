@@ -16,6 +16,7 @@
 // (there every kernel is unavailable and measure_arithmetic_peak throws).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,7 +64,16 @@ struct ArithmeticPeak {
   int threads = 0;
   std::string describe() const;  // "234.0 GFLOP/s (fp32 vfmadd231ps ymm, 2 threads, measured)"
 };
-// The best of short runs of `k` on `threads` threads, lasting about `seconds` in all.
-ArithmeticPeak measure_arithmetic_peak(PeakKernel k, int threads, double seconds);
+// The best of short runs (5-10 ms each) of `k` on `threads` threads, lasting about `seconds` in all. With
+// `settle_after`, the runs stop early once that many seconds are spent and the best is settled (peak_settled): on an
+// idle machine the trainer's probe then takes about 0.04 s instead of 0.2 s (its ~0.4 CPU-seconds on 2 threads were
+// half of what a short `nanotrn train` cost), and on a busy one it still runs its `seconds` in search of a quiet run.
+ArithmeticPeak measure_arithmetic_peak(PeakKernel k, int threads, double seconds,
+                                       std::optional<double> settle_after = std::nullopt);
+// Whether the best of `gflops` (successive runs) is settled: at least kSettledRuns of the runs lie within
+// kSettledSpread of it, so a quiet run has been seen more than once.
+inline constexpr int kSettledRuns = 3;
+inline constexpr double kSettledSpread = 0.01;
+bool peak_settled(const std::vector<double>& gflops);
 
 }  // namespace nanotrn::hw

@@ -74,9 +74,18 @@ TEST(CpuPeak, TheBoundingKernelFollowsDtypeAndBf16Path) {
   EXPECT_THROW(peak_kernel_for(DType::f16, zen4, true), Error);
 }
 
+TEST(CpuPeak, ABestIsSettledOnceThreeRunsAgreeWithinOnePercent) {
+  EXPECT_FALSE(peak_settled({}));
+  EXPECT_FALSE(peak_settled({200.0, 200.0}));                // two runs are not three
+  EXPECT_FALSE(peak_settled({200.0, 150.0, 197.9, 120.0}));  // 197.9 is 1.05 % below the best
+  EXPECT_TRUE(peak_settled({150.0, 198.1, 200.0, 120.0, 199.5}));
+  EXPECT_FALSE(peak_settled({100.0, 100.0, 100.0, 205.0}));  // a later, better run unsettles the earlier agreement
+}
+
 TEST(CpuPeak, MeasuredPeakNamesItsKernelAndThreads) {
   const PeakKernel k = peak_kernel_for(DType::f32, cpu_features(), false);
   const ArithmeticPeak p = measure_arithmetic_peak(k, 2, 0.0);
+  EXPECT_GT(measure_arithmetic_peak(k, 1, 0.05, 0.0).gflops, 0.0);  // stops at its first settled best
   EXPECT_EQ(p.kernel, k);
   EXPECT_EQ(p.threads, 2);
   EXPECT_GT(p.gflops, 0.0);
