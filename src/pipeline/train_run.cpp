@@ -29,6 +29,11 @@
 namespace nanotrn::pipeline {
 namespace {
 
+// The "% of peak" probe every run makes: at most kPeakProbeS, and it stops after kPeakSettleS once three runs agree
+// within 1 % (hw::peak_settled; an idle machine settles at once).
+constexpr double kPeakProbeS = 0.2;
+constexpr double kPeakSettleS = 0.04;
+
 train::TrainerOptions trainer_options(const recipe::Recipe& recipe, const TrainRunOptions& o,
                                       dist::Communicator& comm) {
   train::TrainerOptions t;
@@ -42,8 +47,8 @@ train::TrainerOptions trainer_options(const recipe::Recipe& recipe, const TrainR
   t.should_stop = o.should_stop;
   Engine probe_engine(EngineOptions{.num_threads = recipe.train.threads});
   const DType dt = recipe.train.precision;
-  // Every run measures its denominator: 0.2 s at most, 0.04 s once three runs agree (idle machine).
-  const hw::ArithmeticPeak peak = measure_matmul_peak(probe_engine.gemm(), dt, probe_engine.num_threads(), 0.2, 0.04);
+  const hw::ArithmeticPeak peak =
+      measure_matmul_peak(probe_engine.gemm(), dt, probe_engine.num_threads(), kPeakProbeS, kPeakSettleS);
   t.host_peak_gflops = peak.gflops;
   t.host_peak_basis = peak.describe();
   t.host_cpu = hw::describe_cpu();
