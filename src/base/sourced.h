@@ -2,7 +2,7 @@
 // numbers, hw::Number; the NeuronCore machine data, neuron::Param; a software stack's parameters,
 // recipe::StackProfile).
 //
-//   Sourced peak{667e12, "[TRN2] dense BF16"};
+//   Sourced hbm{2.9e12, "[TRN2] 2.9 TB/s"};
 //   Sourced gap{2e-6, "assumed: ~ the 1.3 us DMA fixed latency [DMABW]"};
 //   Sourced eff{0.81, "fitted on K60 k1/k2/k4 (configs/stacks/nki-tuned.json, fit.runs)"};
 //
