@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The forecast's held-out check on any corpus, as docs/VALIDATION.md ("Forecast") reports it: `nanotrn forecast
+# --device host` fits its small ladder of cpu-tiny's family and forecasts a target at least 4x beyond every ladder run
+# in N and in D; then the target itself trains, and one table row is printed: the ladder's wall time, the forecast
+# with its 90 % interval, the measured val_bpb, the error, inside the interval, within 0.03 bpb.
+# The test command pins the reduced size on the default corpus (tests/forecast/forecast_holdout.sh); this script
+# measures, it asserts nothing: a miss is a row, not a failure.
+#
+# Usage: bash bench/forecast_holdout.sh NANOTRN WORK_DIR [--full] [SOURCE ...]
+#   NANOTRN   the nanotrn executable (build/release/nanotrn)
+#   WORK_DIR  a new folder (its own data root: NANOTRN_HOME)
+#   --full    the full size (800 steps of cpu-tiny's 16 x 256 tokens; the ladder about 4-7 minutes and the target
+#             about 15 on 2 cores); else the reduced size of the pinned test (seq_len 128, 8 rows, head_dim 32,
+#             aspect ratio 32; about 1 and 1.5 minutes)
+#   SOURCE    the corpus, as `nanotrn data prepare` takes it (text files, folders, JSONL, Parquet); none: the default
+#             Brown corpus. The second corpus of VALIDATION.md: /usr/share/doc/python3.11/html/_sources (Debian's
+#             python3.11-doc)
+set -euo pipefail
+nanotrn=$(realpath "$1") work=$2
+shift 2
+full=0
+if [ "${1:-}" = --full ]; then
+  full=1
+  shift
+fi
+[ -e "$work" ] && { echo "$work exists: give a new folder" >&2; exit 2; }
+mkdir -p "$work"
+export NANOTRN_HOME="$work/home"
+if [ "$#" -gt 0 ]; then
+  "$nanotrn" data prepare "$@" --out "$NANOTRN_HOME/out/data/corpus" > "$work/prepare.txt"
+fi
+"$nanotrn" data setup --recipe cpu-tiny > "$work/setup.txt"
+target=(--recipe cpu-tiny --set train.budget=0 --set train.steps=800)
+[ "$full" = 1 ] || target+=(--set batch.seq_len=128 --set batch.rows=8 --set model.head_dim=32
+                            --set model.aspect_ratio=32 --set eval.tokens=32768)
+start=$SECONDS
+"$nanotrn" forecast "${target[@]}" --device host --out "$work/f" --json --quiet > "$work/forecast.json"
+ladder_s=$((SECONDS - start))
+start=$SECONDS
+"$nanotrn" train "${target[@]}" --set train.threads=2 --out "$work/target" --quiet > "$work/target.txt"
+target_s=$((SECONDS - start))
+/usr/bin/python3 - "$work/forecast.json" "$work/target/result.json" "$ladder_s" "$target_s" "$*" << 'EOF'
+import json, sys
+f, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ladder_s, target_s, corpus = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] or "Brown (the default)"
+m, (lo, hi), c = r["val_bpb"], f["interval"], f["val_bpb"]
+ex = f["extrapolation"]
+print(f"ladder {ladder_s} s, target {target_s} s; {ex['params']:.1f}x N and {ex['tokens']:.1f}x D beyond the ladder")
+print("| corpus | forecast [interval] | measured | error | inside | <= 0.03 |")
+print(f"| {corpus} | {c:.4f} [{lo:.4f}, {hi:.4f}] | {m:.4f} | {m - c:+.4f} | {'yes' if lo <= m <= hi else 'no'} | "
+      f"{'yes' if abs(m - c) <= 0.03 else 'no'} |")
+EOF
