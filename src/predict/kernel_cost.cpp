@@ -23,20 +23,23 @@ KernelCoster::KernelCoster(const hw::Device& device, int64_t lnc) : device_(devi
 }
 
 double KernelCoster::rank_peak_flops(DType dtype) const {
-  if (uses_neuron()) {
-    const neuron::NeuronCoreSpec& s = neuron::spec_for(device_.neuron_core);
-    double peak = 2.0 * s.pe_rows.value * s.pe_cols.value * s.tensor_clock_ghz.value * 1e9 * static_cast<double>(lnc_);
-    if (dtype == DType::f32) peak /= s.matmul_fp32_factor.value;
-    return peak;
-  }
-  const double per = device_.value(dtype == DType::f8e4m3 || dtype == DType::f8e5m2 ? "peak_fp8_flops_per_chip"
-                                                                                    : "peak_bf16_flops_per_chip");
-  return per / static_cast<double>(device_.logical_cores_per_chip());
+  // The catalog's chip peak is the one figure (on Trainium derived from the cores' TensorE: hw/devices.json.inc),
+  // shared by the ranks on a chip as rank_bytes_per_s shares its HBM.
+  const bool fp8 = dtype == DType::f8e4m3 || dtype == DType::f8e5m2;
+  const double per_chip = device_.value(fp8 ? "peak_fp8_flops_per_chip" : "peak_bf16_flops_per_chip");
+  const double peak = per_chip / static_cast<double>(ranks_per_chip());
+  // TensorE takes fp32 operands at a fraction of its bf16 rate (neuron/isa/machine.h).
+  if (uses_neuron() && dtype == DType::f32)
+    return peak / neuron::spec_for(device_.neuron_core).matmul_fp32_factor.value;
+  return peak;
+}
+
+int64_t KernelCoster::ranks_per_chip() const {
+  return uses_neuron() ? device_.physical_cores_per_chip() / lnc_ : device_.logical_cores_per_chip();
 }
 
 double KernelCoster::rank_bytes_per_s() const {
-  const int64_t ranks_per_chip = uses_neuron() ? device_.physical_cores_per_chip() / lnc_ : 1;
-  return device_.hbm_bytes_per_s_per_chip() / static_cast<double>(ranks_per_chip);
+  return device_.hbm_bytes_per_s_per_chip() / static_cast<double>(ranks_per_chip());
 }
 
 OpCost KernelCoster::roofline(double flops, double bytes) const {

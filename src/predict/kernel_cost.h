@@ -59,8 +59,11 @@ class KernelCoster {
   OpCost cost(const KernelOp& op, DType dtype);
   // Roofline of flops / bytes on one rank of this device.
   OpCost roofline(double flops, double bytes) const;
+  // One rank's share of its chip: the catalog's peak (fp32 at TensorE's fp32 rate on Trainium) and HBM bandwidth.
   double rank_peak_flops(DType dtype) const;
   double rank_bytes_per_s() const;
+  // Trainium: physical cores / lnc; other devices: the catalog's logical cores (1 for a GPU).
+  int64_t ranks_per_chip() const;
   bool uses_neuron() const { return device_.kind == hw::DeviceKind::trainium; }
   size_t cache_size() const { return cache_.size(); }
   size_t kernels_timed() const { return timed_; }
