@@ -2,9 +2,10 @@
 # The forecast's held-out check on any corpus, as docs/VALIDATION.md ("Forecast") reports it: `nanotrn forecast
 # --device host` fits its small ladder of cpu-tiny's family and forecasts a target at least 4x beyond every ladder run
 # in N and in D; then the target itself trains, and one table row is printed: the ladder's wall time, the forecast
-# with its 90 % interval, the measured val_bpb, the error, inside the interval, within 0.03 bpb.
-# The test command pins the reduced size on the default corpus (tests/forecast/forecast_holdout.sh); this script
-# measures, it asserts nothing: a miss is a row, not a failure.
+# with its 90 % interval, the measured val_bpb, the error, inside the interval, within 0.03 bpb. The row is also
+# written as WORK_DIR/row.json, beside forecast.json, f/ (the forecast folder) and target/ (the target's run).
+# This script measures, it asserts nothing: a miss is a row, not a failure. The test command runs it at the reduced
+# size on the default corpus and asserts on row.json (tests/forecast/forecast_holdout.sh).
 #
 # Usage: bash bench/forecast_holdout.sh NANOTRN WORK_DIR [--full] [SOURCE ...]
 #   NANOTRN   the nanotrn executable (build/release/nanotrn)
@@ -39,14 +40,20 @@ ladder_s=$((SECONDS - start))
 start=$SECONDS
 "$nanotrn" train "${target[@]}" --set train.threads=2 --out "$work/target" --quiet > "$work/target.txt"
 target_s=$((SECONDS - start))
-/usr/bin/python3 - "$work/forecast.json" "$work/target/result.json" "$ladder_s" "$target_s" "$*" << 'EOF'
+/usr/bin/python3 - "$work/forecast.json" "$work/target/result.json" "$ladder_s" "$target_s" "$*" "$work/row.json" \
+  << 'EOF'
 import json, sys
 f, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 ladder_s, target_s, corpus = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] or "Brown (the default)"
 m, (lo, hi), c = r["val_bpb"], f["interval"], f["val_bpb"]
 ex = f["extrapolation"]
+row = {"corpus": corpus, "ladder_s": ladder_s, "target_s": target_s, "forecast": c, "interval": [lo, hi],
+       "measured": m, "error": m - c, "inside": lo <= m <= hi, "within_0_03": abs(m - c) <= 0.03,
+       "extrapolation": {"params": ex["params"], "tokens": ex["tokens"]}}
+json.dump(row, open(sys.argv[6], "w"), indent=1)
+yes = lambda b: "yes" if b else "no"
 print(f"ladder {ladder_s} s, target {target_s} s; {ex['params']:.1f}x N and {ex['tokens']:.1f}x D beyond the ladder")
 print("| corpus | forecast [interval] | measured | error | inside | <= 0.03 |")
-print(f"| {corpus} | {c:.4f} [{lo:.4f}, {hi:.4f}] | {m:.4f} | {m - c:+.4f} | {'yes' if lo <= m <= hi else 'no'} | "
-      f"{'yes' if abs(m - c) <= 0.03 else 'no'} |")
+print(f"| {corpus} | {c:.4f} [{lo:.4f}, {hi:.4f}] | {m:.4f} | {row['error']:+.4f} | {yes(row['inside'])} | "
+      f"{yes(row['within_0_03'])} |")
 EOF
