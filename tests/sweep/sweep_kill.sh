@@ -44,10 +44,17 @@ checkpointed_worker() {
 "$nanotrn" "${sweep[@]}" --out "$work/s" > "$work/out1.txt" 2> "$work/err1.txt" &
 sweep_pid=$!
 wait_for 120 has_lines 1 || fail "no trial finished within 120 s"
-wait_for 60 checkpointed_worker > /dev/null || fail "no running trial reached a checkpoint"
-read -r victim victim_dir < <(checkpointed_worker)
+# Finds such a worker and kills it, printing "pid dir"; fails (to be polled again) when none is found or the one found
+# has exited in between (a trial past its last checkpoint ends within milliseconds: finding it and killing it in two
+# separate steps failed once in the suite, silently, when it was gone by the kill).
+kill_checkpointed_worker() {
+  local pid dir
+  read -r pid dir < <(checkpointed_worker) || return 1
+  kill -9 "$pid" 2> /dev/null || return 1
+  echo "$pid $dir"
+}
+read -r victim victim_dir < <(wait_for 60 kill_checkpointed_worker) || fail "no running trial reached a checkpoint"
 victim_id=$(basename "$victim_dir")
-kill -9 "$victim"
 echo "killed worker $victim (trial $victim_id) after its checkpoint"
 wait_for 60 grep -q "trial $victim_id was killed (signal 9)" "$work/err1.txt" \
   || fail "the sweep did not report the killed worker"
