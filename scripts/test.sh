@@ -16,7 +16,7 @@ phase format
 bash scripts/check_format.sh
 bash scripts/loc.sh
 phase fuzz
-bash scripts/fuzz.sh 10  # libFuzzer targets of the file parsers (fuzz/), 10 s each
+bash scripts/fuzz.sh 5  # libFuzzer targets of the file parsers (fuzz/), 5 s each (a longer campaign: fuzz.sh 600)
 
 phase "release build"
 cmake --preset release
