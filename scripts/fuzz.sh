@@ -87,31 +87,20 @@ link() {  # name
 for name in "${targets[@]}"; do background link "$name"; done
 drain
 
-run() {  # name: one bounded run, its log in build/fuzz/<name>.log
+run() {  # name: one bounded run, its log in build/fuzz/<name>.log; a finding prints the log's tail and fails
   mkdir -p "$out/corpus_$1"
   # New inputs go to build/fuzz/corpus_<name> (the first directory); the repo's seeds are only read.
-  (cd "$out" && "./$1" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    "corpus_$1" "../../fuzz/corpus/$1" > "$1.log" 2>&1)
-}
-# Two runs at a time (one per core); results are reported in target order.
-declare -A status
-running=()
-for name in "${targets[@]}"; do
-  if [ "${#running[@]}" -ge 2 ]; then
-    first=${running[0]}
-    running=("${running[@]:1}")
-    wait "${first#*:}" && status[${first%%:*}]=0 || status[${first%%:*}]=$?
+  if ! (cd "$out" && "./$1" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    "corpus_$1" "../../fuzz/corpus/$1" > "$1.log" 2>&1); then
+    tail -n 60 "$out/$1.log"
+    echo "fuzz: $1 FAILED (log: $out/$1.log)"
+    return 1
   fi
-  run "$name" &
-  running+=("$name:$!")
-done
-for r in "${running[@]}"; do wait "${r#*:}" && status[${r%%:*}]=0 || status[${r%%:*}]=$?; done
+}
+# Two runs at a time (one per core), through the same slots as the compiles: the first finding stops the script.
+for name in "${targets[@]}"; do background run "$name"; done
+drain
 
 for name in "${targets[@]}"; do
-  if [ "${status[$name]}" != 0 ]; then
-    tail -n 60 "$out/$name.log"
-    echo "fuzz: $name FAILED (log: $out/$name.log)"
-    exit 1
-  fi
   echo "fuzz: $name: $(grep -o 'Done [0-9]* runs' "$out/$name.log" | tail -n 1) in ${seconds}s, no findings"
 done
