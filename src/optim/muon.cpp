@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <type_traits>
 #include <utility>
 
 #include "base/error.h"
@@ -20,6 +21,29 @@ constexpr std::array<std::array<double, 3>, 5> kPolarExpress = {{
     {3.285753657755655, -2.3681294933425376, 0.46449024233003106},
     {2.3465413258596377, -1.7097828382687081, 0.42323551169305323},
 }};
+
+// The block-rows a symmetric product is computed by (see NewtonSchulzGram): an eighth of the side rounded up to a
+// multiple of 16, at least 32 rows. b block-rows compute (b + 1) / 2b of the full product's FLOPs (9/16 at 8). Chosen
+// by bench/muon_bench.cpp on a 2-core Zen 3 (docs/PERFORMANCE.md): eighths beat quarters by 0-10 % on config b and c,
+// twelfths were no faster; the GEMMs stay at 48 rows and more there.
+int64_t symmetric_block_rows(int64_t side) { return std::max<int64_t>(32, (side / 8 + 15) / 16 * 16); }
+
+// The lower part of each matrix (rows below their block-row's first column) from its upper part: C[r][c] = C[c][r]
+// for c < r0(r). In tiles of 32 x 32 so both sides stay in cache; one matrix's tiles per thread.
+void mirror_lower(float* c, int64_t batch, int64_t side, int64_t block) {
+  constexpr int64_t kTile = 32;
+#pragma omp parallel for collapse(2) schedule(static) if (batch * side * side > 65536)
+  for (int64_t i = 0; i < batch; i++) {
+    for (int64_t r0 = block; r0 < side; r0 += block) {
+      float* m = c + i * side * side;
+      const int64_t r1 = std::min(side, r0 + block);
+      for (int64_t rt = r0; rt < r1; rt += kTile)
+        for (int64_t ct = 0; ct < r0; ct += kTile)
+          for (int64_t r = rt; r < std::min(r1, rt + kTile); r++)
+            for (int64_t col = ct; col < std::min(r0, ct + kTile); col++) m[r * side + col] = m[col * side + r];
+    }
+  }
+}
 
 // The products of one iteration over `batch` matrices stored back to back, in f32 or with bf16 operands (each operand
 // rounded once per iteration: X, A and B; fp32 accumulation and outputs). Where the GEMM has no native bf16 kernel
@@ -43,26 +67,54 @@ class BatchedProducts {
     convert(xb_.data(), DType::bf16, x, DType::f32, xb_.size());
   }
   // C_i = alpha op(A_i) op(B_i) + beta C_i for every matrix i; `a_is_x` / `b_is_x` say the operand is X (rounded by
-  // round_x), else the operand is rounded here. Strides are the matrices' element counts.
+  // round_x), else the operand is rounded here. Strides are the matrices' element counts. With `symmetric` the
+  // product is known to be symmetric (m == n, beta == 0: X X^T, X^T X, or A A of a symmetric A): only each block-row's
+  // part from the diagonal on is multiplied, and the rest mirrored.
   void mm(const GemmDims& d, float alpha, const float* a, size_t a_size, bool a_is_x, const float* b, size_t b_size,
-          bool b_is_x, float beta, float* c, size_t c_size) {
-    const auto sa = static_cast<int64_t>(a_size), sb = static_cast<int64_t>(b_size), sc = static_cast<int64_t>(c_size);
-    if (!bf16_) {
-      g_.f32_batched(d, batch_, sa, sb, sc, alpha, a, b, beta, c);
-      return;
-    }
+          bool b_is_x, float beta, float* c, size_t c_size, bool symmetric = false) {
+    const Strides s{static_cast<int64_t>(a_size), static_cast<int64_t>(b_size), static_cast<int64_t>(c_size)};
+    if (!bf16_) return run(d, s, alpha, a, b, beta, c, symmetric);
     if (!native_) {
       const float* a32 = a_is_x ? a : rounded(a, a_size, a32_);
       const float* b32 = b_is_x ? b : (b == a ? a32 : rounded(b, b_size, b32_));
-      g_.f32_batched(d, batch_, sa, sb, sc, alpha, a32, b32, beta, c);
-      return;
+      return run(d, s, alpha, a32, b32, beta, c, symmetric);
     }
     const uint16_t* ab = a_is_x ? xb_.data() : round(a, a_size, ab_);
     const uint16_t* bb = b_is_x ? xb_.data() : (b == a ? ab : round(b, b_size, bb_));
-    g_.bf16_batched(d, batch_, sa, sb, sc, alpha, ab, bb, beta, c);
+    run(d, s, alpha, ab, bb, beta, c, symmetric);
   }
 
  private:
+  struct Strides {
+    int64_t a, b, c;
+  };
+  template <class T>
+  void call(const GemmDims& d, const Strides& s, float alpha, const T* a, const T* b, float beta, float* c) {
+    if constexpr (std::is_same_v<T, float>) {
+      g_.f32_batched(d, batch_, s.a, s.b, s.c, alpha, a, b, beta, c);
+    } else {
+      g_.bf16_batched(d, batch_, s.a, s.b, s.c, alpha, a, b, beta, c);
+    }
+  }
+  // The full product, or a symmetric one by block-rows: block-row [r0, r1) of C from column r0 on is rows [r0, r1)
+  // of op(A) times columns [r0, m) of op(B), each a GEMM over the whole batch; then the rest is mirrored.
+  template <class T>
+  void run(const GemmDims& d, const Strides& s, float alpha, const T* a, const T* b, float beta, float* c,
+           bool symmetric) {
+    if (!symmetric) return call(d, s, alpha, a, b, beta, c);
+    check(d.m == d.n && beta == 0.0f && d.ldc == d.m && s.c == d.m * d.m,
+          "muon: a symmetric product needs a square, contiguous C and beta 0");
+    const int64_t block = symmetric_block_rows(d.m);
+    for (int64_t r0 = 0; r0 < d.m; r0 += block) {
+      GemmDims bd = d;
+      bd.m = std::min(block, d.m - r0);
+      bd.n = d.m - r0;
+      const T* ar = d.trans_a ? a + r0 : a + r0 * d.lda;  // rows r0.. of op(A)
+      const T* bc = d.trans_b ? b + r0 * d.ldb : b + r0;  // columns r0.. of op(B)
+      call(bd, s, alpha, ar, bc, beta, c + r0 * d.ldc + r0);
+    }
+    mirror_lower(c, batch_, d.m, block);
+  }
   const uint16_t* round(const float* v, size_t n, std::vector<uint16_t>& out) const {
     out.resize(n * static_cast<size_t>(batch_));
     convert(v, DType::f32, out.data(), DType::bf16, out.size());
@@ -97,42 +149,72 @@ double muon_singular_value_map(double sigma, MuonCoefficients kind, int steps) {
   return sigma;
 }
 
-void muon_orthogonalize(Gemm& g, float* x, int64_t rows, int64_t cols, MuonCoefficients kind, int steps, DType dtype) {
-  muon_orthogonalize_batched(g, x, 1, rows, cols, kind, steps, dtype);
+void muon_orthogonalize(Gemm& g, float* x, int64_t rows, int64_t cols, MuonCoefficients kind, int steps, DType dtype,
+                        NewtonSchulzGram gram_products) {
+  muon_orthogonalize_batched(g, x, 1, rows, cols, kind, steps, dtype, gram_products);
 }
 
+namespace {
+
+// dst = src over n elements, on the threads (the iteration's copies are memory-bound passes over every matrix).
+void parallel_copy(const float* src, float* dst, size_t n) {
+  const auto len = static_cast<int64_t>(n);
+#pragma omp parallel for schedule(static) if (len > 65536)
+  for (int64_t i = 0; i < len; i++) dst[i] = src[i];
+}
+
+// y += alpha x over n elements, on the threads.
+void add_scaled(float* y, float alpha, const float* x, size_t n) {
+  const auto len = static_cast<int64_t>(n);
+#pragma omp parallel for schedule(static) if (len > 65536)
+  for (int64_t i = 0; i < len; i++) y[i] += alpha * x[i];
+}
+
+}  // namespace
+
 void muon_orthogonalize_batched(Gemm& g, float* x, int64_t batch, int64_t rows, int64_t cols, MuonCoefficients kind,
-                                int steps, DType dtype) {
+                                int steps, DType dtype, NewtonSchulzGram gram_products, NewtonSchulzScratch* scratch) {
   check(dtype == DType::f32 || dtype == DType::bf16, "muon_orthogonalize: dtype must be f32 or bf16");
   check(batch >= 1 && rows >= 1 && cols >= 1, "muon_orthogonalize: empty batch or matrix");
   // Work on the wide orientation: for a tall X, X^T X is the small Gram matrix and the update multiplies on the right.
   const bool wide = rows <= cols;
   const int64_t s = wide ? rows : cols;  // side of the Gram matrix
   const size_t nx = static_cast<size_t>(rows * cols), ns = static_cast<size_t>(s * s), nb = static_cast<size_t>(batch);
-  std::vector<float> A(ns * nb), B(ns * nb), Y(nx * nb);
+  const bool sym = gram_products == NewtonSchulzGram::kSymmetric;
+  NewtonSchulzScratch own;
+  NewtonSchulzScratch& w = scratch != nullptr ? *scratch : own;
+  w.a.resize(ns * nb);
+  w.b.resize(ns * nb);
+  w.y.resize(nx * nb);
+  float* const A = w.a.data();
+  float* const B = w.b.data();
   BatchedProducts p(g, dtype, batch);
   const GemmDims gram = wide ? GemmDims{false, true, s, s, cols, cols, cols, s}   // A = X X^T
                              : GemmDims{true, false, s, s, rows, cols, cols, s};  // A = X^T X
   const GemmDims square{false, false, s, s, s, s, s, s};
   const GemmDims update = wide ? GemmDims{false, false, rows, cols, rows, s, cols, cols}   // B X
                                : GemmDims{false, false, rows, cols, cols, cols, s, cols};  // X B
+  // X and the next X alternate between the caller's buffer and Y; the result ends in the caller's.
+  float* cur = x;
+  float* next = w.y.data();
   for (int it = 0; it < steps; it++) {
     const auto [a, b, c] = muon_coefficients(kind, it);
     // X enters every product of the iteration, and the a X term, rounded to bf16 once (as under bf16 autocast).
-    p.round_x(x, nx);
-    p.mm(gram, 1.0f, x, nx, true, x, nx, true, 0.0f, A.data(), ns);
-    // B = b A + c A^2
-    p.mm(square, static_cast<float>(c), A.data(), ns, false, A.data(), ns, false, 0.0f, B.data(), ns);
-    for (size_t i = 0; i < B.size(); i++) B[i] += static_cast<float>(b) * A[i];
-    // Y = a X + B X (wide) or a X + X B (tall)
-    std::copy(x, x + nx * nb, Y.data());
+    p.round_x(cur, nx);
+    p.mm(gram, 1.0f, cur, nx, true, cur, nx, true, 0.0f, A, ns, sym);
+    // B = b A + c A^2 (A is symmetric, so is A^2)
+    p.mm(square, static_cast<float>(c), A, ns, false, A, ns, false, 0.0f, B, ns, sym);
+    add_scaled(B, static_cast<float>(b), A, ns * nb);
+    // next = a X + B X (wide) or a X + X B (tall)
+    parallel_copy(cur, next, nx * nb);
     if (wide) {
-      p.mm(update, 1.0f, B.data(), ns, false, x, nx, true, static_cast<float>(a), Y.data(), nx);
+      p.mm(update, 1.0f, B, ns, false, cur, nx, true, static_cast<float>(a), next, nx);
     } else {
-      p.mm(update, 1.0f, x, nx, true, B.data(), ns, false, static_cast<float>(a), Y.data(), nx);
+      p.mm(update, 1.0f, cur, nx, true, B, ns, false, static_cast<float>(a), next, nx);
     }
-    std::copy(Y.begin(), Y.end(), x);
+    std::swap(cur, next);
   }
+  if (cur != x) parallel_copy(cur, x, nx * nb);
 }
 
 Muon::Muon(Gemm& gemm, std::vector<Tensor*> params, MuonOptions options)
@@ -211,7 +293,8 @@ void Muon::step() {
   for (const std::vector<size_t>& members : o.stack_same_shapes ? by_shape_ : one_each_) {
     const int64_t rows = params_[members[0]]->size(0), cols = params_[members[0]]->size(1);
     const int64_t n = rows * cols;
-    std::vector<float> x(static_cast<size_t>(n) * members.size());
+    std::vector<float>& x = directions_;
+    x.resize(static_cast<size_t>(n) * members.size());
     const auto count = static_cast<int64_t>(members.size());
     // The element-wise passes: one matrix per thread (each matrix's arithmetic is the same on any thread count).
 #pragma omp parallel for if (count > 1) schedule(static)
@@ -221,7 +304,8 @@ void Muon::step() {
       momentum_and_normalize(o, grad.defined() ? grad.data<float>() : nullptr,
                              momentum_[members[static_cast<size_t>(k)]].data<float>(), x.data() + k * n, n);
     }
-    muon_orthogonalize_batched(gemm_, x.data(), count, rows, cols, o.coefficients, o.ns_steps, o.ns_dtype);
+    muon_orthogonalize_batched(gemm_, x.data(), count, rows, cols, o.coefficients, o.ns_steps, o.ns_dtype,
+                               NewtonSchulzGram::kSymmetric, &ns_scratch_);
 #pragma omp parallel for if (count > 1) schedule(static)
     for (int64_t k = 0; k < count; k++) {
       float* xk = x.data() + k * n;

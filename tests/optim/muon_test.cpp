@@ -92,7 +92,8 @@ TEST(Muon, OrthogonalizationMapsEachSingularValue) {
   Gemm gemm;
   std::mt19937_64 rng(7);
   std::normal_distribution<double> nd(0.0, 1.0);
-  for (auto [r, c] : {std::pair<int64_t, int64_t>{6, 10}, {12, 5}, {8, 8}}) {
+  // 72 x 150: a Gram side of 72, three block-rows of the symmetric products (32, 32, 8).
+  for (auto [r, c] : {std::pair<int64_t, int64_t>{6, 10}, {12, 5}, {8, 8}, {72, 150}}) {
     for (auto kind : {MuonCoefficients::classic, MuonCoefficients::polar_express}) {
       Mat x(static_cast<size_t>(r * c));
       for (double& v : x) v = nd(rng);
@@ -298,6 +299,42 @@ TEST(MuonBatched, EveryMatrixIsTheSingleMatrixCallsToRounding) {
         scale = std::max(scale, std::fabs(static_cast<double>(single[i])));
       }
       std::printf("%ldx%ld %s: max |stacked - single| %.3g of max |x| %.3g\n", static_cast<long>(r),
+                  static_cast<long>(c), std::string(dtype_name(dtype)).c_str(), worst, scale);
+      EXPECT_LE(worst, (dtype == DType::f32 ? 1e-5 : 3e-2) * scale) << r << "x" << c << " " << dtype_name(dtype);
+    }
+  }
+}
+
+// The symmetric products (block-rows from the diagonal on, the rest mirrored) compute the plain algorithm's
+// iteration: every result equals the full products' to fp32 rounding (bf16: to bf16 rounding carried through 5
+// iterations), wide and tall, with block-rows that divide the side and one that does not.
+TEST(MuonSymmetric, EqualsTheFullProductsToRounding) {
+  Gemm gemm;
+  std::mt19937_64 rng(9);
+  std::normal_distribution<float> nd(0.0f, 0.05f);
+  for (auto [r, c] : {std::pair<int64_t, int64_t>{80, 200}, {300, 100}, {128, 128}}) {
+    for (DType dtype : {DType::f32, DType::bf16}) {
+      const int64_t batch = 3, n = r * c;
+      std::vector<float> sym(static_cast<size_t>(batch * n));
+      for (float& v : sym) v = nd(rng);
+      for (int64_t b = 0; b < batch; b++) {  // Frobenius norm 1/1.02 per matrix, as Muon's normalisation leaves X
+        double sumsq = 0.0;
+        for (int64_t i = 0; i < n; i++) sumsq += static_cast<double>(sym[b * n + i]) * sym[b * n + i];
+        for (int64_t i = 0; i < n; i++) sym[b * n + i] /= static_cast<float>(1.02 * std::sqrt(sumsq));
+      }
+      std::vector<float> full = sym;
+      muon_orthogonalize_batched(gemm, sym.data(), batch, r, c, MuonCoefficients::polar_express, 5, dtype,
+                                 NewtonSchulzGram::kSymmetric);
+      muon_orthogonalize_batched(gemm, full.data(), batch, r, c, MuonCoefficients::polar_express, 5, dtype,
+                                 NewtonSchulzGram::kFull);
+      double worst = 0.0, scale = 0.0;
+      for (size_t i = 0; i < sym.size(); i++) {
+        ASSERT_TRUE(std::isfinite(sym[i]) && std::isfinite(full[i])) << r << "x" << c << " element " << i;
+        worst = std::max(worst, std::fabs(static_cast<double>(sym[i]) - full[i]));
+        scale = std::max(scale, std::fabs(static_cast<double>(full[i])));
+      }
+      ASSERT_GT(scale, 0.0);
+      std::printf("%ldx%ld %s: max |symmetric - full| %.3g of max |x| %.3g\n", static_cast<long>(r),
                   static_cast<long>(c), std::string(dtype_name(dtype)).c_str(), worst, scale);
       EXPECT_LE(worst, (dtype == DType::f32 ? 1e-5 : 3e-2) * scale) << r << "x" << c << " " << dtype_name(dtype);
     }
