@@ -81,7 +81,8 @@ std::string architecture_of(const std::string& file) {
 }
 
 DevicePrice price_on(const recipe::Recipe& r, const hw::Catalog& catalog, const std::string& device) {
-  DevicePrice d{.device = device};
+  DevicePrice d;  // (assigned, not designated: GCC 12 warns about the members a designated initializer leaves out)
+  d.device = device;
   try {
     const predict::Prediction p = predict::predict(r, catalog.find(device));
     const predict::PhasePrediction& last = p.phases.back();
@@ -238,7 +239,9 @@ void run_on_host(ModelsQaRow& row, const model::GptConfig& config, const ModelsQ
 }
 
 ModelsQaRow run_one(const std::string& file, const ModelsQaOptions& o, const hw::Catalog& catalog, Engine& engine) {
-  ModelsQaRow row{.file = fs::path(file).filename().string(), .architecture = architecture_of(file)};
+  ModelsQaRow row;
+  row.file = fs::path(file).filename().string();
+  row.architecture = architecture_of(file);
   model::HfModel hf;
   try {
     hf = model::read_hf_config(file);
