@@ -15,7 +15,8 @@
 //            s = lerp(s, v, 1 - beta2);  X = X / sqrt(max(s, 1e-10)), rescaled to keep ||X||_F
 //   eta = lr * sqrt(max(1, rows / cols));  p -= eta * X + eta * wd * p * [X * p >= 0]   (cautious weight decay)
 // State in fp32; the GEMMs on the engine's backend, in fp32 or bf16 (ns_dtype), the matrices of one shape stacked into
-// one batched call per product. Not here: distributed sharding (train/optimizers.h hands each rank its matrices).
+// one batched call per product (per block-row for the two symmetric products, NewtonSchulzGram). Not here: distributed
+// sharding (train/optimizers.h hands each rank its matrices).
 #pragma once
 
 #include <array>
