@@ -25,10 +25,10 @@ HostMemory host_memory();
 // The same rule over given inputs, so tests can feed it cases. Texts are file contents, empty when absent; a cgroup
 // limit of "max" or >= 2^62 means unlimited; address_space_limit < 0 means none.
 struct HostMemoryInputs {
-  std::string meminfo;                     // /proc/meminfo
-  std::string cgroup_limit, cgroup_usage;  // memory.max + memory.current, or the v1 pair
-  double address_space_limit = -1;         // RLIMIT_AS soft limit in bytes
-  std::string self_status;                 // /proc/self/status (VmSize)
+  std::string meminfo{};                       // /proc/meminfo
+  std::string cgroup_limit{}, cgroup_usage{};  // memory.max + memory.current, or the v1 pair
+  double address_space_limit = -1;             // RLIMIT_AS soft limit in bytes
+  std::string self_status{};                   // /proc/self/status (VmSize)
 };
 HostMemory host_memory_from(const HostMemoryInputs& inputs);
 

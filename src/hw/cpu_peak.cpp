@@ -111,7 +111,7 @@ std::string CpuFeatures::summary() const {
                           {avx2, "avx2"},
                           {fma, "fma"},
                           {sse2, "sse2"}})
-    if (on) s += (s.empty() ? "" : " ") + std::string(name);
+    if (on) s.append(s.empty() ? "" : " ").append(name);
   return s.empty() ? "none known" : s;
 }
 

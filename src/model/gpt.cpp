@@ -315,7 +315,7 @@ Tensor top_k_mask(const Tensor& probs, int64_t k) {
 // flattened [N * E] weights.
 struct RoutedRows {
   int64_t count = 0;
-  Tensor tokens, weight_index;  // i32 [count]
+  Tensor tokens{}, weight_index{};  // i32 [count]
 };
 struct Routing {
   std::vector<RoutedRows> experts;

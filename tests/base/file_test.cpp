@@ -81,7 +81,7 @@ TEST(File, WriteFileAtomicLeavesNoTemporary) {
 
 TEST(File, WriteFileAtomicNeverRenamesOverADeviceOrFolder) {
   // /dev/full is a character device: renaming a temporary over it would turn it into a plain file.
-  for (const std::string path : {std::string("/dev/full"), ::testing::TempDir()}) {
+  for (const std::string& path : {std::string("/dev/full"), ::testing::TempDir()}) {
     try {
       write_file_atomic(path, "abc", 3);
       FAIL() << "wrote over " << path;

@@ -86,7 +86,8 @@ TEST(Lowering, HuggingFaceConfigsMatchTheFlopCount) {
   for (const char* name : {"llama-3.1-8b", "qwen2.5-0.5b", "mistral-7b-v0.1", "qwen3-8b", "gpt3-175b",
                            "mixtral-8x7b-v0.1", "qwen3-30b-a3b", "gpt-oss-20b"}) {
     recipe::Recipe r = shipped("cpu-tiny");
-    r.model = model::read_hf_config(std::string(NANOTRN_SOURCE_DIR) + "/configs/hf/" + name + ".json").config;
+    r.model = model::read_hf_config(std::string(NANOTRN_SOURCE_DIR).append("/configs/hf/").append(name).append(".json"))
+                  .config;
     r.batch.seq_len = 256;
     expect_flops_match_the_count(r, name);
   }

@@ -448,7 +448,9 @@ class AttentionBackward {
   int head_queue_ = 0, key_queue_ = 0, store_queue_ = 0, dq_queue_ = 0;
 };
 
-std::string shape_of(const View& v) { return "[" + std::to_string(v.np) + ", " + std::to_string(v.nf) + "]"; }
+std::string shape_of(const View& v) {
+  return std::string("[").append(std::to_string(v.np)).append(", ").append(std::to_string(v.nf)).append("]");
+}
 
 }  // namespace
 
