@@ -22,6 +22,10 @@ constexpr std::array<std::array<double, 3>, 5> kPolarExpress = {{
     {2.3465413258596377, -1.7097828382687081, 0.42323551169305323},
 }};
 
+// Muon's element-wise passes over more elements than this run on the threads (below it a fork costs more than it
+// saves).
+constexpr int64_t kThreadFrom = 65536;
+
 // The block-rows a symmetric product is computed by (see NewtonSchulzGram): an eighth of the side rounded up to a
 // multiple of 16, at least 32 rows. b block-rows compute (b + 1) / 2b of the full product's FLOPs (9/16 at 8). Chosen
 // by bench/muon_bench.cpp on a 2-core Zen 3 (docs/PERFORMANCE.md): eighths beat quarters by 0-10 % on config b and c,
@@ -32,7 +36,7 @@ int64_t symmetric_block_rows(int64_t side) { return std::max<int64_t>(32, (side 
 // for c < r0(r). In tiles of 32 x 32 so both sides stay in cache; one matrix's tiles per thread.
 void mirror_lower(float* c, int64_t batch, int64_t side, int64_t block) {
   constexpr int64_t kTile = 32;
-#pragma omp parallel for collapse(2) schedule(static) if (batch * side * side > 65536)
+#pragma omp parallel for collapse(2) schedule(static) if (batch * side * side > kThreadFrom)
   for (int64_t i = 0; i < batch; i++) {
     for (int64_t r0 = block; r0 < side; r0 += block) {
       float* m = c + i * side * side;
@@ -159,14 +163,14 @@ namespace {
 // dst = src over n elements, on the threads (the iteration's copies are memory-bound passes over every matrix).
 void parallel_copy(const float* src, float* dst, size_t n) {
   const auto len = static_cast<int64_t>(n);
-#pragma omp parallel for schedule(static) if (len > 65536)
+#pragma omp parallel for schedule(static) if (len > kThreadFrom)
   for (int64_t i = 0; i < len; i++) dst[i] = src[i];
 }
 
 // y += alpha x over n elements, on the threads.
 void add_scaled(float* y, float alpha, const float* x, size_t n) {
   const auto len = static_cast<int64_t>(n);
-#pragma omp parallel for schedule(static) if (len > 65536)
+#pragma omp parallel for schedule(static) if (len > kThreadFrom)
   for (int64_t i = 0; i < len; i++) y[i] += alpha * x[i];
 }
 
@@ -278,7 +282,7 @@ void normuon(const MuonOptions& o, float* x, float* s, int64_t rows, int64_t col
 void apply_update(const MuonOptions& o, const float* x, float* p, int64_t rows, int64_t cols) {
   const float eta = o.lr * std::sqrt(std::max(1.0f, static_cast<float>(rows) / static_cast<float>(cols)));
   const int64_t n = rows * cols;
-#pragma omp parallel for if (n > 65536) schedule(static)
+#pragma omp parallel for if (n > kThreadFrom) schedule(static)
   for (int64_t j = 0; j < n; j++) {
     const float decay = x[j] * p[j] >= 0.0f ? eta * o.weight_decay * p[j] : 0.0f;
     p[j] -= eta * x[j] + decay;
