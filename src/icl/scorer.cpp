@@ -76,12 +76,13 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
   const auto R = static_cast<int64_t>(rows.rows.size());
   const int64_t V = gpt_.config().vocab_size;
   model::KvCache prefix_cache;
-  Tensor prefix_logits;  // [1, 1, V]: the prediction of the token after the prefix
+  Tensor prefix_row;  // [1, 1, D]: the prefix's last hidden row, whose logits predict the token after the prefix
   if (x.L > 0) {
     const std::vector<int32_t> ids(rows.rows[0].begin(), rows.rows[0].begin() + x.L);
     const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({1, x.L}, ids), &prefix_cache);
-    prefix_logits = gpt_.head(ctx, ops::narrow(ctx, h, 1, x.L - 1, 1)).contiguous();
+    prefix_row = ops::narrow(ctx, h, 1, x.L - 1, 1);
   }
+  Tensor prefix_logits;  // [V]: the first pass's head computes it along with that pass's scored rows
   std::vector<double> means(static_cast<size_t>(R));
   bool all_hit = true;
   const int64_t chunk = rows_per_pass(R, x.L, x.M, x.F);
@@ -95,11 +96,15 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
         cache.v[layer] = ops::concat(ctx, std::vector<Tensor>(static_cast<size_t>(n), cache.v[layer]), 0);
       }
     }
-    const Tensor rest = x.M > 0 && !at.index.empty()
-                            ? rest_logits(ctx, rest_ids(rows, first, n, x.L, x.M), at, x.L > 0 ? &cache : nullptr)
-                            : Tensor();
+    const bool runs_rest = x.M > 0 && !at.index.empty();
+    const Tensor tail = prefix_logits.defined() ? Tensor() : prefix_row;
+    const Tensor logits = head_logits(ctx, runs_rest ? rest_ids(rows, first, n, x.L, x.M) : Tensor(), at,
+                                      x.L > 0 ? &cache : nullptr, tail);
+    if (tail.defined()) {
+      prefix_logits = ops::narrow(ctx, logits, 0, logits.size(0) - 1, 1).contiguous();
+    }
     for (int64_t r = 0; r < n; ++r) {
-      const float* z = rest.defined() ? rest.data<float>() + at.first_of[static_cast<size_t>(r)] * V : nullptr;
+      const float* z = runs_rest ? logits.data<float>() + at.first_of[static_cast<size_t>(r)] * V : nullptr;
       means[static_cast<size_t>(first + r)] = span_mean(rows, static_cast<size_t>(first + r), x.L,
                                                         x.L > 0 ? prefix_logits.data<float>() : nullptr, z, V, all_hit);
     }
@@ -157,14 +162,21 @@ Tensor Scorer::rest_ids(const ScoredRows& rows, int64_t first, int64_t n, int64_
   return Tensor::from_ints({n, M}, ids);
 }
 
-Tensor Scorer::rest_logits(Ctx& ctx, const Tensor& ids, const ScoredPositions& at, model::KvCache* cache) {
-  const int64_t n = ids.size(0), M = ids.size(1);
-  const Tensor h = gpt_.hidden(ctx, ids, cache);
-  const int64_t D = h.size(2);
-  // The scored positions' hidden rows, gathered as an embedding lookup of the pass's [n * M, D] rows.
-  const Tensor scored = ops::embedding(ctx, Tensor::from_ints({1, static_cast<int64_t>(at.index.size())}, at.index),
-                                       ops::reshape(ctx, h.contiguous(), {n * M, D}));
-  return gpt_.head(ctx, scored).contiguous();
+Tensor Scorer::head_logits(Ctx& ctx, const Tensor& ids, const ScoredPositions& at, model::KvCache* cache,
+                           const Tensor& tail) {
+  std::vector<Tensor> hidden;  // [1, rows, D] each
+  if (ids.defined()) {
+    const int64_t n = ids.size(0), M = ids.size(1);
+    const Tensor h = gpt_.hidden(ctx, ids, cache);
+    const int64_t D = h.size(2);
+    // The scored positions' hidden rows, gathered as an embedding lookup of the pass's [n * M, D] rows.
+    hidden.push_back(ops::embedding(ctx, Tensor::from_ints({1, static_cast<int64_t>(at.index.size())}, at.index),
+                                    ops::reshape(ctx, h.contiguous(), {n * M, D})));
+  }
+  if (tail.defined()) hidden.push_back(tail);
+  if (hidden.empty()) return Tensor();
+  const Tensor rows = hidden.size() == 1 ? hidden[0] : ops::concat(ctx, hidden, 1);
+  return ops::reshape(ctx, gpt_.head(ctx, rows).contiguous(), {rows.size(1), gpt_.config().vocab_size});
 }
 
 }  // namespace nanotrn::icl

@@ -18,7 +18,8 @@
 // key-padding mask) was measured slower on the shipped bundle (docs/PERFORMANCE.md, "CORE evaluation").
 // Memory is bounded whatever the number of choices: the rows after the prefix run in passes of as many rows
 // as fit pass_bytes (256 MiB by default: their logits, attention scores, cache replicas and activations, estimated),
-// one pass when they all fit (every shipped task), so an example with 10^6 choices costs time, not memory.
+// one pass when they all fit (every shipped task), so an example with 10^6 choices costs time, not memory. The head
+// runs once per pass: the prefix's last position rides with the first pass's scored rows.
 #pragma once
 
 #include <cstdint>
@@ -66,9 +67,11 @@ class Scorer {
   static ScoredPositions scored_positions(const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M);
   // The pass's token ids [n, M]: the tokens of rows first .. first + n - 1 after the prefix, right-padded with 0.
   static Tensor rest_ids(const ScoredRows& rows, int64_t first, int64_t n, int64_t L, int64_t M);
-  // The logits [at.index.size(), V] at the scored positions of the rest pass `ids` run after `cache` (one cache row
-  // per ids row, or none): the head runs on those positions only.
-  Tensor rest_logits(Ctx& ctx, const Tensor& ids, const ScoredPositions& at, model::KvCache* cache);
+  // The head's logits [rows, V] for one pass: at the scored positions of the rest pass `ids` run after `cache` (one
+  // cache row per ids row, or none; ids undefined: no rest), the head only on those positions' hidden rows, then
+  // `tail` (a [1, 1, D] hidden row, or undefined) as the last row. The first pass carries the prefix's last row as its
+  // tail, so the head's weights (V x D, the largest matrix) are read once per example instead of twice.
+  Tensor head_logits(Ctx& ctx, const Tensor& ids, const ScoredPositions& at, model::KvCache* cache, const Tensor& tail);
   // The mean loss over row i's span (NaN when empty), and &= into all_hit whether every position's argmax is its
   // token: position L - 1 reads `prefix` (the prefix's last logits), later ones rest[0, 1, ...] in order.
   static double span_mean(const ScoredRows& rows, size_t i, int64_t L, const float* prefix, const float* rest,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ops/fast_math.h"
 #include "ops/op_util.h"
 
 namespace nanotrn::ops {
@@ -65,11 +66,13 @@ struct Tanh {
     return 1.0f - t * t;
   }
 };
+// The same tanh as the fused cross-entropy's softcap (fast_math.h), so that the head's capped logits and the training
+// loss's are one function; it vectorises where libm's tanhf does not (the CORE scorer runs the head through this op).
 struct Softcap {
-  float cap;
-  float fwd(float x) const { return cap * std::tanh(x / cap); }
+  float cap, inv_cap;
+  float fwd(float x) const { return cap * fast_tanh(x * inv_cap); }
   float grad(float x) const {
-    const float t = std::tanh(x / cap);
+    const float t = fast_tanh(x * inv_cap);
     return 1.0f - t * t;
   }
 };
@@ -118,7 +121,7 @@ Tensor sigmoid(Ctx& ctx, const Tensor& x) { return unary(ctx, x, Sigmoid{}, "sig
 Tensor tanh(Ctx& ctx, const Tensor& x) { return unary(ctx, x, Tanh{}, "tanh"); }
 Tensor tanh_softcap(Ctx& ctx, const Tensor& x, float cap) {
   check(cap > 0.0f, "tanh_softcap: cap must be > 0, got " + std::to_string(cap));
-  return unary(ctx, x, Softcap{cap}, "tanh_softcap");
+  return unary(ctx, x, Softcap{cap, 1.0f / cap}, "tanh_softcap");
 }
 
 Tensor clamp(Ctx& ctx, const Tensor& x, float lo, float hi) {
