@@ -55,7 +55,9 @@ Scorer::Layout Scorer::layout(const ScoredRows& rows) const {
     for (int32_t t : r) check(t >= 0 && t < V, "Scorer: token " + std::to_string(t) + " is outside the vocabulary");
   }
   Layout x;
-  x.L = common_length(rows.rows, false);
+  // One row shares its prefix with nothing: it runs as one forward (a separate prefix pass would only read every
+  // weight a second time, for the same FLOPs).
+  x.L = R > 1 ? common_length(rows.rows, false) : 0;
   for (int64_t i = 0; i < R; ++i) x.L = std::min(x.L, rows.start[static_cast<size_t>(i)]);
   // The rest of each row that predicts a scored token: positions L .. end - 2, padded to M for every row.
   for (int64_t i = 0; i < R; ++i) x.M = std::max(x.M, rows.end[static_cast<size_t>(i)] - 1 - x.L);

@@ -10,16 +10,16 @@
 // language_modeling: correct when the greedy argmax (the first maximum) at every span position is the next token.
 //
 // How (the part that is ours): the rows of an example share a token prefix (BOS, the few-shot examples, the query).
-// It runs through the model once into a KV cache; the cache is replicated over the rows and only the tokens after it
-// run, right-padded to the longest (the causal mask keeps padding from reaching any scored position). The head runs
-// only at the positions some row scores (gathered from the hidden rows). The forward is fp32 (ctx's matmul dtype is
-// ignored) so that it is the model the reference scorer in PyTorch sees; losses are summed in double.
-// Examples are not batched together: rows of several examples in one forward (their prefixes left-padded under a
-// key-padding mask) was measured slower on the shipped bundle (docs/PERFORMANCE.md, "CORE evaluation").
-// Memory is bounded whatever the number of choices: the rows after the prefix run in passes of as many rows
-// as fit pass_bytes (256 MiB by default: their logits, attention scores, cache replicas and activations, estimated),
-// one pass when they all fit (every shipped task), so an example with 10^6 choices costs time, not memory. The head
-// runs once per pass: the prefix's last position rides with the first pass's scored rows.
+// It runs through the model once into a KV cache (when there are two rows or more: a lone row runs as one forward); the
+// cache is replicated over the rows and only the tokens after it run, right-padded to the longest (the causal mask
+// keeps padding from reaching any scored position). The head runs only at the positions some row scores (gathered from
+// the hidden rows). The forward is fp32 (ctx's matmul dtype is ignored) so that it is the model the reference scorer in
+// PyTorch sees; losses are summed in double. Examples are not batched together: rows of several examples in one forward
+// (their prefixes left-padded under a key-padding mask) was measured slower on the shipped bundle (docs/PERFORMANCE.md,
+// "CORE evaluation"). Memory is bounded whatever the number of choices: the rows after the prefix run in passes of as
+// many rows as fit pass_bytes (256 MiB by default: their logits, attention scores, cache replicas and activations,
+// estimated), one pass when they all fit (every shipped task), so an example with 10^6 choices costs time, not memory.
+// The head runs once per pass: the prefix's last position rides with the first pass's scored rows.
 #pragma once
 
 #include <cstdint>
