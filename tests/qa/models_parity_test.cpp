@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <memory>
 
 #include "autograd/tape.h"
 #include "base/error.h"
@@ -53,22 +54,11 @@ struct Instance {
   std::vector<ConfigFile> files;
 };
 
-// Writes the peer's input for `c`: the initial weights of seed 7, which errors_against_peer builds again.
-void write_peer_input(const model::GptConfig& c, const std::string& dir) {
-  Engine engine;
+// The PyTorch peer's step-0 loss and gradients for the instance `gpt` (read from `dir`), against nanotrn's.
+Errors errors_against_peer(Engine& engine, model::Gpt& gpt, const std::string& dir) {
   Tape tape;
   Ctx ctx{engine, &tape};
-  const model::Gpt gpt(ctx, c, 7);
-  testing_support::write_gpt_peer_input(gpt, recipe_of(c), batch_of(c), {1, kB, kT}, dir);
-}
-
-// The PyTorch peer's step-0 loss and gradients for the instance `c` (read from `dir`), against nanotrn's.
-Errors errors_against_peer(const model::GptConfig& c, const std::string& dir) {
-  Engine engine;
-  Tape tape;
-  Ctx ctx{engine, &tape};
-  model::Gpt gpt(ctx, c, 7);
-  const testing_support::PeerBatch batch = batch_of(c);
+  const testing_support::PeerBatch batch = batch_of(gpt.config());
   const SafetensorsFile ref = testing_support::read_gpt_peer_output(dir);
   const Tensor loss = gpt.loss(ctx, Tensor::from_ints({kB, kT}, batch.ids), Tensor::from_ints({kB, kT}, batch.targets));
   tape.backward(loss);
@@ -113,15 +103,21 @@ std::vector<Instance> distinct_instances() {
 
 TEST(ModelsParity, EveryShippedConfigsHostInstanceMatchesPyTorch) {
   const std::vector<Instance> instances = distinct_instances();
+  Engine engine;
+  // Each instance's model, built once (seed 7): its initial weights are the peer's input and then its own.
+  std::vector<std::unique_ptr<model::Gpt>> models;
   std::vector<std::string> dirs;
   for (const Instance& in : instances) {
-    write_peer_input(in.config, in.dir);
+    models.push_back(std::make_unique<model::Gpt>(Ctx{engine}, in.config, 7));
+    testing_support::write_gpt_peer_input(*models.back(), recipe_of(in.config), batch_of(in.config), {1, kB, kT},
+                                          in.dir);
     dirs.push_back(in.dir);
   }
   testing_support::run_gpt_peers(dirs);  // one interpreter for every instance
   size_t checked = 0;
-  for (const Instance& in : instances) {
-    const Errors e = errors_against_peer(in.config, in.dir);
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const Instance& in = instances[i];
+    const Errors e = errors_against_peer(engine, *models[i], in.dir);
     for (const ConfigFile& f : in.files) {
       std::printf("parity %s (%s): loss %.1e, gradients %.1e\n", std::filesystem::path(f.path).filename().c_str(),
                   f.architecture.c_str(), e.loss, e.gradient);
