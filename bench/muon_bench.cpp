@@ -6,7 +6,9 @@
 // numerator for both variants, so a variant that skips FLOPs shows more than it computes) and the % of the measured
 // arithmetic peak of the threads (hw/cpu_peak.h: vfmadd231ps, or vdpbf16ps for native bf16).
 // The peer in the same run: NewtonSchulzGram::kFull, every product a full GEMM (the algorithm before the symmetric
-// Gram products). Deliberately NOT here: correctness (tests/optim/muon_test.cpp), the rest of Muon's step.
+// Gram products); kSymmetric (the plain iteration by block-rows) and kAuto (the default: the polynomial iteration on
+// the MLP stacks in f32) beside it. Deliberately NOT here: correctness (tests/optim/muon_test.cpp), the rest of Muon's
+// step.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -50,6 +52,21 @@ double peak_gflops(DType dtype, bool native_bf16) {
   return nanotrn::hw::measure_arithmetic_peak(k, omp_get_max_threads(), 0.2).gflops;
 }
 
+const char* mode_label(nanotrn::NewtonSchulzGram mode, DType dtype) {
+  switch (mode) {
+    case nanotrn::NewtonSchulzGram::kAuto:
+      return dtype == DType::f32 ? ", auto (the default: polynomial for the MLP stacks)"
+                                 : ", auto (the default: symmetric Gram products in bf16)";
+    case nanotrn::NewtonSchulzGram::kPolynomial:
+      return ", polynomial";
+    case nanotrn::NewtonSchulzGram::kSymmetric:
+      return ", symmetric Gram products";
+    case nanotrn::NewtonSchulzGram::kFull:
+      return ", full products (peer)";
+  }
+  return "";
+}
+
 void BM_NewtonSchulz(benchmark::State& state) {
   const int64_t depth = state.range(0), width = state.range(1);
   const DType dtype = state.range(2) == 0 ? DType::f32 : DType::bf16;
@@ -82,13 +99,16 @@ void BM_NewtonSchulz(benchmark::State& state) {
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["peak_GFLOP/s"] = peak_gflops(dtype, native);
   state.SetLabel(std::string(nanotrn::dtype_name(dtype)) + (native || dtype == DType::f32 ? "" : " emulated") +
-                 (gram == nanotrn::NewtonSchulzGram::kFull ? ", full products (peer)" : ", symmetric Gram products"));
+                 mode_label(gram, dtype));
 }
 
-// Args: depth, width, dtype (0 f32, 1 bf16), Gram products (NewtonSchulzGram).
+// Args: depth, width, dtype (0 f32, 1 bf16), products (NewtonSchulzGram: 0 auto, 2 symmetric, 3 full; auto is the
+// symmetric iteration in bf16).
 BENCHMARK(BM_NewtonSchulz)
-    ->ArgsProduct({{6}, {384}, {0, 1}, {0, 1}})
-    ->ArgsProduct({{8}, {512}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{6}, {384}, {0}, {0, 2, 3}})
+    ->ArgsProduct({{6}, {384}, {1}, {0, 3}})
+    ->ArgsProduct({{8}, {512}, {0}, {0, 2, 3}})
+    ->ArgsProduct({{8}, {512}, {1}, {0, 3}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(2.0);

@@ -174,30 +174,78 @@ void add_scaled(float* y, float alpha, const float* x, size_t n) {
   for (int64_t i = 0; i < len; i++) y[i] += alpha * x[i];
 }
 
-}  // namespace
+// B[i][i] += a on the diagonal of every side x side matrix of the batch.
+void add_to_diagonal(float* m, int64_t batch, int64_t side, float a) {
+  for (int64_t i = 0; i < batch; i++)
+    for (int64_t r = 0; r < side; r++) m[(i * side + r) * side + r] += a;
+}
 
-void muon_orthogonalize_batched(Gemm& g, float* x, int64_t batch, int64_t rows, int64_t cols, MuonCoefficients kind,
-                                int steps, DType dtype, NewtonSchulzGram gram_products, NewtonSchulzScratch* scratch) {
-  check(dtype == DType::f32 || dtype == DType::bf16, "muon_orthogonalize: dtype must be f32 or bf16");
-  check(batch >= 1 && rows >= 1 && cols >= 1, "muon_orthogonalize: empty batch or matrix");
+// FLOPs of one side x side symmetric product over an inner dimension k, by kSymmetric's block-rows.
+double symmetric_flops(int64_t side, int64_t k) {
+  const int64_t block = symmetric_block_rows(side);
+  double flops = 0;
+  for (int64_t r0 = 0; r0 < side; r0 += block)
+    flops += 2.0 * static_cast<double>(std::min(block, side - r0) * (side - r0)) * static_cast<double>(k);
+  return flops;
+}
+
+// The polynomial iteration restarts from X every this many steps (X = Q X_0, then a fresh Gram matrix): within a
+// segment Q's eigenvalues grow to the product of its steps' a for a singular value near 0 (at most 8.2 x 4.0 x 3.9 =
+// 128 with Polar Express, 41 classic), and Q's rounding error with them, on every direction of X_0 including its
+// largest. Measured in Python (fp32 against fp64, 5 Polar Express steps, a rank-1 384 x 1536 input plus noise): the
+// plain iteration 2.5e-4 of the largest element, segments of 3 + 2 steps 7.3e-4, one segment of 5 steps 2.6e-3.
+constexpr int kPolynomialSegment = 3;
+
+// kAuto's choice for a batch of matrices whose Gram side is s and other side l: the polynomial iteration where it
+// counts fewer FLOPs (fp32 only), else the plain iteration with symmetric products. Per matrix, the plain iteration
+// costs per step a symmetric s x s x l Gram, a symmetric s x s x s square and an s x s x l update; each segment of
+// the polynomial one costs a Gram, 4 steps - 3 symmetric s x s x s products and one s x s x l product at its end.
+NewtonSchulzGram resolve_products(NewtonSchulzGram mode, DType dtype, int64_t s, int64_t l, int steps) {
+  if (mode != NewtonSchulzGram::kAuto) return mode;
+  if (dtype != DType::f32 || steps < 1) return NewtonSchulzGram::kSymmetric;
+  const double update = 2.0 * static_cast<double>(s * s) * static_cast<double>(l);
+  const double plain = steps * (symmetric_flops(s, l) + symmetric_flops(s, s) + update);
+  double polynomial = 0;
+  for (int first = 0; first < steps; first += kPolynomialSegment) {
+    const int len = std::min(kPolynomialSegment, steps - first);
+    polynomial += symmetric_flops(s, l) + (4.0 * len - 3.0) * symmetric_flops(s, s) + update;
+  }
+  return polynomial < plain ? NewtonSchulzGram::kPolynomial : NewtonSchulzGram::kSymmetric;
+}
+
+// One batch's shapes: X is rows x cols; the Gram matrix is s x s (s = the smaller side).
+struct IterationShape {
+  int64_t batch, rows, cols, s;
+  bool wide;
+  size_t nx, ns, nb;
+  bool symmetric;
+  GemmDims gram, square, update;
+};
+
+IterationShape iteration_shape(int64_t batch, int64_t rows, int64_t cols, bool symmetric) {
+  IterationShape sh;
+  sh.batch = batch, sh.rows = rows, sh.cols = cols;
   // Work on the wide orientation: for a tall X, X^T X is the small Gram matrix and the update multiplies on the right.
-  const bool wide = rows <= cols;
-  const int64_t s = wide ? rows : cols;  // side of the Gram matrix
-  const size_t nx = static_cast<size_t>(rows * cols), ns = static_cast<size_t>(s * s), nb = static_cast<size_t>(batch);
-  const bool sym = gram_products == NewtonSchulzGram::kSymmetric;
-  NewtonSchulzScratch own;
-  NewtonSchulzScratch& w = scratch != nullptr ? *scratch : own;
-  w.a.resize(ns * nb);
-  w.b.resize(ns * nb);
-  w.y.resize(nx * nb);
+  sh.wide = rows <= cols;
+  sh.s = sh.wide ? rows : cols;
+  sh.nx = static_cast<size_t>(rows * cols), sh.ns = static_cast<size_t>(sh.s * sh.s);
+  sh.nb = static_cast<size_t>(batch);
+  sh.symmetric = symmetric;
+  const int64_t s = sh.s;
+  sh.gram = sh.wide ? GemmDims{false, true, s, s, cols, cols, cols, s}   // A = X X^T
+                    : GemmDims{true, false, s, s, rows, cols, cols, s};  // A = X^T X
+  sh.square = GemmDims{false, false, s, s, s, s, s, s};
+  sh.update = sh.wide ? GemmDims{false, false, rows, cols, rows, s, cols, cols}   // B X
+                      : GemmDims{false, false, rows, cols, cols, cols, s, cols};  // X B
+  return sh;
+}
+
+// The plain iteration (kSymmetric, kFull): X <- a X + (b A + c A^2) X with A = X X^T, or X (b A + c A^2) when tall.
+void plain_iteration(BatchedProducts& p, float* x, const IterationShape& sh, MuonCoefficients kind, int steps,
+                     NewtonSchulzScratch& w) {
+  const size_t nx = sh.nx, ns = sh.ns;
   float* const A = w.a.data();
   float* const B = w.b.data();
-  BatchedProducts p(g, dtype, batch);
-  const GemmDims gram = wide ? GemmDims{false, true, s, s, cols, cols, cols, s}   // A = X X^T
-                             : GemmDims{true, false, s, s, rows, cols, cols, s};  // A = X^T X
-  const GemmDims square{false, false, s, s, s, s, s, s};
-  const GemmDims update = wide ? GemmDims{false, false, rows, cols, rows, s, cols, cols}   // B X
-                               : GemmDims{false, false, rows, cols, cols, cols, s, cols};  // X B
   // X and the next X alternate between the caller's buffer and Y; the result ends in the caller's.
   float* cur = x;
   float* next = w.y.data();
@@ -205,20 +253,93 @@ void muon_orthogonalize_batched(Gemm& g, float* x, int64_t batch, int64_t rows, 
     const auto [a, b, c] = muon_coefficients(kind, it);
     // X enters every product of the iteration, and the a X term, rounded to bf16 once (as under bf16 autocast).
     p.round_x(cur, nx);
-    p.mm(gram, 1.0f, cur, nx, true, cur, nx, true, 0.0f, A, ns, sym);
+    p.mm(sh.gram, 1.0f, cur, nx, true, cur, nx, true, 0.0f, A, ns, sh.symmetric);
     // B = b A + c A^2 (A is symmetric, so is A^2)
-    p.mm(square, static_cast<float>(c), A, ns, false, A, ns, false, 0.0f, B, ns, sym);
-    add_scaled(B, static_cast<float>(b), A, ns * nb);
+    p.mm(sh.square, static_cast<float>(c), A, ns, false, A, ns, false, 0.0f, B, ns, sh.symmetric);
+    add_scaled(B, static_cast<float>(b), A, ns * sh.nb);
     // next = a X + B X (wide) or a X + X B (tall)
-    parallel_copy(cur, next, nx * nb);
-    if (wide) {
-      p.mm(update, 1.0f, B, ns, false, cur, nx, true, static_cast<float>(a), next, nx);
+    parallel_copy(cur, next, nx * sh.nb);
+    if (sh.wide) {
+      p.mm(sh.update, 1.0f, B, ns, false, cur, nx, true, static_cast<float>(a), next, nx);
     } else {
-      p.mm(update, 1.0f, cur, nx, true, B, ns, false, static_cast<float>(a), next, nx);
+      p.mm(sh.update, 1.0f, cur, nx, true, B, ns, false, static_cast<float>(a), next, nx);
     }
     std::swap(cur, next);
   }
-  if (cur != x) parallel_copy(cur, x, nx * nb);
+  if (cur != x) parallel_copy(cur, x, nx * sh.nb);
+}
+
+// One segment of kPolynomial (fp32), steps first .. first + len - 1, in place on X: X_k = Q_k X_0 (X_0 Q_k when
+// tall) with Q_k a polynomial in A_0, the Gram matrix of X_0, so that A_k = Q_k A_0 Q_k. Polynomials in one symmetric
+// matrix are symmetric and commute, so every product below is s x s and symmetric: P = a I + b A + c A^2, Q <- P Q,
+// A <- P^2 A; then X = Q X_0 once.
+void polynomial_segment(BatchedProducts& p, float* x, const IterationShape& sh, MuonCoefficients kind, int first,
+                        int len, NewtonSchulzScratch& w) {
+  const size_t nx = sh.nx, ns = sh.ns;
+  float* A = w.a.data();
+  float* B = w.b.data();
+  float* Q = w.q.data();
+  float* T = w.t.data();
+  p.mm(sh.gram, 1.0f, x, nx, true, x, nx, true, 0.0f, A, ns, true);
+  for (int j = 0; j < len; j++) {
+    const auto [a, b, c] = muon_coefficients(kind, first + j);
+    p.mm(sh.square, static_cast<float>(c), A, ns, false, A, ns, false, 0.0f, B, ns, true);
+    add_scaled(B, static_cast<float>(b), A, ns * sh.nb);
+    add_to_diagonal(B, sh.batch, sh.s, static_cast<float>(a));  // B = P
+    if (j == 0) {
+      parallel_copy(B, Q, ns * sh.nb);
+    } else {
+      p.mm(sh.square, 1.0f, B, ns, false, Q, ns, false, 0.0f, T, ns, true);
+      std::swap(Q, T);
+    }
+    if (j + 1 < len) {
+      p.mm(sh.square, 1.0f, B, ns, false, B, ns, false, 0.0f, T, ns, true);  // P^2
+      p.mm(sh.square, 1.0f, T, ns, false, A, ns, false, 0.0f, B, ns, true);  // the next A
+      std::swap(A, B);
+    }
+  }
+  float* const y = w.y.data();
+  if (sh.wide) {
+    p.mm(sh.update, 1.0f, Q, ns, false, x, nx, true, 0.0f, y, nx);
+  } else {
+    p.mm(sh.update, 1.0f, x, nx, true, Q, ns, false, 0.0f, y, nx);
+  }
+  parallel_copy(y, x, nx * sh.nb);
+}
+
+// kPolynomial: its segments of kPolynomialSegment steps, each restarting from the X the last one left.
+void polynomial_iteration(BatchedProducts& p, float* x, const IterationShape& sh, MuonCoefficients kind, int steps,
+                          NewtonSchulzScratch& w) {
+  w.q.resize(sh.ns * sh.nb);
+  w.t.resize(sh.ns * sh.nb);
+  for (int first = 0; first < steps; first += kPolynomialSegment)
+    polynomial_segment(p, x, sh, kind, first, std::min(kPolynomialSegment, steps - first), w);
+}
+
+}  // namespace
+
+void muon_orthogonalize_batched(Gemm& g, float* x, int64_t batch, int64_t rows, int64_t cols, MuonCoefficients kind,
+                                int steps, DType dtype, NewtonSchulzGram gram_products, NewtonSchulzScratch* scratch) {
+  check(dtype == DType::f32 || dtype == DType::bf16, "muon_orthogonalize: dtype must be f32 or bf16");
+  check(batch >= 1 && rows >= 1 && cols >= 1, "muon_orthogonalize: empty batch or matrix");
+  const NewtonSchulzGram mode =
+      resolve_products(gram_products, dtype, std::min(rows, cols), std::max(rows, cols), steps);
+  check(mode != NewtonSchulzGram::kPolynomial || (dtype == DType::f32 && steps >= 1),
+        "muon_orthogonalize: the polynomial iteration is fp32 only, of at least one step (its Q grows to hundreds and "
+        "bf16 rounding of it "
+        "would swamp the result)");
+  const IterationShape sh = iteration_shape(batch, rows, cols, mode != NewtonSchulzGram::kFull);
+  NewtonSchulzScratch own;
+  NewtonSchulzScratch& w = scratch != nullptr ? *scratch : own;
+  w.a.resize(sh.ns * sh.nb);
+  w.b.resize(sh.ns * sh.nb);
+  w.y.resize(sh.nx * sh.nb);
+  BatchedProducts p(g, dtype, batch);
+  if (mode == NewtonSchulzGram::kPolynomial) {
+    polynomial_iteration(p, x, sh, kind, steps, w);
+  } else {
+    plain_iteration(p, x, sh, kind, steps, w);
+  }
 }
 
 Muon::Muon(Gemm& gemm, std::vector<Tensor*> params, MuonOptions options)
@@ -309,7 +430,7 @@ void Muon::step() {
                              momentum_[members[static_cast<size_t>(k)]].data<float>(), x.data() + k * n, n);
     }
     muon_orthogonalize_batched(gemm_, x.data(), count, rows, cols, o.coefficients, o.ns_steps, o.ns_dtype,
-                               NewtonSchulzGram::kSymmetric, &ns_scratch_);
+                               NewtonSchulzGram::kAuto, &ns_scratch_);
 #pragma omp parallel for if (count > 1) schedule(static)
     for (int64_t k = 0; k < count; k++) {
       float* xk = x.data() + k * n;

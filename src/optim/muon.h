@@ -59,30 +59,42 @@ constexpr float muon_norm_eps(MuonCoefficients kind) { return kind == MuonCoeffi
 std::array<double, 3> muon_coefficients(MuonCoefficients kind, int step);
 // The scalar map the iteration applies to each singular value: sigma -> a sigma + b sigma^3 + c sigma^5, `steps` times.
 double muon_singular_value_map(double sigma, MuonCoefficients kind, int steps);
-// How the iteration computes its two symmetric products, A = X X^T (X^T X when tall) and A A.
-//   kSymmetric  by block-rows of about an eighth of the side (at least 32 rows): each block-row multiplied from the
+// How the iteration computes its products. All four compute the same function in exact arithmetic.
+//   kAuto       kPolynomial where it counts fewer FLOPs than kSymmetric (fp32, and a Gram side well below the other:
+//               the MLP matrices, 4:1), else kSymmetric. The default.
+//   kPolynomial fp32 only: X_k = Q_k X_0 with Q_k a polynomial in A_0 = X_0 X_0^T (X_0 Q_k and X_0^T X_0 when tall),
+//               so every product of an iteration is a symmetric side x side one (P = a I + b A + c A^2, Q <- P Q,
+//               A <- P^2 A) and X_0 is multiplied once per segment of 3 steps, after which it restarts from the new X.
+//               On a 512 x 2048 matrix 5 steps cost 0.60 of kSymmetric's FLOPs. Within a segment Q's eigenvalues grow
+//               to the product of its steps' a (up to 128) for a singular value near 0, and its rounding with them:
+//               against fp64, its fp32 error is the plain iteration's on rectangular full-rank inputs and up to 12x it
+//               where the spectrum reaches 0 (rank 1), a thousandth of the bf16 iteration's
+//               (MuonPolynomial tests). In bf16 that growth would swamp the result, hence fp32 only.
+//   kSymmetric  the plain iteration (A = X X^T, B = b A + c A^2, X <- a X + B X), its two symmetric products by
+//               block-rows of about an eighth of the side (at least 32 rows): each block-row multiplied from the
 //               diagonal on (a GEMM over the batch per block-row), the rest mirrored; eight block-rows cost 9/16 of the
 //               full product, so an iteration on a square matrix costs 0.71 of kFull's FLOPs (a 384 x 1536 one 0.76).
 //               Equal to kFull to fp32 rounding (the GEMMs sum the same products in their own order).
 //   kFull       every product one full GEMM: the plain algorithm, the peer of bench/muon_bench.cpp.
-enum class NewtonSchulzGram { kSymmetric, kFull };
+enum class NewtonSchulzGram { kAuto, kPolynomial, kSymmetric, kFull };
 
-// The iteration's scratch (A, B and the next X of every matrix in the batch), for a caller that orthogonalises every
-// step: kept between calls, its buffers are allocated once instead of faulting in fresh pages each step.
+// The iteration's scratch (A, B and the next X of every matrix in the batch; Q and a product for kPolynomial), for a
+// caller that orthogonalises every step: kept between calls, its buffers are allocated once instead of faulting in
+// fresh pages each step.
 struct NewtonSchulzScratch {
-  std::vector<float> a, b, y;
+  std::vector<float> a, b, y, q, t;
 };
 
 // Runs the quintic iteration in place on X (rows x cols, row-major, contiguous): fp32 GEMMs, or with `dtype` bf16
 // every product's operands rounded to bf16 (fp32 accumulation, X kept in fp32 between iterations).
 void muon_orthogonalize(Gemm& gemm, float* x, int64_t rows, int64_t cols, MuonCoefficients kind, int steps,
-                        DType dtype = DType::f32, NewtonSchulzGram gram_products = NewtonSchulzGram::kSymmetric);
+                        DType dtype = DType::f32, NewtonSchulzGram gram_products = NewtonSchulzGram::kAuto);
 // The same on `batch` matrices of rows x cols stored back to back in x: one batched GEMM per product for all of them
 // (modded-nanogpt stacks same-shape matrices the same way). muon_orthogonalize is this with batch 1.
 // `scratch`: the caller's (kept between calls), or none (allocated for this call).
 void muon_orthogonalize_batched(Gemm& gemm, float* x, int64_t batch, int64_t rows, int64_t cols, MuonCoefficients kind,
                                 int steps, DType dtype = DType::f32,
-                                NewtonSchulzGram gram_products = NewtonSchulzGram::kSymmetric,
+                                NewtonSchulzGram gram_products = NewtonSchulzGram::kAuto,
                                 NewtonSchulzScratch* scratch = nullptr);
 
 class Muon {
