@@ -32,6 +32,14 @@ constexpr int64_t kThreadFrom = 65536;
 // twelfths were no faster; the GEMMs stay at 48 rows and more there.
 int64_t symmetric_block_rows(int64_t side) { return std::max<int64_t>(32, (side / 8 + 15) / 16 * 16); }
 
+// The block-rows of a symmetric side x side product, from the top: f(first row, rows). The product multiplies each
+// from its diagonal on (columns first .. side - 1); its FLOP count walks the same rows.
+template <class F>
+void for_each_block_row(int64_t side, F f) {
+  const int64_t block = symmetric_block_rows(side);
+  for (int64_t r0 = 0; r0 < side; r0 += block) f(r0, std::min(block, side - r0));
+}
+
 // The lower part of each matrix (rows below their block-row's first column) from its upper part: C[r][c] = C[c][r]
 // for c < r0(r). In tiles of 32 x 32 so both sides stay in cache; one matrix's tiles per thread.
 void mirror_lower(float* c, int64_t batch, int64_t side, int64_t block) {
@@ -108,16 +116,15 @@ class BatchedProducts {
     if (!symmetric) return call(d, s, alpha, a, b, beta, c);
     check(d.m == d.n && beta == 0.0f && d.ldc == d.m && s.c == d.m * d.m,
           "muon: a symmetric product needs a square, contiguous C and beta 0");
-    const int64_t block = symmetric_block_rows(d.m);
-    for (int64_t r0 = 0; r0 < d.m; r0 += block) {
+    for_each_block_row(d.m, [&](int64_t r0, int64_t rows) {
       GemmDims bd = d;
-      bd.m = std::min(block, d.m - r0);
+      bd.m = rows;
       bd.n = d.m - r0;
       const T* ar = d.trans_a ? a + r0 : a + r0 * d.lda;  // rows r0.. of op(A)
       const T* bc = d.trans_b ? b + r0 * d.ldb : b + r0;  // columns r0.. of op(B)
       call(bd, s, alpha, ar, bc, beta, c + r0 * d.ldc + r0);
-    }
-    mirror_lower(c, batch_, d.m, block);
+    });
+    mirror_lower(c, batch_, d.m, symmetric_block_rows(d.m));
   }
   const uint16_t* round(const float* v, size_t n, std::vector<uint16_t>& out) const {
     out.resize(n * static_cast<size_t>(batch_));
@@ -182,10 +189,10 @@ void add_to_diagonal(float* m, int64_t batch, int64_t side, float a) {
 
 // FLOPs of one side x side symmetric product over an inner dimension k, by kSymmetric's block-rows.
 double symmetric_flops(int64_t side, int64_t k) {
-  const int64_t block = symmetric_block_rows(side);
   double flops = 0;
-  for (int64_t r0 = 0; r0 < side; r0 += block)
-    flops += 2.0 * static_cast<double>(std::min(block, side - r0) * (side - r0)) * static_cast<double>(k);
+  for_each_block_row(side, [&](int64_t r0, int64_t rows) {
+    flops += 2.0 * static_cast<double>(rows * (side - r0)) * static_cast<double>(k);
+  });
   return flops;
 }
 
