@@ -84,7 +84,7 @@ ExampleScore Scorer::score(TaskType type, const ScoredRows& rows, int64_t gold) 
     const Tensor h = gpt_.hidden(ctx, Tensor::from_ints({1, x.L}, ids), &prefix_cache);
     prefix_row = ops::narrow(ctx, h, 1, x.L - 1, 1);
   }
-  Tensor prefix_logits;  // [V]: the first pass's head computes it along with that pass's scored rows
+  Tensor prefix_logits;  // [1, V]: the first pass's head computes it along with that pass's scored rows
   std::vector<double> means(static_cast<size_t>(R));
   bool all_hit = true;
   const int64_t chunk = rows_per_pass(R, x.L, x.M, x.F);

@@ -10,12 +10,13 @@
 // Per parameter p (rows x cols = out x in) with gradient g, each step:
 //   buf = lerp(buf, g, 1 - mu);  u = nesterov ? lerp(g, buf, mu) : buf
 //   X = u / (norm_scale * ||u||_F + norm_eps)
-//   repeat ns_steps: wide (rows <= cols): A = X X^T, X = a X + (b A + c A^2) X;  tall: A = X^T X, X = a X + X (b A + c
-//   A^2) NorMuon: v = mean(X^2) along the longer side (per row if rows >= cols, else per column);
+//   repeat ns_steps: wide (rows <= cols): A = X X^T, X = a X + (b A + c A^2) X;
+//                    tall: A = X^T X, X = a X + X (b A + c A^2)   (computed as NewtonSchulzGram below says)
+//   NorMuon: v = mean(X^2) along the longer side (per row if rows >= cols, else per column);
 //            s = lerp(s, v, 1 - beta2);  X = X / sqrt(max(s, 1e-10)), rescaled to keep ||X||_F
 //   eta = lr * sqrt(max(1, rows / cols));  p -= eta * X + eta * wd * p * [X * p >= 0]   (cautious weight decay)
 // State in fp32; the GEMMs on the engine's backend, in fp32 or bf16 (ns_dtype), the matrices of one shape stacked into
-// one batched call per product (per block-row for the two symmetric products, NewtonSchulzGram). Not here: distributed
+// one batched call per product (per block-row for the symmetric products, NewtonSchulzGram). Not here: distributed
 // sharding (train/optimizers.h hands each rank its matrices).
 #pragma once
 
