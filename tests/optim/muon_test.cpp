@@ -412,7 +412,9 @@ TEST(MuonPolynomial, AgainstFp64ItIsFarCloserThanBf16AndNearThePlainFp32Iteratio
         std::printf("%ldx%ld %s: polynomial %.3g, plain %.3g, plain bf16 %.3g of max |x| %.3g\n", static_cast<long>(r),
                     static_cast<long>(c), rank1 ? "rank 1" : "full rank", poly, plain, bf16, scale);
         EXPECT_LE(poly, 0.01 * bf16) << r << "x" << c << (rank1 ? " rank 1" : "");
-        if (!rank1 && r != c) EXPECT_LE(poly, 1.5 * plain + 1e-7 * scale) << r << "x" << c;
+        if (!rank1 && r != c) {
+          EXPECT_LE(poly, 1.5 * plain + 1e-7 * scale) << r << "x" << c;
+        }
       }
     }
   }
