@@ -76,6 +76,13 @@ std::vector<double> singular_values(const Mat& x, int64_t r, int64_t c) {
   return ev;
 }
 
+// x scaled to Frobenius norm 1/1.02, as Muon's normalisation leaves X.
+void normalise(Mat& x) {
+  double norm = 0.0;
+  for (double v : x) norm += v * v;
+  for (double& v : x) v /= 1.02 * std::sqrt(norm);
+}
+
 TEST(Muon, ScalarMapMatchesTheSpecTestVectors) {
   // recipe-spec §9.4: sigma0 -> (classic x5, Polar Express x5), given to 4 decimals.
   const double table[7][3] = {{0.001, 0.4705, 0.8589}, {0.01, 0.6989, 1.0271}, {0.1, 0.7121, 1.0592},
@@ -98,9 +105,7 @@ TEST(Muon, OrthogonalizationMapsEachSingularValue) {
     for (auto kind : {MuonCoefficients::classic, MuonCoefficients::polar_express}) {
       Mat x(static_cast<size_t>(r * c));
       for (double& v : x) v = nd(rng);
-      double norm = 0.0;
-      for (double v : x) norm += v * v;
-      for (double& v : x) v /= 1.02 * std::sqrt(norm);
+      normalise(x);
       std::vector<double> expect = singular_values(x, r, c);
       for (double& s : expect) s = muon_singular_value_map(s, kind, 5);
       std::sort(expect.begin(), expect.end());
@@ -124,9 +129,7 @@ TEST(Muon, Bf16OrthogonalizationMapsEachSingularValueApproximately) {
   for (auto [r, c] : {std::pair<int64_t, int64_t>{16, 40}, {48, 12}}) {
     Mat x(static_cast<size_t>(r * c));
     for (double& v : x) v = nd(rng);
-    double norm = 0.0;
-    for (double v : x) norm += v * v;
-    for (double& v : x) v /= 1.02 * std::sqrt(norm);
+    normalise(x);
     std::vector<double> expect = singular_values(x, r, c);
     for (double& s : expect) s = muon_singular_value_map(s, MuonCoefficients::polar_express, 5);
     std::sort(expect.begin(), expect.end());
@@ -147,6 +150,22 @@ TEST(Muon, Bf16OrthogonalizationMapsEachSingularValueApproximately) {
   }
 }
 
+// The plain iteration in fp64 (X <- a X + (b A + c A^2) X, A = X X^T; tall X through its transpose): the reference
+// the fp32 iterations are measured against.
+Mat plain_iteration_fp64(Mat x, int64_t r, int64_t c, MuonCoefficients kind, int steps) {
+  const bool tall = r > c;
+  if (tall) x = transpose(x, r, c), std::swap(r, c);
+  for (int it = 0; it < steps; it++) {
+    const auto [a, b, cc] = muon_coefficients(kind, it);
+    const Mat A = matmul(x, transpose(x, r, c), r, c, r);
+    Mat B = matmul(A, A, r, r, r);
+    for (size_t i = 0; i < B.size(); i++) B[i] = b * A[i] + cc * B[i];
+    const Mat bx = matmul(B, x, r, r, c);
+    for (size_t i = 0; i < x.size(); i++) x[i] = a * x[i] + bx[i];
+  }
+  return tall ? transpose(x, r, c) : x;
+}
+
 // One Muon step of the documented rule, in fp64.
 void reference_step(Mat& p, Mat& buf, std::vector<double>& s, const Mat& g, int64_t r, int64_t c,
                     const MuonOptions& o) {
@@ -158,24 +177,7 @@ void reference_step(Mat& p, Mat& buf, std::vector<double>& s, const Mat& g, int6
     norm += u[j] * u[j];
   }
   for (double& v : u) v /= o.norm_scale * std::sqrt(norm) + o.norm_eps;
-  for (int it = 0; it < o.ns_steps; it++) {
-    const auto [a, b, cc] = muon_coefficients(o.coefficients, it);
-    if (r <= c) {
-      const Mat A = matmul(u, transpose(u, r, c), r, c, r);
-      const Mat A2 = matmul(A, A, r, r, r);
-      Mat B(A.size());
-      for (size_t k = 0; k < B.size(); k++) B[k] = b * A[k] + cc * A2[k];
-      const Mat BX = matmul(B, u, r, r, c);
-      for (size_t k = 0; k < u.size(); k++) u[k] = a * u[k] + BX[k];
-    } else {
-      const Mat A = matmul(transpose(u, r, c), u, c, r, c);
-      const Mat A2 = matmul(A, A, c, c, c);
-      Mat B(A.size());
-      for (size_t k = 0; k < B.size(); k++) B[k] = b * A[k] + cc * A2[k];
-      const Mat XB = matmul(u, B, r, c, c);
-      for (size_t k = 0; k < u.size(); k++) u[k] = a * u[k] + XB[k];
-    }
-  }
+  u = plain_iteration_fp64(u, r, c, o.coefficients, o.ns_steps);
   const bool per_row = r >= c;
   double before = 0.0, after = 0.0;
   std::vector<double> mean(s.size(), 0.0);
@@ -316,33 +318,6 @@ TEST(MuonBatched, EveryMatrixIsTheSingleMatrixCallsToRounding) {
   }
 }
 
-// The symmetric products (block-rows from the diagonal on, the rest mirrored) compute the plain algorithm's
-// iteration: every result equals the full products' to fp32 rounding (bf16: to bf16 rounding carried through 5
-// iterations), wide and tall, with block-rows that divide the side and one that does not.
-TEST(MuonSymmetric, EqualsTheFullProductsToRounding) {
-  Gemm gemm;
-  std::mt19937_64 rng(9);
-  std::normal_distribution<float> nd(0.0f, 0.05f);
-  for (auto [r, c] : {std::pair<int64_t, int64_t>{80, 200}, {300, 100}, {128, 128}}) {
-    for (DType dtype : {DType::f32, DType::bf16}) {
-      const int64_t batch = 3, n = r * c;
-      std::vector<float> sym(static_cast<size_t>(batch * n));
-      for (float& v : sym) v = nd(rng);
-      for (int64_t b = 0; b < batch; b++) {  // Frobenius norm 1/1.02 per matrix, as Muon's normalisation leaves X
-        double sumsq = 0.0;
-        for (int64_t i = 0; i < n; i++) sumsq += static_cast<double>(sym[b * n + i]) * sym[b * n + i];
-        for (int64_t i = 0; i < n; i++) sym[b * n + i] /= static_cast<float>(1.02 * std::sqrt(sumsq));
-      }
-      std::vector<float> full = sym;
-      muon_orthogonalize_batched(gemm, sym.data(), batch, r, c, MuonCoefficients::polar_express, 5, dtype,
-                                 NewtonSchulzGram::kSymmetric);
-      muon_orthogonalize_batched(gemm, full.data(), batch, r, c, MuonCoefficients::polar_express, 5, dtype,
-                                 NewtonSchulzGram::kFull);
-      expect_equal_to_rounding(sym, full, "symmetric - full", r, c, dtype);
-    }
-  }
-}
-
 // Normal entries scaled to Frobenius norm 1/1.02 per matrix, as Muon's normalisation leaves X.
 std::vector<float> normalised_stack(std::mt19937_64& rng, int64_t batch, int64_t n) {
   std::normal_distribution<float> nd(0.0f, 0.05f);
@@ -356,20 +331,24 @@ std::vector<float> normalised_stack(std::mt19937_64& rng, int64_t batch, int64_t
   return x;
 }
 
-// The plain iteration in fp64 (X <- a X + (b A + c A^2) X, A = X X^T; tall X through its transpose): the reference
-// the fp32 iterations are measured against.
-Mat plain_iteration_fp64(Mat x, int64_t r, int64_t c, MuonCoefficients kind, int steps) {
-  const bool tall = r > c;
-  if (tall) x = transpose(x, r, c), std::swap(r, c);
-  for (int it = 0; it < steps; it++) {
-    const auto [a, b, cc] = muon_coefficients(kind, it);
-    const Mat A = matmul(x, transpose(x, r, c), r, c, r);
-    Mat B = matmul(A, A, r, r, r);
-    for (size_t i = 0; i < B.size(); i++) B[i] = b * A[i] + cc * B[i];
-    const Mat bx = matmul(B, x, r, r, c);
-    for (size_t i = 0; i < x.size(); i++) x[i] = a * x[i] + bx[i];
+// The symmetric products (block-rows from the diagonal on, the rest mirrored) compute the plain algorithm's
+// iteration: every result equals the full products' to fp32 rounding (bf16: to bf16 rounding carried through 5
+// iterations), wide and tall, with block-rows that divide the side and one that does not.
+TEST(MuonSymmetric, EqualsTheFullProductsToRounding) {
+  Gemm gemm;
+  std::mt19937_64 rng(9);
+  for (auto [r, c] : {std::pair<int64_t, int64_t>{80, 200}, {300, 100}, {128, 128}}) {
+    for (DType dtype : {DType::f32, DType::bf16}) {
+      const int64_t batch = 3, n = r * c;
+      std::vector<float> sym = normalised_stack(rng, batch, n);
+      std::vector<float> full = sym;
+      muon_orthogonalize_batched(gemm, sym.data(), batch, r, c, MuonCoefficients::polar_express, 5, dtype,
+                                 NewtonSchulzGram::kSymmetric);
+      muon_orthogonalize_batched(gemm, full.data(), batch, r, c, MuonCoefficients::polar_express, 5, dtype,
+                                 NewtonSchulzGram::kFull);
+      expect_equal_to_rounding(sym, full, "symmetric - full", r, c, dtype);
+    }
   }
-  return tall ? transpose(x, r, c) : x;
 }
 
 // The polynomial iteration (X = Q X_0 per segment of 3 steps, every product side x side) against the fp64 plain
@@ -393,9 +372,7 @@ TEST(MuonPolynomial, AgainstFp64ItIsFarCloserThanBf16AndNearThePlainFp32Iteratio
         for (double& e : v) e = nd(rng);
         for (int64_t i = 0; i < r; i++)
           for (int64_t j = 0; j < c; j++) x[i * c + j] = (rank1 ? u[i] * v[j] : 0.0) + (rank1 ? 1e-3 : 1.0) * nd(rng);
-        double norm = 0.0;
-        for (double e : x) norm += e * e;
-        for (double& e : x) e /= 1.02 * std::sqrt(norm);
+        normalise(x);
         const Mat want = plain_iteration_fp64(x, r, c, kind, 5);
         const auto error_of = [&](NewtonSchulzGram mode, DType dtype) {
           std::vector<float> xf(x.begin(), x.end());
