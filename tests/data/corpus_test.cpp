@@ -20,6 +20,7 @@
 #include "data/jsonl.h"
 #include "data/temp_dir.h"
 #include "support/error_of.h"
+#include "support/source_path.h"
 
 namespace nanotrn::data {
 namespace {
@@ -248,7 +249,7 @@ TEST(Prepare, ACutOrEditedSplitFileIsRefusedThenRebuilt) {
   EXPECT_NE(old.find("corpus.json records no size and checksum for train.jsonl"), std::string::npos) << old;
 }
 
-const std::string kParquetDir = std::string(NANOTRN_SOURCE_DIR) + "/tests/io/parquet/";
+const std::string kParquetDir = testing_support::source_path("tests/io/parquet/");
 
 // A fixture's rows as its writer was given them (its .jsonl): id "<file>#<row>" -> the text of `column`, nulls left
 // out; *nulls counts them.

@@ -23,6 +23,7 @@
 #include "recipe/recipe_paths.h"
 #include "support/error_of.h"
 #include "support/python_reference.h"
+#include "support/source_path.h"
 
 namespace nanotrn::forecast {
 namespace {
@@ -128,7 +129,7 @@ TEST(ScalingLaw, NormalQuantileIsTheTablesValue) {
 }
 
 TEST(CoreMap, IsNumpysLineOnThePublishedPairs) {
-  const std::string file = std::string(NANOTRN_SOURCE_DIR) + "/configs/forecast/core_vs_bpb.json";
+  const std::string file = testing_support::source_path("configs/forecast/core_vs_bpb.json");
   const nlohmann::json want = python_reference("core_map_reference.py", file, nlohmann::json::object());
   const CoreMap& m = builtin_core_map();
   EXPECT_NEAR(m.intercept, want["intercept"].get<double>(), 1e-10);

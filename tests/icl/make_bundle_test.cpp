@@ -19,6 +19,7 @@
 #include "data/brown.h"
 #include "data/temp_dir.h"
 #include "support/error_of.h"
+#include "support/source_path.h"
 
 namespace nanotrn::icl {
 namespace {
@@ -389,7 +390,7 @@ TEST(MakeBundle, RefusesWhatItCannotMake) {
 // The shipped bundle has the layout; with the Brown corpus installed (scripts/setup.sh), its answers are true of
 // the held-back documents (cli.make_bundle_reproduces rebuilds it byte for byte).
 TEST(MakeBundle, ShippedBundleHasTheLayoutAndTrueAnswers) {
-  const std::string dir = std::string(NANOTRN_SOURCE_DIR) + "/eval_bundles/brown-core";
+  const std::string dir = testing_support::source_path("eval_bundles/brown-core");
   std::vector<data::Document> val;
   try {
     val = validation_documents(data::read_brown(data::find_brown_dir()));

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/error_of.h"
+#include "support/source_path.h"
 
 namespace nanotrn::io::parquet_test {
 namespace {
@@ -24,7 +25,7 @@ namespace {
 using nlohmann::json;
 using testing_support::error_message_of;
 
-const std::string kDir = std::string(NANOTRN_SOURCE_DIR) + "/tests/io/parquet/";
+const std::string kDir = testing_support::source_path("tests/io/parquet/");
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

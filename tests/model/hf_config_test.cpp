@@ -13,12 +13,13 @@
 #include "model/gpt.h"
 #include "model/hf_config.h"
 #include "support/error_of.h"
+#include "support/source_path.h"
 
 namespace nanotrn::model {
 namespace {
 
 HfModel shipped_hf(const std::string& name) {
-  return read_hf_config(std::string(NANOTRN_SOURCE_DIR) + "/configs/hf/" + name + ".json");
+  return read_hf_config(testing_support::source_path("configs/hf/" + name + ".json"));
 }
 
 std::string hf_error(const nlohmann::json& j) {

@@ -18,6 +18,7 @@
 #include "predict/predictor.h"
 #include "recipe/memory_need.h"
 #include "support/error_of.h"
+#include "support/source_path.h"
 
 namespace nanotrn::predict {
 namespace {
@@ -27,7 +28,7 @@ namespace {
 recipe::Recipe shipped_recipe(const char* name, const std::vector<std::string>& sets = {}) {
   std::vector<std::string> all = {"launch.stack=ideal"};
   all.insert(all.end(), sets.begin(), sets.end());
-  return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name + ".json", all);
+  return recipe::load_recipe(testing_support::source_path("recipes/" + std::string(name) + ".json"), all);
 }
 
 TEST(Launch, ChallengeShapesOnOneTrn2Chip) {
@@ -38,7 +39,7 @@ TEST(Launch, ChallengeShapesOnOneTrn2Chip) {
   EXPECT_EQ(kit.lnc, 1);
   EXPECT_EQ(kit.idle_cores_per_chip, 7);
   EXPECT_EQ(kit.rows_per_rank, 32);
-  EXPECT_EQ(recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/kit-baseline.json").launch.stack.name,
+  EXPECT_EQ(recipe::load_recipe(testing_support::source_path("recipes/kit-baseline.json")).launch.stack.name,
             "torchneuron-eager");
   // Every allowed shape: nproc_per_node in {1, 4, 8} x LNC in {1, 2}; 8 ranks at LNC=2 needs 16 cores.
   for (int64_t n : {1, 4, 8}) {

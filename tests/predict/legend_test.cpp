@@ -9,6 +9,7 @@
 #include "predict/legend.h"
 #include "predict/predictor.h"
 #include "recipe/recipe.h"
+#include "support/source_path.h"
 
 namespace nanotrn::predict {
 namespace {
@@ -49,7 +50,7 @@ std::string line_starting(const std::string& text, const std::string& start) {
 }
 
 TEST(PredictLegend, ExplainsExactlyWhatIsPrinted) {
-  const recipe::Recipe r = recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/autoresearch-d8.json");
+  const recipe::Recipe r = recipe::load_recipe(testing_support::source_path("recipes/autoresearch-d8.json"));
   const hw::Catalog c = hw::builtin_catalog();
   const Prediction p = predict(r, c.find("trn2"), PredictOptions{.tokens = 1000000000});
   const std::string text = prediction_text(p);

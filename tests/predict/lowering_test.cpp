@@ -13,6 +13,7 @@
 #include "predict/kernel_cost.h"
 #include "predict/lowering.h"
 #include "recipe/recipe.h"
+#include "support/source_path.h"
 
 namespace nanotrn::predict {
 namespace {
@@ -32,7 +33,7 @@ std::vector<int64_t> attention_dims(const KernelOp& op) {
 }
 
 recipe::Recipe shipped(const std::string& name) {
-  return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name + ".json");
+  return recipe::load_recipe(testing_support::source_path("recipes/" + name + ".json"));
 }
 
 void expect_flops_match_the_count(const recipe::Recipe& r, const std::string& label) {
@@ -86,8 +87,7 @@ TEST(Lowering, HuggingFaceConfigsMatchTheFlopCount) {
   for (const char* name : {"llama-3.1-8b", "qwen2.5-0.5b", "mistral-7b-v0.1", "qwen3-8b", "gpt3-175b",
                            "mixtral-8x7b-v0.1", "qwen3-30b-a3b", "gpt-oss-20b"}) {
     recipe::Recipe r = shipped("cpu-tiny");
-    r.model = model::read_hf_config(std::string(NANOTRN_SOURCE_DIR).append("/configs/hf/").append(name).append(".json"))
-                  .config;
+    r.model = model::read_hf_config(testing_support::source_path("configs/hf/" + std::string(name) + ".json")).config;
     r.batch.seq_len = 256;
     expect_flops_match_the_count(r, name);
   }

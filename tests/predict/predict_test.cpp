@@ -14,6 +14,7 @@
 #include "predict/predictor.h"
 #include "predict/step_model.h"
 #include "recipe/recipe.h"
+#include "support/source_path.h"
 
 namespace nanotrn::predict {
 namespace {
@@ -112,7 +113,8 @@ TEST(Predict, TokenTargetPricesTheShortestBudgetThatReachesIt) {
 TEST(Predict, EveryShippedRecipeOnEveryDevice) {
   const hw::Catalog c = hw::builtin_catalog();
   for (const char* r : {"cpu-tiny", "cpu-small", "autoresearch-d8"}) {
-    const recipe::Recipe recipe = recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + r + ".json");
+    const recipe::Recipe recipe =
+        recipe::load_recipe(testing_support::source_path("recipes/" + std::string(r) + ".json"));
     for (const char* d : {"trn1", "trn2", "trn3", "h100", "gb300"}) {
       const Prediction p = predict(recipe, c.find(d));
       for (const PhasePrediction& ph : p.phases) {
@@ -127,7 +129,7 @@ TEST(Predict, EveryShippedRecipeOnEveryDevice) {
 // The host has no HBM in the catalog: a prediction on it measures its memory against this machine's
 // (base/host_memory.h, read from /proc/meminfo and the cgroup independently of the predictor), never "of 0 B".
 TEST(Predict, OnTheHostTheCapacityIsThisMachinesMemory) {
-  const recipe::Recipe recipe = recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/cpu-tiny.json");
+  const recipe::Recipe recipe = recipe::load_recipe(testing_support::source_path("recipes/cpu-tiny.json"));
   const Prediction p = predict(recipe, hw::host_device(hw::builtin_catalog(), /*measured_gflops=*/100.0));
   const HostMemory host = host_memory();
   if (host.known) {
@@ -141,7 +143,7 @@ TEST(Predict, OnTheHostTheCapacityIsThisMachinesMemory) {
 }
 
 TEST(Predict, FrontierForgeK60OnTrn2IsFastAndShapedLikeTheRun) {
-  const recipe::Recipe r = recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/frontierforge-k60.json");
+  const recipe::Recipe r = recipe::load_recipe(testing_support::source_path("recipes/frontierforge-k60.json"));
   const auto t0 = std::chrono::steady_clock::now();
   const Prediction p = predict(r, hw::builtin_catalog().find("trn2"));
   const double cold = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

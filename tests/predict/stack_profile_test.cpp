@@ -18,6 +18,7 @@
 #include "recipe/recipe.h"
 #include "recipe/stack_profile.h"
 #include "support/error_of.h"
+#include "support/source_path.h"
 
 namespace nanotrn::predict {
 namespace {
@@ -26,7 +27,7 @@ using recipe::StackParam;
 using recipe::StackProfile;
 
 recipe::Recipe k60(const std::vector<std::string>& sets = {}) {
-  return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/frontierforge-k60.json", sets);
+  return recipe::load_recipe(testing_support::source_path("recipes/frontierforge-k60.json"), sets);
 }
 
 nlohmann::json ideal_json() { return recipe::stack_profile_to_json(recipe::builtin_stack("ideal")); }

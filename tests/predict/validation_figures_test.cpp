@@ -18,6 +18,7 @@
 #include "predict/kernel_cost.h"
 #include "predict/predictor.h"
 #include "recipe/recipe.h"
+#include "support/source_path.h"
 
 namespace nanotrn::predict {
 namespace {
@@ -40,7 +41,7 @@ void expect_figure(const char* what, double value, double today, double doc, dou
 recipe::Recipe recipe(const char* name, const std::vector<std::string>& overrides = {}) {
   std::vector<std::string> all = {"launch.stack=ideal"};
   all.insert(all.end(), overrides.begin(), overrides.end());
-  return recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR) + "/recipes/" + name, all);
+  return recipe::load_recipe(testing_support::source_path("recipes/" + std::string(name)), all);
 }
 
 double run_mfu(const Prediction& p) {

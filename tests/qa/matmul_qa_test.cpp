@@ -13,13 +13,13 @@
 #include "neuron/registry/kernel_run.h"
 #include "qa/matmul_qa.h"
 #include "qa/matmul_shapes.h"
+#include "support/source_path.h"
 
 namespace nanotrn::qa {
 namespace {
 
 TEST(QaMatmulShapes, TheShippedFileParsesAndBadEntriesAreNamed) {
-  const std::vector<QaModel> models =
-      load_matmul_shapes(std::string(NANOTRN_SOURCE_DIR) + "/configs/qa/matmul_shapes.json");
+  const std::vector<QaModel> models = load_matmul_shapes(testing_support::source_path("configs/qa/matmul_shapes.json"));
   ASSERT_EQ(models.size(), 5u);
   EXPECT_EQ(models[0].name, "llama-3-8b");
   for (const QaModel& m : models) EXPECT_NE(m.source.find("config.json"), std::string::npos) << m.name;

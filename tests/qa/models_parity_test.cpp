@@ -23,6 +23,7 @@
 #include "qa/models_qa.h"
 #include "recipe/recipe.h"
 #include "support/gpt_peer.h"
+#include "support/source_path.h"
 
 namespace nanotrn::qa {
 namespace {
@@ -84,7 +85,7 @@ Errors errors_against_peer(Engine& engine, model::Gpt& gpt, const std::string& d
 std::vector<Instance> distinct_instances() {
   std::vector<Instance> instances;
   std::map<std::string, size_t> by_key;
-  for (const std::string& file : config_files(std::string(NANOTRN_SOURCE_DIR) + "/configs/hf")) {
+  for (const std::string& file : config_files(testing_support::source_path("configs/hf"))) {
     model::HfModel hf;
     try {
       hf = model::read_hf_config(file);

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "data/temp_dir.h"
+#include "support/source_path.h"
 
 namespace nanotrn::recipe {
 namespace {
@@ -44,8 +45,8 @@ TEST(RecipePaths, DataPathsResolveUnderTheDataRootNotTheRecipeFolderOrWorkingDir
 TEST(RecipePaths, ShippedNamesAreFoundInTheProjectFolderAndTheDataRootComesFirst) {
   TempDir dir;
   const Home home{.data_root = dir.str(), .data_root_from = "test", .project = NANOTRN_SOURCE_DIR};
-  EXPECT_EQ(find_recipe("cpu-tiny", home), std::string(NANOTRN_SOURCE_DIR) + "/recipes/cpu-tiny.json");
-  EXPECT_EQ(find_recipe("recipes/cpu-small.json", home), std::string(NANOTRN_SOURCE_DIR) + "/recipes/cpu-small.json");
+  EXPECT_EQ(find_recipe("cpu-tiny", home), testing_support::source_path("recipes/cpu-tiny.json"));
+  EXPECT_EQ(find_recipe("recipes/cpu-small.json", home), testing_support::source_path("recipes/cpu-small.json"));
   write_text(dir / "recipes/cpu-tiny.json", R"({"name": "my-tiny"})");
   EXPECT_EQ(find_recipe("cpu-tiny", home), dir / "recipes/cpu-tiny.json");
   EXPECT_EQ(open_recipe("cpu-tiny", {}, home).name, "my-tiny");
@@ -64,7 +65,7 @@ TEST(RecipePaths, NotFoundListsEveryPlaceAndTheShippedRecipes) {
   }
   EXPECT_NE(e.find("recipe 'cpu-tinyy' not found"), std::string::npos) << e;
   EXPECT_NE(e.find(dir / "recipes/cpu-tinyy.json"), std::string::npos) << e;
-  EXPECT_NE(e.find(std::string(NANOTRN_SOURCE_DIR) + "/recipes/cpu-tinyy.json"), std::string::npos) << e;
+  EXPECT_NE(e.find(testing_support::source_path("recipes/cpu-tinyy.json")), std::string::npos) << e;
   EXPECT_NE(e.find("cpu-tiny, "), std::string::npos) << e;
 }
 
