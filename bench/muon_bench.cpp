@@ -85,13 +85,14 @@ void BM_NewtonSchulz(benchmark::State& state) {
     for (float& e : v) e *= inv;
     x0.push_back(std::move(v));
   }
+  nanotrn::NewtonSchulzScratch scratch;  // one for every stack, kept between steps, as Muon keeps it
   for (auto _ : state) {
     state.PauseTiming();
     x = x0;
     state.ResumeTiming();
     for (size_t i = 0; i < st.size(); i++)
       nanotrn::muon_orthogonalize_batched(gemm, x[i].data(), st[i].count, st[i].rows, st[i].cols,
-                                          nanotrn::MuonCoefficients::polar_express, 5, dtype, gram);
+                                          nanotrn::MuonCoefficients::polar_express, 5, dtype, gram, &scratch);
     benchmark::DoNotOptimize(x.data());
   }
   const double flops = nominal_flops(st, 5);
