@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "base/lane_sum.h"
 #include "ops/op_util.h"
 
 namespace nanotrn::ops {
@@ -21,8 +22,7 @@ Tensor rms_norm(Ctx& ctx, const Tensor& x_in, float eps) {
 #pragma omp parallel for if (x.numel() > 32768) schedule(static)
   for (int64_t r = 0; r < rows; r++) {
     const float* xr = px + r * C;
-    float ss = 0.0f;
-    for (int64_t c = 0; c < C; c++) ss += xr[c] * xr[c];
+    const float ss = lane_dot(xr, xr, C);
     const float inv = 1.0f / std::sqrt(ss / static_cast<float>(C) + eps);
     pr[r] = inv;
     float* yr = py + r * C;
@@ -42,9 +42,7 @@ Tensor rms_norm(Ctx& ctx, const Tensor& x_in, float eps) {
       for (int64_t r = 0; r < rows; r++) {
         const float* gr = pg + r * C;
         const float* yr = yv + r * C;
-        float dot = 0.0f;
-        for (int64_t c = 0; c < C; c++) dot += gr[c] * yr[c];
-        const float m = dot / static_cast<float>(C);
+        const float m = lane_dot(gr, yr, C) / static_cast<float>(C);
         float* dr = pd + r * C;
         for (int64_t c = 0; c < C; c++) dr[c] = (gr[c] - yr[c] * m) * rs[r];
       }

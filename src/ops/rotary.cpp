@@ -49,13 +49,14 @@ Tensor rotary(Ctx& ctx, const Tensor& x_in, const RotaryOptions& o) {
   const int64_t half = R / 2;
   check(o.inv_freq.empty() || static_cast<int64_t>(o.inv_freq.size()) == half,
         "rotary: " + std::to_string(o.inv_freq.size()) + " frequencies for " + std::to_string(half) + " channel pairs");
+  std::vector<double> inv_freq = o.inv_freq;
+  if (inv_freq.empty())
+    for (int64_t j = 0; j < half; j++)
+      inv_freq.push_back(std::pow(o.base, -2.0 * static_cast<double>(j) / static_cast<double>(R)));
   std::vector<float> cos_t(static_cast<size_t>(T * half)), sin_t(static_cast<size_t>(T * half));
   for (int64_t t = 0; t < T; t++) {
     for (int64_t j = 0; j < half; j++) {
-      const double inv_freq = o.inv_freq.empty()
-                                  ? std::pow(o.base, -2.0 * static_cast<double>(j) / static_cast<double>(R))
-                                  : o.inv_freq[static_cast<size_t>(j)];
-      const double angle = static_cast<double>(t + o.position_offset) * inv_freq;
+      const double angle = static_cast<double>(t + o.position_offset) * inv_freq[static_cast<size_t>(j)];
       cos_t[t * half + j] = static_cast<float>(o.magnitude * std::cos(angle));
       sin_t[t * half + j] = static_cast<float>(o.magnitude * std::sin(angle));
     }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/lane_sum.h"
 #include "dtype/convert.h"
 
 namespace nanotrn {
@@ -366,54 +367,69 @@ Muon::Muon(Gemm& gemm, std::vector<Tensor*> params, MuonOptions options)
 namespace {
 
 // 1-2. Momentum (Nesterov) into buf, the update direction u into x, normalised: x = u / (norm_scale ||u|| + eps).
+// Each pass is a loop the compiler vectorises; the norm's sum is lane_dot's fixed order, in fp64.
 void momentum_and_normalize(const MuonOptions& o, const float* g, float* buf, float* x, int64_t n) {
-  double sumsq = 0.0;
+  const float keep = 1.0f - o.momentum;
   for (int64_t j = 0; j < n; j++) {
     const float gj = g ? g[j] : 0.0f;
-    buf[j] += (1.0f - o.momentum) * (gj - buf[j]);
+    buf[j] += keep * (gj - buf[j]);
     x[j] = o.nesterov ? gj + o.momentum * (buf[j] - gj) : buf[j];
-    sumsq += static_cast<double>(x[j]) * x[j];
   }
+  const double sumsq = lane_dot<double>(x, x, n);
   const float inv = 1.0f / (o.norm_scale * static_cast<float>(std::sqrt(sumsq)) + o.norm_eps);
   for (int64_t j = 0; j < n; j++) x[j] *= inv;
+}
+
+// The mean square of each row of x (rows >= cols) or of each column, in fp64.
+std::vector<double> mean_squares(const float* x, int64_t rows, int64_t cols, bool per_row) {
+  std::vector<double> mean(static_cast<size_t>(per_row ? rows : cols), 0.0);
+  for (int64_t r = 0; r < rows; r++) {
+    const float* xr = x + r * cols;
+    if (per_row) {
+      mean[static_cast<size_t>(r)] = lane_dot<double>(xr, xr, cols) / static_cast<double>(cols);
+    } else {
+      for (int64_t c = 0; c < cols; c++) mean[static_cast<size_t>(c)] += static_cast<double>(xr[c]) * xr[c];
+    }
+  }
+  if (!per_row)
+    for (double& m : mean) m /= static_cast<double>(rows);
+  return mean;
 }
 
 // 4. NorMuon: x divided by the running RMS of its rows (rows >= cols) or columns, rescaled to keep ||x||_F.
 void normuon(const MuonOptions& o, float* x, float* s, int64_t rows, int64_t cols) {
   const bool per_row = rows >= cols;
-  const int64_t len = per_row ? rows : cols, other = per_row ? cols : rows;
-  std::vector<double> mean(static_cast<size_t>(len), 0.0);
-  double before = 0.0;
+  const int64_t n = rows * cols;
+  const double before = lane_dot<double>(x, x, n);
+  const std::vector<double> mean = mean_squares(x, rows, cols, per_row);
+  std::vector<float> rms(mean.size());
+  for (size_t k = 0; k < mean.size(); k++) {
+    s[k] += (1.0f - o.normuon_beta2) * (static_cast<float>(mean[k]) - s[k]);
+    rms[k] = std::sqrt(std::max(s[k], 1e-10f));
+  }
   for (int64_t r = 0; r < rows; r++) {
-    for (int64_t c = 0; c < cols; c++) {
-      const double v = static_cast<double>(x[r * cols + c]) * x[r * cols + c];
-      mean[per_row ? r : c] += v;
-      before += v;
+    float* xr = x + r * cols;
+    if (per_row) {
+      for (int64_t c = 0; c < cols; c++) xr[c] /= rms[static_cast<size_t>(r)];
+    } else {
+      for (int64_t c = 0; c < cols; c++) xr[c] /= rms[static_cast<size_t>(c)];
     }
   }
-  for (int64_t k = 0; k < len; k++) {
-    s[k] += (1.0f - o.normuon_beta2) * (static_cast<float>(mean[k] / static_cast<double>(other)) - s[k]);
-  }
-  double after = 0.0;
-  for (int64_t r = 0; r < rows; r++) {
-    for (int64_t c = 0; c < cols; c++) {
-      float& v = x[r * cols + c];
-      v /= std::sqrt(std::max(s[per_row ? r : c], 1e-10f));
-      after += static_cast<double>(v) * v;
-    }
-  }
+  const double after = lane_dot<double>(x, x, n);
   const float keep = after > 0.0 ? static_cast<float>(std::sqrt(before / after)) : 0.0f;
-  for (int64_t j = 0; j < rows * cols; j++) x[j] *= keep;
+  for (int64_t j = 0; j < n; j++) x[j] *= keep;
 }
 
-// 5. Cautious weight decay and the update: p -= eta x + eta wd p [x p >= 0].
+// 5. Cautious weight decay and the update: p -= eta x + eta wd p [x p >= 0]. The condition picks a factor, not a
+// branch of arithmetic, so the loop vectorises.
 void apply_update(const MuonOptions& o, const float* x, float* p, int64_t rows, int64_t cols) {
   const float eta = o.lr * std::sqrt(std::max(1.0f, static_cast<float>(rows) / static_cast<float>(cols)));
+  const float eta_wd = eta * o.weight_decay;
   const int64_t n = rows * cols;
 #pragma omp parallel for if (n > kThreadFrom) schedule(static)
   for (int64_t j = 0; j < n; j++) {
-    const float decay = x[j] * p[j] >= 0.0f ? eta * o.weight_decay * p[j] : 0.0f;
-    p[j] -= eta * x[j] + decay;
+    const float wd = x[j] * p[j] >= 0.0f ? eta_wd : 0.0f;
+    p[j] -= eta * x[j] + wd * p[j];
   }
 }
 

@@ -1,0 +1,32 @@
+// Sums of products in a fixed order the compiler vectorises: element j goes into partial sum j % kLaneSums, the
+// partial sums are added in lane order at the end, then the tail (n % kLaneSums elements) in index order.
+//
+//   const float ss = lane_dot(x, x, n);              // fp32 partial sums (RMSNorm's row sums)
+//   const double s = lane_dot<double>(x, x, n);      // each product and partial sum in fp64 (Muon's norms)
+//
+// Why: a plain `for (j) s += x[j] * y[j]` is one chain of dependent adds in source order, which the compiler may not
+// reorder (no -ffast-math), so it runs one element per add latency (4 cycles) on one lane. Here the kLaneSums chains
+// are independent and each is a vector lane. The order is the function's, not the thread count's or the call site's,
+// so a caller's result stays the same on any number of threads. Against an fp64 sum the error bound is that of any
+// summation order, about n * eps * sum |x y| (tests/base/lane_sum_test.cpp).
+#pragma once
+
+#include <cstdint>
+
+namespace nanotrn {
+
+inline constexpr int64_t kLaneSums = 16;
+
+template <class Acc = float>
+Acc lane_dot(const float* a, const float* b, int64_t n) {
+  Acc part[kLaneSums] = {};
+  int64_t j = 0;
+  for (; j + kLaneSums <= n; j += kLaneSums)
+    for (int64_t k = 0; k < kLaneSums; k++) part[k] += static_cast<Acc>(a[j + k]) * static_cast<Acc>(b[j + k]);
+  Acc s = 0;
+  for (int64_t k = 0; k < kLaneSums; k++) s += part[k];
+  for (; j < n; j++) s += static_cast<Acc>(a[j]) * static_cast<Acc>(b[j]);
+  return s;
+}
+
+}  // namespace nanotrn

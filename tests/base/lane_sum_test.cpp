@@ -1,0 +1,61 @@
+// lane_dot against an fp64 (long double) sum of the same products: within the summation-order bound n * eps *
+// sum |a b| for fp32 partial sums, and to fp64 rounding for fp64 ones, on lengths below, at and around the lane count
+// (the tail) and on the row widths RMSNorm and Muon give it.
+#include "base/lane_sum.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace nanotrn {
+namespace {
+
+struct Exact {
+  long double sum = 0, abs_sum = 0;
+};
+
+Exact exact_dot(const std::vector<float>& a, const std::vector<float>& b) {
+  Exact e;
+  for (size_t i = 0; i < a.size(); i++) {
+    const long double p = static_cast<long double>(a[i]) * static_cast<long double>(b[i]);
+    e.sum += p;
+    e.abs_sum += std::fabs(p);
+  }
+  return e;
+}
+
+TEST(LaneSum, DotIsTheExactSumWithinTheSummationBoundAtEveryLengthAndTail) {
+  std::mt19937 gen(5);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (const int64_t n : {0, 1, 7, 15, 16, 17, 31, 33, 384, 1000, 1536, 65537}) {
+    std::vector<float> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (size_t i = 0; i < a.size(); i++) a[i] = nd(gen), b[i] = nd(gen) + 0.5f;  // a mean, so sums do not cancel
+    const Exact e = exact_dot(a, b);
+    const double f32_bound =
+        static_cast<double>(n + 1) * std::numeric_limits<float>::epsilon() * static_cast<double>(e.abs_sum);
+    const double f64_bound =
+        static_cast<double>(n + 1) * std::numeric_limits<double>::epsilon() * static_cast<double>(e.abs_sum);
+    EXPECT_LE(std::fabs(static_cast<double>(lane_dot(a.data(), b.data(), n)) - static_cast<double>(e.sum)), f32_bound)
+        << "n " << n;
+    EXPECT_LE(std::fabs(lane_dot<double>(a.data(), b.data(), n) - static_cast<double>(e.sum)), f64_bound) << "n " << n;
+    // A sum of squares: every product adds, so the fp32 sum is within a few ulps per lane, far inside the bound.
+    const Exact sq = exact_dot(a, a);
+    EXPECT_NEAR(lane_dot(a.data(), a.data(), n), static_cast<double>(sq.sum), 1e-5 * static_cast<double>(sq.sum))
+        << "n " << n;
+  }
+}
+
+TEST(LaneSum, AnIntegerValuedSumIsExactAndTheTailIsCounted) {
+  // Small integers: every partial sum is exact in fp32, so any order gives n (n + 1) (2n + 1) / 6 for sum j^2.
+  for (const int64_t n : {1, 15, 16, 17, 100}) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; j++) v[static_cast<size_t>(j)] = static_cast<float>(j + 1);
+    EXPECT_EQ(lane_dot(v.data(), v.data(), n), static_cast<float>(n * (n + 1) * (2 * n + 1) / 6)) << "n " << n;
+  }
+}
+
+}  // namespace
+}  // namespace nanotrn
