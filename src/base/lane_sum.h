@@ -3,6 +3,7 @@
 //
 //   const float ss = lane_dot(x, x, n);              // fp32 partial sums (RMSNorm's row sums)
 //   const double s = lane_dot<double>(x, x, n);      // each product and partial sum in fp64 (Muon's norms)
+//   const double t = lane_sum<double>(x, n);         // a plain sum (reduce_sum's rows)
 //
 // Why: a plain `for (j) s += x[j] * y[j]` is one chain of dependent adds in source order, which the compiler may not
 // reorder (no -ffast-math), so it runs one element per add latency (4 cycles) on one lane. Here the kLaneSums chains
@@ -17,16 +18,29 @@ namespace nanotrn {
 
 inline constexpr int64_t kLaneSums = 16;
 
-template <class Acc = float>
-Acc lane_dot(const float* a, const float* b, int64_t n) {
+// sum over j < n of term(j), every term an Acc, in the order above.
+template <class Acc, class Term>
+Acc lane_accumulate(int64_t n, Term term) {
   Acc part[kLaneSums] = {};
   int64_t j = 0;
   for (; j + kLaneSums <= n; j += kLaneSums)
-    for (int64_t k = 0; k < kLaneSums; k++) part[k] += static_cast<Acc>(a[j + k]) * static_cast<Acc>(b[j + k]);
+    for (int64_t k = 0; k < kLaneSums; k++) part[k] += term(j + k);
   Acc s = 0;
   for (int64_t k = 0; k < kLaneSums; k++) s += part[k];
-  for (; j < n; j++) s += static_cast<Acc>(a[j]) * static_cast<Acc>(b[j]);
+  for (; j < n; j++) s += term(j);
   return s;
+}
+
+// sum a[j] b[j]; each product is taken in Acc.
+template <class Acc = float>
+Acc lane_dot(const float* a, const float* b, int64_t n) {
+  return lane_accumulate<Acc>(n, [&](int64_t j) { return static_cast<Acc>(a[j]) * static_cast<Acc>(b[j]); });
+}
+
+// sum a[j].
+template <class Acc = float>
+Acc lane_sum(const float* a, int64_t n) {
+  return lane_accumulate<Acc>(n, [&](int64_t j) { return static_cast<Acc>(a[j]); });
 }
 
 }  // namespace nanotrn

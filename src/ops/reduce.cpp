@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "base/lane_sum.h"
 #include "ops/op_util.h"
 #include "tensor/strided.h"
 
@@ -35,9 +36,13 @@ Tensor reduce_sum(const Ctx& ctx, const Tensor& x, const Shape& keep_shape) {
         off += (rem % x.shape()[d]) * sx[d];
         rem /= x.shape()[d];
       }
-      double s = 0.0;
-      for (int64_t i = 0; i < row; i++) s += px[off + i * ix];
-      total += s;
+      if (ix == 1) {
+        total += lane_sum<double>(px + off, row);
+      } else {
+        double s = 0.0;
+        for (int64_t i = 0; i < row; i++) s += px[off + i * ix];
+        total += s;
+      }
     }
     po[0] = static_cast<float>(total);
     return out;

@@ -41,6 +41,10 @@ TEST(LaneSum, DotIsTheExactSumWithinTheSummationBoundAtEveryLengthAndTail) {
     EXPECT_LE(std::fabs(static_cast<double>(lane_dot(a.data(), b.data(), n)) - static_cast<double>(e.sum)), f32_bound)
         << "n " << n;
     EXPECT_LE(std::fabs(lane_dot<double>(a.data(), b.data(), n) - static_cast<double>(e.sum)), f64_bound) << "n " << n;
+    const Exact plain = exact_dot(a, std::vector<float>(a.size(), 1.0f));  // sum a[j]
+    EXPECT_LE(std::fabs(lane_sum<double>(a.data(), n) - static_cast<double>(plain.sum)),
+              static_cast<double>(n + 1) * std::numeric_limits<double>::epsilon() * static_cast<double>(plain.abs_sum))
+        << "n " << n;
     // A sum of squares: every product adds, so the fp32 sum is within a few ulps per lane, far inside the bound.
     const Exact sq = exact_dot(a, a);
     EXPECT_NEAR(lane_dot(a.data(), a.data(), n), static_cast<double>(sq.sum), 1e-5 * static_cast<double>(sq.sum))
@@ -49,11 +53,14 @@ TEST(LaneSum, DotIsTheExactSumWithinTheSummationBoundAtEveryLengthAndTail) {
 }
 
 TEST(LaneSum, AnIntegerValuedSumIsExactAndTheTailIsCounted) {
-  // Small integers: every partial sum is exact in fp32, so any order gives n (n + 1) (2n + 1) / 6 for sum j^2.
+  // Small integers: every partial sum is exact in fp32, so any order gives n (n + 1) (2n + 1) / 6 for sum j^2 and
+  // n (n + 1) / 2 for sum j.
   for (const int64_t n : {1, 15, 16, 17, 100}) {
     std::vector<float> v(static_cast<size_t>(n));
     for (int64_t j = 0; j < n; j++) v[static_cast<size_t>(j)] = static_cast<float>(j + 1);
     EXPECT_EQ(lane_dot(v.data(), v.data(), n), static_cast<float>(n * (n + 1) * (2 * n + 1) / 6)) << "n " << n;
+    EXPECT_EQ(lane_sum(v.data(), n), static_cast<float>(n * (n + 1) / 2)) << "n " << n;
+    EXPECT_EQ(lane_sum<double>(v.data(), n), static_cast<double>(n * (n + 1) / 2)) << "n " << n;
   }
 }
 
