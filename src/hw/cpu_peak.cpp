@@ -195,7 +195,7 @@ std::vector<PeakKernel> available_peak_kernels(const CpuFeatures& f) {
 PeakKernel peak_kernel_for(DType dtype, const CpuFeatures& f, bool bf16_native) {
   check(dtype == DType::f32 || dtype == DType::bf16, "peak_kernel_for: dtype must be f32 or bf16");
   if (dtype == DType::bf16 && bf16_native && f.avx512_bf16) return PeakKernel::kBf16DotZmm;
-  // Zen 4 double-pumps zmm: ymm and zmm FMAs give the same FLOP/cycle there, so the widest is never slower.
+  // The widest is never slower: Zen 4 double-pumps zmm (the same FLOP/cycle as ymm), Zen 5 runs it at full width (2x).
   for (PeakKernel k : {PeakKernel::kFmaZmm, PeakKernel::kFmaYmm, PeakKernel::kSseMulAdd})
     if (peak_kernel_available(k, f)) return k;
   throw Error("peak: this CPU has none of the measured vector ISAs (" + f.summary() + ")");
