@@ -4,6 +4,7 @@
 //   const float ss = lane_dot(x, x, n);              // fp32 partial sums (RMSNorm's row sums)
 //   const double s = lane_dot<double>(x, x, n);      // each product and partial sum in fp64 (Muon's norms)
 //   const double t = lane_sum<double>(x, n);         // a plain sum (reduce_sum's rows)
+//   const double u = chunked_dot(g, x, n);           // a long one on the threads (gradient norm, scalars' gradients)
 //
 // Why: a plain `for (j) s += x[j] * y[j]` is one chain of dependent adds in source order, which the compiler may not
 // reorder (no -ffast-math), so it runs one element per add latency (4 cycles) on one lane. Here the kLaneSums chains
@@ -12,7 +13,9 @@
 // summation order, about n * eps * sum |x y| (tests/base/lane_sum_test.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace nanotrn {
 
@@ -41,6 +44,22 @@ Acc lane_dot(const float* a, const float* b, int64_t n) {
 template <class Acc = float>
 Acc lane_sum(const float* a, int64_t n) {
   return lane_accumulate<Acc>(n, [&](int64_t j) { return static_cast<Acc>(a[j]); });
+}
+
+// lane_dot<double> over fixed chunks of kLaneChunk elements, the chunks on the OpenMP threads and their sums added in
+// chunk order: a long dot product that is the same on any thread count.
+inline constexpr int64_t kLaneChunk = int64_t{1} << 16;
+
+inline double chunked_dot(const float* a, const float* b, int64_t n) {
+  std::vector<double> part(static_cast<size_t>((n + kLaneChunk - 1) / kLaneChunk));
+#pragma omp parallel for schedule(static) if (part.size() > 1)
+  for (size_t k = 0; k < part.size(); k++) {
+    const int64_t begin = static_cast<int64_t>(k) * kLaneChunk;
+    part[k] = lane_dot<double>(a + begin, b + begin, std::min(kLaneChunk, n - begin));
+  }
+  double sum = 0.0;
+  for (const double s : part) sum += s;
+  return sum;
 }
 
 }  // namespace nanotrn

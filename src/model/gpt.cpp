@@ -405,8 +405,7 @@ Tensor Gpt::hidden(Ctx& ctx, const Tensor& ids, KvCache* cache, Tensor* aux_loss
   for (int64_t i = 0; i < c.depth; i++) {
     const LayerIndex& L = layers_[static_cast<size_t>(i)];
     if (!c.norm_weights) {
-      x = ops::add(ctx, ops::mul(ctx, x, ops::narrow(ctx, p(resid_), 0, i, 1)),
-                   ops::mul(ctx, x0, ops::narrow(ctx, p(x0_), 0, i, 1)));
+      x = ops::scaled_add(ctx, x, ops::narrow(ctx, p(resid_), 0, i, 1), x0, ops::narrow(ctx, p(x0_), 0, i, 1));
     }
     x = ops::add(ctx, x, attention(ctx, i, norm(ctx, x, L.attn_norm, L.attn_norm_bias), ids, cache, offset));
     const Tensor h = norm(ctx, x, L.mlp_norm, L.mlp_norm_bias);

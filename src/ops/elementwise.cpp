@@ -1,6 +1,7 @@
 // Element-wise binary and scalar ops. See elementwise.h.
 #include "ops/elementwise.h"
 
+#include "base/lane_sum.h"
 #include "ops/op_util.h"
 #include "ops/reduce.h"
 #include "tensor/strided.h"
@@ -135,6 +136,43 @@ Tensor add_scalar(Ctx& ctx, const Tensor& x, float s) {
   if (recording(ctx, {x})) {
     ctx.tape->record("add_scalar", {x}, {&out},
                      [](const std::vector<Tensor>& go, std::vector<Tensor>& gi) { gi[0] = go[0]; });
+  }
+  return out;
+}
+
+Tensor scaled_add(Ctx& ctx, const Tensor& x_in, const Tensor& a, const Tensor& z_in, const Tensor& b) {
+  for (const auto& [t, name] : {std::pair{&x_in, "x"}, {&a, "a"}, {&z_in, "z"}, {&b, "b"}})
+    require_f32(*t, "scaled_add", name);
+  check(a.numel() == 1 && b.numel() == 1, "scaled_add: a and b must hold one element each, got shapes " +
+                                              shape_str(a.shape()) + " and " + shape_str(b.shape()));
+  check(x_in.shape() == z_in.shape(),
+        "scaled_add: x and z must have one shape, got " + shape_str(x_in.shape()) + " and " + shape_str(z_in.shape()));
+  const Tensor x = x_in.contiguous(), z = z_in.contiguous();
+  const float av = a.item(), bv = b.item();
+  const int64_t n = x.numel();
+  Tensor out = ctx.empty(x.shape());
+  const float* px = x.data<float>();
+  const float* pz = z.data<float>();
+  float* po = out.data<float>();
+#pragma omp parallel for if (n > 32768) schedule(static)
+  for (int64_t i = 0; i < n; i++) po[i] = av * px[i] + bv * pz[i];
+  if (recording(ctx, {x_in, a, z_in, b})) {
+    Engine* engine = &ctx.engine;
+    ctx.tape->record("scaled_add", {x_in, a, z_in, b}, {&out},
+                     [=](const std::vector<Tensor>& go, std::vector<Tensor>& gi) {
+                       const Tensor g = go[0].contiguous();
+                       const float* pg = g.data<float>();
+                       Tensor dx = Tensor::empty(x.shape(), DType::f32, engine->allocator());
+                       Tensor dz = Tensor::empty(x.shape(), DType::f32, engine->allocator());
+                       float* pdx = dx.data<float>();
+                       float* pdz = dz.data<float>();
+#pragma omp parallel for if (n > 32768) schedule(static)
+                       for (int64_t i = 0; i < n; i++) pdx[i] = av * pg[i], pdz[i] = bv * pg[i];
+                       gi[0] = dx;
+                       gi[1] = Tensor::full(a.shape(), static_cast<float>(chunked_dot(pg, x.data<float>(), n)));
+                       gi[2] = dz;
+                       gi[3] = Tensor::full(b.shape(), static_cast<float>(chunked_dot(pg, z.data<float>(), n)));
+                     });
   }
   return out;
 }

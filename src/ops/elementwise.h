@@ -20,5 +20,9 @@ Tensor div(Ctx& ctx, const Tensor& a, const Tensor& b);
 Tensor scale(Ctx& ctx, const Tensor& x, float s);
 // y = x + s
 Tensor add_scalar(Ctx& ctx, const Tensor& x, float s);
+// y = a x + b z, with a and b one-element tensors (the residual stream's per-layer scalars, x <- resid x + x0w x0) and
+// x, z of one shape: one pass where mul, mul and add take three, and a backward that gives all four gradients. The
+// scalars' gradients are sums over every element in a fixed order (base/lane_sum.h), the same on any thread count.
+Tensor scaled_add(Ctx& ctx, const Tensor& x, const Tensor& a, const Tensor& z, const Tensor& b);
 
 }  // namespace nanotrn::ops

@@ -1,9 +1,7 @@
 // The optimiser set. See optimizers.h.
 #include "train/optimizers.h"
 
-#include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "base/error.h"
 #include "base/lane_sum.h"
@@ -114,32 +112,13 @@ void OptimizerSet::schedule(int64_t step, double lr_multiplier, double progress)
   for (Group& g : groups_) g.adam->options().lr = static_cast<float>(g.base_lr * lr_multiplier);
 }
 
-namespace {
-
-// sum d[i]^2 in fp64: fixed chunks, each a vectorised sum (base/lane_sum.h), added in chunk order, so the gradient
-// norm is the same on any thread count.
-double sum_of_squares(const float* d, int64_t n) {
-  constexpr int64_t kChunk = int64_t{1} << 16;
-  std::vector<double> part(static_cast<size_t>((n + kChunk - 1) / kChunk));
-#pragma omp parallel for schedule(static) if (part.size() > 1)
-  for (size_t k = 0; k < part.size(); k++) {
-    const int64_t begin = static_cast<int64_t>(k) * kChunk;
-    part[k] = lane_dot<double>(d + begin, d + begin, std::min(kChunk, n - begin));
-  }
-  double sum = 0.0;
-  for (const double s : part) sum += s;
-  return sum;
-}
-
-}  // namespace
-
 double OptimizerSet::clip_gradients(float max_norm) {
   double sumsq = 0.0;
   for (Tensor* p : all_params_) {
     const Tensor& g = p->grad();
     if (!g.defined()) continue;
     const Tensor c = g.contiguous();
-    sumsq += sum_of_squares(c.data<float>(), c.numel());
+    sumsq += chunked_dot(c.data<float>(), c.data<float>(), c.numel());  // the same on any thread count
   }
   const double norm = std::sqrt(sumsq);
   if (max_norm > 0.0f && norm > max_norm) {
