@@ -214,7 +214,8 @@ Tensor Gpt::project(Ctx& ctx, const Tensor& x, size_t weight, size_t bias) {
   return bias == kNone ? y : ops::add(ctx, y, p(bias));
 }
 
-Tensor Gpt::attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& ids, KvCache* cache, int64_t offset) {
+Tensor Gpt::attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& ids, KvCache* cache,
+                      const std::shared_ptr<const ops::RotaryTable>& rope) {
   const GptConfig& c = config_;
   const LayerIndex& L = layers_[static_cast<size_t>(layer)];
   const int64_t B = ids.size(0), T = ids.size(1), D = c.head_dim;
@@ -227,23 +228,18 @@ Tensor Gpt::attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& id
     const Tensor gate = ops::scale(ctx, ops::sigmoid(ctx, logit), c.ve_gate_max);
     v = ops::add(ctx, v, ops::mul(ctx, ops::reshape(ctx, gate, {B, T, c.n_kv_head, 1}), ve));
   }
-  const ops::RotaryOptions ro{.base = c.rotary_base,
-                              .fraction = 1.0,
-                              .position_offset = offset,
-                              .inv_freq = rope_.inv_freq,
-                              .magnitude = rope_.magnitude};
-  const bool rotary = c.learned_positions == 0;  // else the positions were added to the embedding
-  if (c.qk_norm && c.norm_weights) {             // gains: norm first (Qwen3's order); QK-norm is always RMSNorm
+  const bool rotary = rope != nullptr;  // else the positions were added to the embedding
+  if (c.qk_norm && c.norm_weights) {    // gains: norm first (Qwen3's order); QK-norm is always RMSNorm
     q = ops::mul(ctx, ops::rms_norm(ctx, q), p(L.q_norm));
     k = ops::mul(ctx, ops::rms_norm(ctx, k), p(L.k_norm));
     if (rotary) {
-      q = ops::rotary(ctx, q, ro);
-      k = ops::rotary(ctx, k, ro);
+      q = ops::rotary(ctx, q, rope);
+      k = ops::rotary(ctx, k, rope);
     }
   } else {
     if (rotary) {
-      q = ops::rotary(ctx, q, ro);
-      k = ops::rotary(ctx, k, ro);
+      q = ops::rotary(ctx, q, rope);
+      k = ops::rotary(ctx, k, rope);
     }
     if (c.qk_norm) {
       q = ops::rms_norm(ctx, q);
@@ -400,6 +396,16 @@ Tensor Gpt::hidden(Ctx& ctx, const Tensor& ids, KvCache* cache, Tensor* aux_loss
     cache->v.resize(static_cast<size_t>(c.depth));
   }
   Tensor x = embed(ctx, ids, offset);
+  // One rotary table for every layer's q and k (learned positions were added to the embedding instead).
+  std::shared_ptr<const ops::RotaryTable> rope;
+  if (c.learned_positions == 0) {
+    const ops::RotaryOptions ro{.base = c.rotary_base,
+                                .fraction = 1.0,
+                                .position_offset = offset,
+                                .inv_freq = rope_.inv_freq,
+                                .magnitude = rope_.magnitude};
+    rope = std::make_shared<const ops::RotaryTable>(ops::rotary_table(ids.size(1), c.head_dim, ro));
+  }
   const Tensor x0 = c.norm_weights ? Tensor() : norm(ctx, x, kNone);
   if (!c.norm_weights) x = x0;
   for (int64_t i = 0; i < c.depth; i++) {
@@ -407,7 +413,7 @@ Tensor Gpt::hidden(Ctx& ctx, const Tensor& ids, KvCache* cache, Tensor* aux_loss
     if (!c.norm_weights) {
       x = ops::scaled_add(ctx, x, ops::narrow(ctx, p(resid_), 0, i, 1), x0, ops::narrow(ctx, p(x0_), 0, i, 1));
     }
-    x = ops::add(ctx, x, attention(ctx, i, norm(ctx, x, L.attn_norm, L.attn_norm_bias), ids, cache, offset));
+    x = ops::add(ctx, x, attention(ctx, i, norm(ctx, x, L.attn_norm, L.attn_norm_bias), ids, cache, rope));
     const Tensor h = norm(ctx, x, L.mlp_norm, L.mlp_norm_bias);
     x = ops::add(ctx, x, c.experts > 0 ? experts(ctx, L, h, aux_loss) : mlp(ctx, L.mlp[0], h));
   }

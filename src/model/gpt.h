@@ -55,6 +55,7 @@
 #include "engine/engine.h"
 #include "model/config.h"
 #include "model/rope.h"
+#include "ops/rotary.h"
 
 namespace nanotrn::model {
 
@@ -127,7 +128,9 @@ class Gpt {
   Tensor embed(Ctx& ctx, const Tensor& ids, int64_t offset);
   // x W^T with W = params_[weight], plus params_[bias] unless bias is kNone.
   Tensor project(Ctx& ctx, const Tensor& x, size_t weight, size_t bias);
-  Tensor attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& ids, KvCache* cache, int64_t offset);
+  // `rope`: the forward's rotary table (ops::rotary_table), or none where positions are learned.
+  Tensor attention(Ctx& ctx, int64_t layer, const Tensor& h, const Tensor& ids, KvCache* cache,
+                   const std::shared_ptr<const ops::RotaryTable>& rope);
   MlpIndex add_mlp(ParamMaker& make, const std::string& prefix) const;
   Tensor mlp(Ctx& ctx, const MlpIndex& m, const Tensor& h);
   // gpt-oss's SwiGLU of the gate and up projections (model.swiglu_limit).

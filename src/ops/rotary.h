@@ -9,6 +9,7 @@
 // double and rounded to fp32. The backward rotates the gradient by the opposite angle.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "engine/engine.h"
@@ -24,6 +25,17 @@ struct RotaryOptions {
   double magnitude = 1.0;  // cos and sin are multiplied by it (YaRN's attention factor)
 };
 
-Tensor rotary(Ctx& ctx, const Tensor& x, const RotaryOptions& options = {});
+// The cos/sin table rotary() applies: positions t + position_offset for t < positions, R / 2 channel pairs, each value
+// computed in double and rounded to fp32. One table rotates every tensor of its length and head dimension (a layer's
+// q and k, every layer of one forward), so a caller that rotates many builds it once. Errors name the bad option.
+struct RotaryTable {
+  int64_t positions = 0, head_dim = 0, rotary_dims = 0;  // T, D, R
+  std::vector<float> cos, sin;                           // [T, R / 2]
+};
+RotaryTable rotary_table(int64_t positions, int64_t head_dim, const RotaryOptions& options);
+
+Tensor rotary(Ctx& ctx, const Tensor& x, const RotaryOptions& options = {});  // builds the table for x's T and D
+// x [B, T, H, D] with the table's T and D (an error names both otherwise).
+Tensor rotary(Ctx& ctx, const Tensor& x, std::shared_ptr<const RotaryTable> table);
 
 }  // namespace nanotrn::ops

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 
 #include "ops/ops.h"
+#include "support/error_of.h"
 #include "support/op_check.h"
 
 namespace nanotrn {
@@ -87,6 +89,30 @@ TEST(ModelOps, RotaryWithGivenFrequenciesAndMagnitude) {
   ops::RotaryOptions three = ro;
   three.inv_freq.pop_back();
   EXPECT_THROW(ops::rotary(ctx, Tensor::zeros({1, 2, 1, 8}), three), Error);
+}
+
+// One table for several tensors (the model builds one per forward for every layer's q and k): against the fp64
+// reference like the per-call path, bit for bit the per-call path on a tensor of other heads, and a tensor of another
+// length or head dimension refused with both shapes named.
+TEST(ModelOps, RotaryTableBuiltOnceRotatesLikeEachCall) {
+  const ops::RotaryOptions ro{.base = 10000.0, .fraction = 0.5, .position_offset = 5};
+  const auto table = std::make_shared<const ops::RotaryTable>(ops::rotary_table(6, 16, ro));
+  OpCase c;
+  c.name = "rotary from a table, fraction 0.5, offset 5";
+  c.inputs = {{{2, 6, 3, 16}}};
+  c.host = [table](Ctx& ctx, const std::vector<Tensor>& in) { return ops::rotary(ctx, in[0], table); };
+  c.reference = [](const std::vector<RefTensor>& in) { return ref::rotary(in[0], 10000.0, 0.5, 5); };
+  testing::check_op(c);
+  Engine e;
+  Ctx ctx{e};
+  std::vector<float> v(1 * 6 * 1 * 16);
+  for (size_t i = 0; i < v.size(); i++) v[i] = std::cos(0.3f * static_cast<float>(i));
+  const Tensor k = Tensor::from_vector({1, 6, 1, 16}, v);
+  EXPECT_EQ(ops::rotary(ctx, k, table).to_vector(), ops::rotary(ctx, k, ro).to_vector());
+  const std::string e1 = testing_support::error_message_of([&] {
+    ops::rotary(ctx, Tensor::zeros({1, 5, 1, 16}), table);
+  });
+  EXPECT_NE(e1.find("T 6 and D 16, got [1, 5, 1, 16]"), std::string::npos) << e1;
 }
 
 TEST(ModelOps, RotaryPreservesNormsAndRejectsOddChannelCounts) {
