@@ -9,21 +9,14 @@
 
 #include "autograd/tape.h"
 #include "base/error.h"
-#include "base/rng.h"
 #include "model/gpt.h"
+#include "support/random_ids.h"
 #include "support/tiny_gpt.h"
 
 namespace nanotrn::model {
 namespace {
 
 GptConfig tiny() { return testing_support::tiny_gpt_config(); }
-
-Tensor random_ids(int64_t B, int64_t T, int32_t V, uint64_t stream) {
-  std::vector<int32_t> v(static_cast<size_t>(B * T));
-  for (size_t i = 0; i < v.size(); i++)
-    v[i] = static_cast<int32_t>(random_u32(7, stream, i) % static_cast<uint32_t>(V));
-  return Tensor::from_ints({B, T}, v);
-}
 
 double max_abs(const Tensor& t) {
   double m = 0.0;
@@ -114,7 +107,7 @@ TEST(Gpt, AMixtureOfExpertsHasItsRouterAndExpertsAndOneExpertIsTheDenseMlp) {
   GptConfig dense = tiny();
   dense.init.mlp_proj = 1.0f;
   Gpt b(ctx, resolve(dense), 3);
-  const Tensor ids = random_ids(2, 8, 97, 3), targets = random_ids(2, 8, 97, 4);
+  const Tensor ids = testing_support::random_ids(2, 8, 97, 7, 3), targets = testing_support::random_ids(2, 8, 97, 7, 4);
   for (const auto& [experts, k, aux] : {std::tuple{2, 2, 0.5f}, {4, 1, 0.0f}, {4, 3, 0.0f}}) {
     GptConfig one = dense;
     one.experts = experts;
@@ -149,7 +142,8 @@ TEST(Gpt, ZeroInitMakesEveryBlockTheIdentityAtStepZero) {
   Ctx ctx{engine, &tape};
   const GptConfig c = tiny();
   Gpt gpt(ctx, c, 3);
-  const Tensor ids = random_ids(2, 12, 97, 1), targets = random_ids(2, 12, 97, 2);
+  const Tensor ids = testing_support::random_ids(2, 12, 97, 7, 1),
+               targets = testing_support::random_ids(2, 12, 97, 7, 2);
   const Tensor loss = gpt.loss(ctx, ids, targets);
   // lm_head ~ N(0, 0.001^2): logits ~ 0, so the loss is ln V to within a few 1e-3.
   EXPECT_NEAR(loss.item(), std::log(97.0), 5e-3);
@@ -184,7 +178,8 @@ TEST(Gpt, MultiTokenLossIsTheWeightedSumOfShiftedLosses) {
   c.init.mlp_proj = 1.0f;
   c.init.lm_head_std = 0.5f;
   Gpt gpt(ctx, c, 5);
-  const Tensor ids = random_ids(2, 10, 97, 3), targets = random_ids(2, 10, 97, 4);
+  const Tensor ids = testing_support::random_ids(2, 10, 97, 7, 3),
+               targets = testing_support::random_ids(2, 10, 97, 7, 4);
   const double l1 = gpt.loss(ctx, ids, targets).item();
   const double l2 = gpt.loss(ctx, ids, shift_targets(targets, 1)).item();
   const double l3 = gpt.loss(ctx, ids, shift_targets(targets, 2)).item();
@@ -200,7 +195,7 @@ void expect_kv_cache_decode_matches_the_full_forward(GptConfig c) {
   c.init.ve_gate = 0.5f;
   Gpt gpt(ctx, c, 9);
   const int64_t T = 9;
-  const Tensor ids = random_ids(1, T, 97, 5);
+  const Tensor ids = testing_support::random_ids(1, T, 97, 7, 5);
   const std::vector<float> full = gpt.logits(ctx, ids).to_vector();
   KvCache cache;
   // prefill 4 positions, then one at a time

@@ -8,19 +8,13 @@
 #include <vector>
 
 #include "autograd/tape.h"
-#include "base/rng.h"
 #include "model/gpt.h"
 #include "recipe/recipe.h"
+#include "support/random_ids.h"
 #include "train/optimizers.h"
 
 namespace nanotrn::train {
 namespace {
-
-Tensor tokens(int64_t B, int64_t T, int64_t V, uint64_t stream) {
-  std::vector<int32_t> ids(static_cast<size_t>(B * T));
-  for (size_t i = 0; i < ids.size(); i++) ids[i] = static_cast<int32_t>(random_u32(3, stream, i) % V);
-  return Tensor::from_ints({B, T}, ids);
-}
 
 long double exact_sum_of_squares(model::Gpt& gpt) {
   long double s = 0;
@@ -41,7 +35,8 @@ TEST(GradientNorm, IsTheFp64NormTheSameOnAnyThreadCountAndClipsToMaxNorm) {
   Tape tape;
   Ctx ctx{engine, &tape};
   model::Gpt gpt(ctx, r.model, 11);
-  tape.backward(gpt.loss(ctx, tokens(2, 32, 4096, 1), tokens(2, 32, 4096, 2), r.train.mtp_weights));
+  tape.backward(gpt.loss(ctx, testing_support::random_ids(2, 32, 4096, 3, 1),
+                         testing_support::random_ids(2, 32, 4096, 3, 2), r.train.mtp_weights));
   OptimizerSet optim(engine.gemm(), gpt, r.optim);
   const long double exact = std::sqrt(exact_sum_of_squares(gpt));
   const int threads = omp_get_max_threads();

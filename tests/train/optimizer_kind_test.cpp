@@ -8,11 +8,11 @@
 #include <map>
 
 #include "autograd/tape.h"
-#include "base/rng.h"
 #include "model/gpt.h"
 #include "predict/lowering.h"
 #include "recipe/memory_need.h"
 #include "recipe/recipe.h"
+#include "support/random_ids.h"
 #include "train/optimizers.h"
 
 namespace nanotrn::train {
@@ -27,12 +27,6 @@ recipe::Recipe small(const std::string& kind) {
   return r;
 }
 
-Tensor batch(int64_t B, int64_t T, int64_t V, uint64_t stream) {
-  std::vector<int32_t> ids(static_cast<size_t>(B * T));
-  for (size_t i = 0; i < ids.size(); i++) ids[i] = static_cast<int32_t>(random_u32(9, stream, i) % V);
-  return Tensor::from_ints({B, T}, ids);
-}
-
 TEST(OptimizerKind, AdamWStepsTheBlockMatricesAsItsFirstStepFormula) {
   const recipe::Recipe r = small("adamw");
   Engine engine;
@@ -40,7 +34,8 @@ TEST(OptimizerKind, AdamWStepsTheBlockMatricesAsItsFirstStepFormula) {
   Ctx ctx{engine, &tape};
   model::Gpt gpt(ctx, r.model, 7);
   const int64_t V = r.model.vocab_size;
-  tape.backward(gpt.loss(ctx, batch(2, 16, V, 1), batch(2, 16, V, 2), r.train.mtp_weights));
+  tape.backward(gpt.loss(ctx, testing_support::random_ids(2, 16, V, 9, 1), testing_support::random_ids(2, 16, V, 9, 2),
+                         r.train.mtp_weights));
   std::map<std::string, std::pair<std::vector<float>, std::vector<float>>> before;  // name -> (weights, grads)
   for (model::Parameter& p : gpt.parameters()) {
     if (p.group == model::ParamGroup::matrix) before[p.name] = {p.value.to_vector(), p.value.grad().to_vector()};
