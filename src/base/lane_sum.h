@@ -3,7 +3,7 @@
 //
 //   const float ss = lane_dot(x, x, n);              // fp32 partial sums (RMSNorm's row sums)
 //   const double s = lane_dot<double>(x, x, n);      // each product and partial sum in fp64 (Muon's norms)
-//   const double t = lane_sum<double>(x, n);         // a plain sum (reduce_sum's rows)
+//   lane_accumulate<double>(n, [&](int64_t j) { return double(x[j * stride]); });   // any term (reduce_sum's rows)
 //   const double u = chunked_dot(g, x, n);           // a long one on the threads (gradient norm, scalars' gradients)
 //
 // Why: a plain `for (j) s += x[j] * y[j]` is one chain of dependent adds in source order, which the compiler may not
@@ -38,12 +38,6 @@ Acc lane_accumulate(int64_t n, Term term) {
 template <class Acc = float>
 Acc lane_dot(const float* a, const float* b, int64_t n) {
   return lane_accumulate<Acc>(n, [&](int64_t j) { return static_cast<Acc>(a[j]) * static_cast<Acc>(b[j]); });
-}
-
-// sum a[j].
-template <class Acc = float>
-Acc lane_sum(const float* a, int64_t n) {
-  return lane_accumulate<Acc>(n, [&](int64_t j) { return static_cast<Acc>(a[j]); });
 }
 
 // lane_dot<double> over fixed chunks of kLaneChunk elements, the chunks on the OpenMP threads and their sums added in

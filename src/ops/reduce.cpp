@@ -36,13 +36,7 @@ Tensor reduce_sum(const Ctx& ctx, const Tensor& x, const Shape& keep_shape) {
         off += (rem % x.shape()[d]) * sx[d];
         rem /= x.shape()[d];
       }
-      if (ix == 1) {
-        total += lane_sum<double>(px + off, row);
-      } else {
-        double s = 0.0;
-        for (int64_t i = 0; i < row; i++) s += px[off + i * ix];
-        total += s;
-      }
+      total += lane_accumulate<double>(row, [&](int64_t i) { return static_cast<double>(px[off + i * ix]); });
     }
     po[0] = static_cast<float>(total);
     return out;

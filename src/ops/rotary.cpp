@@ -65,7 +65,6 @@ RotaryTable rotary_table(int64_t positions, int64_t head_dim, const RotaryOption
 }
 
 Tensor rotary(Ctx& ctx, const Tensor& x, const RotaryOptions& o) {
-  detail::require_f32(x, "rotary", "x");
   check(x.dim() == 4, "rotary: x must be [B, T, H, D], got " + shape_str(x.shape()));
   return rotary(ctx, x, std::make_shared<const RotaryTable>(rotary_table(x.size(1), x.size(3), o)));
 }
