@@ -20,6 +20,7 @@
 #include "neuron/kernels/transpose.h"
 #include "neuron/kernels/vector_add.h"
 #include "neuron/sim/executor.h"
+#include "support/release_only.h"
 
 namespace nanotrn::neuron {
 namespace {
@@ -62,11 +63,9 @@ void expect_same_bits(const std::string& what, const char* core, const std::func
 // each; the sliding window of 150 crosses tile edges). Under the sanitizers (-O1, ASan + UBSan) this test took 40 s
 // on a 2-core Zen 3, most of it the reference path through the matmuls and the attentions; there K is 256 (still
 // accumulating over tiles), N 520 (a tail of 8 after the first bank) and the heads T 256 (two tiles each).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kMatmulK = 256, kMatmulN = 520, kAttentionColumns = 512;
-#else
-constexpr int kMatmulK = 384, kMatmulN = 600, kAttentionColumns = 1024;
-#endif
+constexpr int kMatmulK = testing_support::kSanitized ? 256 : 384;
+constexpr int kMatmulN = testing_support::kSanitized ? 520 : 600;
+constexpr int kAttentionColumns = testing_support::kSanitized ? 512 : 1024;
 
 TEST(ExecutorFast, EveryShippedKernelGivesTheReferenceBits) {
   for (Schedule s : {Schedule::naive, Schedule::pipelined}) {

@@ -18,6 +18,7 @@
 #include "recipe/recipe.h"
 #include "recipe/stack_profile.h"
 #include "support/error_of.h"
+#include "support/release_only.h"
 #include "support/source_path.h"
 
 namespace nanotrn::predict {
@@ -109,6 +110,9 @@ constexpr double kRefit = 2e-5;
 // its values). A change to the model that moves a fit fails here until scripts/refit_stacks.sh is run and
 // docs/VALIDATION.md updated.
 TEST(StackProfiles, EachShippedFitIsItsStoredRunsFittedAgain) {
+  NANOTRN_RELEASE_ONLY(
+      "a refit, 17 s with the next test under the sanitizers; Calibration.* and the other StackProfiles tests run "
+      "the fit and the profile reader there");
   const Home home = find_home();
   int fitted = 0;
   for (const StackProfile& p : recipe::builtin_stacks()) {
@@ -135,6 +139,7 @@ TEST(StackProfiles, EachShippedFitIsItsStoredRunsFittedAgain) {
 
 // The ideal fits nothing: its band's high end is its own largest error over every public recipe run.
 TEST(StackProfiles, IdealBandIsItsLargestErrorOnThePublicRuns) {
+  NANOTRN_RELEASE_ONLY("every public run predicted again; Predict.* and DeviceClock.* run the predictor there");
   const Home home = find_home();
   double worst = 0;
   for (const char* name : {"nki-tuned", "neuronx-distributed"}) {

@@ -18,6 +18,7 @@
 #include "predict/kernel_cost.h"
 #include "predict/predictor.h"
 #include "recipe/recipe.h"
+#include "support/release_only.h"
 #include "support/source_path.h"
 
 namespace nanotrn::predict {
@@ -48,8 +49,15 @@ double run_mfu(const Prediction& p) {
   return p.flops_per_token * static_cast<double>(p.walk.tokens) / p.walk.charged_s / p.peak_flops;
 }
 
+// Every figure: the release preset only. Under the sanitizers these pins took 39 s; the predictor, the calibration fit
+// and the kernels they run are under ASan/UBSan in Predict.*, Calibration.*, DeviceClock.* and the kernel tests.
+class ValidationFigures : public ::testing::Test {
+ protected:
+  void SetUp() override { NANOTRN_RELEASE_ONLY("pins of docs/VALIDATION.md's figures, 39 s under the sanitizers"); }
+};
+
 // (a) VALIDATION.md lines 35 and 40: the NKI tutorial matmul on one Trn1 core, 6.030 ms.
-TEST(ValidationFigures, NkiMatmulOnOneTrn1Core) {
+TEST_F(ValidationFigures, NkiMatmulOnOneTrn1Core) {
   const hw::Catalog c = hw::builtin_catalog();
   KernelCoster coster(c.find("trn1"), 1);
   const KernelOp op = matmul_op("mm", 4096, 8192, 8192, DType::bf16);
@@ -57,7 +65,7 @@ TEST(ValidationFigures, NkiMatmulOnOneTrn1Core) {
 }
 
 // (b) VALIDATION.md lines 74-79: FrontierForge K60 on one trn2 chip.
-TEST(ValidationFigures, FrontierForgeK60OnTrn2) {
+TEST_F(ValidationFigures, FrontierForgeK60OnTrn2) {
   const hw::Catalog c = hw::builtin_catalog();
   const Prediction p = predict(recipe("frontierforge-k60.json"), c.find("trn2"));
   ASSERT_EQ(p.phases.size(), 3u);
@@ -76,7 +84,7 @@ TEST(ValidationFigures, FrontierForgeK60OnTrn2) {
 }
 
 // (b) VALIDATION.md lines 115-117: the LNC=1 and sharded-optimiser what-ifs, k4 step with 1 / 3 heads.
-TEST(ValidationFigures, FrontierForgeK60WhatIfs) {
+TEST_F(ValidationFigures, FrontierForgeK60WhatIfs) {
   const hw::Catalog c = hw::builtin_catalog();
   const recipe::Recipe three = recipe("frontierforge-k60.json");
   const recipe::Recipe one = recipe("frontierforge-k60.json", {"train.mtp_weights=[1.0]"});
@@ -95,7 +103,7 @@ TEST(ValidationFigures, FrontierForgeK60WhatIfs) {
 }
 
 // (d) VALIDATION.md line 136: autoresearch d8 on one H100, 0.2313 s per step, 2.267M tok/s, 51.9 % MFU.
-TEST(ValidationFigures, AutoresearchD8OnH100) {
+TEST_F(ValidationFigures, AutoresearchD8OnH100) {
   const Prediction p = predict(recipe("autoresearch-d8.json"), hw::builtin_catalog().find("h100"));
   ASSERT_FALSE(p.phases.empty());
   const PhasePrediction& ph = p.phases[0];
@@ -121,7 +129,7 @@ void expect_stack_figures(const char* profile, const std::vector<std::array<doub
   }
 }
 
-TEST(ValidationFigures, StackProfilesOnThePublicPoints) {
+TEST_F(ValidationFigures, StackProfilesOnThePublicPoints) {
   expect_stack_figures("nki-tuned", {{0.30827487301502743, 0.3083, 0.32556915240566475, 0.3256},
                                      {0.5252544478972622, 0.5253, 0.5357058865716381, 0.5357},
                                      {0.9059372564840372, 0.9059, 0.8694881945760773, 0.8695},
@@ -141,7 +149,7 @@ TEST(ValidationFigures, StackProfilesOnThePublicPoints) {
 
 // (s) In-family step ratios under the fitted profiles: K60's phases against its k1, the Trn1 runs of one release
 // against the family's smallest. {measured ratio, model ratio as pinned, as printed}.
-TEST(ValidationFigures, InFamilyRatios) {
+TEST_F(ValidationFigures, InFamilyRatios) {
   auto runs_of = [](const char* profile) {
     const recipe::StackProfile& p = recipe::builtin_stack(profile);
     return calibrate(calibration_spec_from_json(p.fit.at("spec"), profile, find_home())).runs;
@@ -158,7 +166,7 @@ TEST(ValidationFigures, InFamilyRatios) {
 }
 
 // (s) Two-run calibrations of one family predicting its other runs (held out): the goal is within +-10 %.
-TEST(ValidationFigures, TwoRunCalibrationsPredictTheirFamily) {
+TEST_F(ValidationFigures, TwoRunCalibrationsPredictTheirFamily) {
   const Home home = find_home();
   auto runs_of = [](const char* profile) { return recipe::builtin_stack(profile).fit.at("spec").at("runs"); };
   const nlohmann::json k = runs_of("nki-tuned"), t = runs_of("neuronx-distributed");
@@ -191,14 +199,14 @@ TEST(ValidationFigures, TwoRunCalibrationsPredictTheirFamily) {
 }
 
 // (f) VALIDATION.md: the other team's dense 6 x 1024 on one trn2 chip, 0.2690 s per step, 6,670 steps.
-TEST(ValidationFigures, Dense6x1024OnTrn2) {
+TEST_F(ValidationFigures, Dense6x1024OnTrn2) {
   const Prediction p = predict(recipe("dense-6x1024.json"), hw::builtin_catalog().find("trn2"));
   expect_figure("(f) step s", p.phases.at(0).time.step_s, 0.26903160071336824, 0.2690, 1e-4);
   EXPECT_EQ(p.walk.steps, 6691);
 }
 
 // (e) the kit baseline's launch-shape table and (c) the K60 layout what-ifs.
-TEST(ValidationFigures, LaunchShapeWhatIfs) {
+TEST_F(ValidationFigures, LaunchShapeWhatIfs) {
   const hw::Device trn2 = hw::builtin_catalog().find("trn2");
   struct Row {
     const char* ranks;
@@ -235,7 +243,7 @@ TEST(ValidationFigures, LaunchShapeWhatIfs) {
 }
 
 // (c) VALIDATION.md: AWS's Trn1 training runs at their published layouts on trn1.32xlarge nodes over EFA.
-TEST(ValidationFigures, Trn1MultiNodeRuns) {
+TEST_F(ValidationFigures, Trn1MultiNodeRuns) {
   const hw::Device trn1 = hw::builtin_catalog().find("trn1-server");
   const Prediction llama = predict(recipe("trn1-llama2-7b.json"), trn1);
   expect_figure("(c) Llama2-7B step s", llama.phases.at(0).time.step_s, 7.415147523714502, 7.415, 1e-3);
@@ -276,7 +284,7 @@ TEST(ValidationFigures, Trn1MultiNodeRuns) {
 
 // (h) VALIDATION.md: the published runs again with nanotrn's flash attention backward (launch.attention_backward =
 // flash) instead of the unfused backward they ran, and the kernel itself on K60's attention shape.
-TEST(ValidationFigures, FlashAttentionBackwardWhatIfs) {
+TEST_F(ValidationFigures, FlashAttentionBackwardWhatIfs) {
   const hw::Catalog c = hw::builtin_catalog();
   const std::string flash = "launch.attention_backward=flash";
   const Prediction k60 = predict(recipe("frontierforge-k60.json", {flash}), c.find("trn2"));
@@ -322,7 +330,7 @@ TEST(ValidationFigures, FlashAttentionBackwardWhatIfs) {
 
 // (g) VALIDATION.md: Stanford CS149's trn2 micro-kernels on one NeuronCore-v3, as written (naive) and
 // double-buffered (pipelined), fp32; microseconds.
-TEST(ValidationFigures, Cs149MicroKernels) {
+TEST_F(ValidationFigures, Cs149MicroKernels) {
   struct Row {
     int64_t rows, cols, tile_rows, tile_cols;
     double naive, pipelined, naive_doc, pipelined_doc;

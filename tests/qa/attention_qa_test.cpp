@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "qa/attention_qa.h"
+#include "support/release_only.h"
 
 namespace nanotrn::qa {
 namespace {
@@ -28,6 +29,9 @@ TEST(AttentionQa, TheGridIsThePublicNinetySix) {
 }
 
 TEST(AttentionQa, AllOfT512PassWithAttentionGymsFlopsAndBytes) {
+  NANOTRN_RELEASE_ONLY(
+      "32 configurations, 124 s under the sanitizers; AttentionModifiers.*, AttentionKernel.* and "
+      "AttentionBackwardKernel.* run the same ALiBi, GQA and check code there");
   AttentionQaOptions o;
   o.seqs = {512};
   const std::vector<AttentionQaRow> rows = run_attention_qa(o);
