@@ -2,7 +2,6 @@
 // against the software NeuronCore, with the gap stated; a GPU kernel equals its roofline; the step composes as
 // documented (accum x micro-batch + optimiser + exposed all-reduce + host); the budget walk counts steps like the
 // trainer.
-#include <chrono>
 #include <cstdio>
 #include <map>
 
@@ -142,17 +141,10 @@ TEST(Predict, OnTheHostTheCapacityIsThisMachinesMemory) {
   }
 }
 
-TEST(Predict, FrontierForgeK60OnTrn2IsFastAndShapedLikeTheRun) {
+// How long this takes is measured in bench/predict_bench.cpp, against the 2 s bound.
+TEST(Predict, FrontierForgeK60OnTrn2IsShapedLikeTheRun) {
   const recipe::Recipe r = recipe::load_recipe(testing_support::source_path("recipes/frontierforge-k60.json"));
-  const auto t0 = std::chrono::steady_clock::now();
   const Prediction p = predict(r, hw::builtin_catalog().find("trn2"));
-  const double cold = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("[ k60 ] cold prediction %.3f s; steps %lld; k1/k2/k4 %.4f / %.4f / %.4f s\n", cold,
-              static_cast<long long>(p.walk.steps), p.phases[0].time.step_s, p.phases[1].time.step_s,
-              p.phases[2].time.step_s);
-#if !defined(__SANITIZE_ADDRESS__) && defined(NDEBUG)
-  EXPECT_LT(cold, 2.0);  // the bound for a ~124M recipe, cold
-#endif
   EXPECT_EQ(p.ranks, 4);
   EXPECT_EQ(p.rows_per_rank, 16);
   ASSERT_EQ(p.phases.size(), 3u);
