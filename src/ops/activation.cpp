@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/lane_sum.h"
 #include "ops/fast_math.h"
 #include "ops/op_util.h"
 
@@ -141,8 +142,7 @@ Tensor softmax(Ctx& ctx, const Tensor& x_in) {
   for (int64_t r = 0; r < rows; r++) {
     const float* xr = px + r * n;
     float* yr = py + r * n;
-    float m = -INFINITY;
-    for (int64_t i = 0; i < n; i++) m = std::max(m, xr[i]);
+    const float m = lane_max(xr, n);
     float s = 0.0f;
     for (int64_t i = 0; i < n; i++) {
       yr[i] = std::exp(xr[i] - m);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/lane_sum.h"
 #include "dtype/convert.h"
 #include "ops/fast_math.h"
 #include "ops/op_util.h"
@@ -91,8 +92,7 @@ double run(Ctx& ctx, const Prepared& p, const CrossEntropyOptions& o, float* nll
 #pragma omp simd
         for (int64_t j = 0; j < V; j++) z[j] = cap * fast_tanh(z[j] * inv_cap);
       }
-      float m = -INFINITY;
-      for (int64_t j = 0; j < V; j++) m = std::max(m, z[j]);
+      const float m = lane_max(z, V);
       double s = 0.0;
 #pragma omp simd reduction(+ : s)
       for (int64_t j = 0; j < V; j++) s += static_cast<double>(fast_exp(z[j] - m));

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -68,6 +69,38 @@ TEST(LaneSum, AnIntegerValuedSumIsExactAndTheTailIsCounted) {
               static_cast<double>(n * (n + 1) / 2))
         << "n " << n;
   }
+}
+
+// The maximum is exact in any order, so lane_max must be the plain loop's value bit for bit, at every length around the
+// lane count, wherever the maximum sits (a lane's first slot, a lane's last, the tail), with NaNs passed over as the
+// loop passes them over, and -inf for an empty or all-NaN row.
+TEST(LaneSum, MaxIsThePlainLoopsValueWhereverTheMaximumIsAndNaNsArePassedOver) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  auto plain = [](const std::vector<float>& x) {
+    float m = -std::numeric_limits<float>::infinity();
+    for (float v : x) m = std::max(m, v);
+    return m;
+  };
+  std::mt19937 gen(7);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (int64_t n : {0, 1, 15, 16, 17, 31, 32, 33, 100, 8192, 8207}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (float& v : x) v = normal(gen);
+    EXPECT_EQ(lane_max(x.data(), n), plain(x)) << n;
+    for (int64_t at : {int64_t{0}, n / 2, n - 1}) {
+      if (n == 0) break;
+      std::vector<float> y = x;
+      y[static_cast<size_t>(at)] = 100.0f;
+      EXPECT_EQ(lane_max(y.data(), n), 100.0f) << n << " at " << at;
+      y[static_cast<size_t>(at)] = nan;  // a NaN where the maximum was: passed over
+      EXPECT_EQ(lane_max(y.data(), n), plain(y)) << n << " NaN at " << at;
+      EXPECT_FALSE(std::isnan(lane_max(y.data(), n)));
+    }
+  }
+  EXPECT_EQ(lane_max(nullptr, 0), -inf);
+  const std::vector<float> all_nan(20, nan), with_inf = {1.0f, inf, -inf, 2.0f};
+  EXPECT_EQ(lane_max(all_nan.data(), 20), -inf);
+  EXPECT_EQ(lane_max(with_inf.data(), 4), inf);
 }
 
 }  // namespace
