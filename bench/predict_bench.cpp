@@ -9,18 +9,18 @@
 //   ./predict_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
-#include <string>
-
+#include "base/home.h"
 #include "hw/catalog.h"
 #include "predict/predictor.h"
-#include "recipe/recipe.h"
+#include "recipe/recipe_paths.h"
 
 namespace {
 
 using namespace nanotrn;
 
-void BM_PredictCold(benchmark::State& state, const char* recipe_file) {
-  const recipe::Recipe r = recipe::load_recipe(std::string(NANOTRN_SOURCE_DIR).append("/").append(recipe_file));
+// `name`: a shipped recipe, found as `nanotrn predict --recipe name` finds it (base/home.h).
+void BM_PredictCold(benchmark::State& state, const char* name) {
+  const recipe::Recipe r = recipe::open_recipe(name, {}, find_home());
   const hw::Catalog catalog = hw::builtin_catalog();
   const hw::Device& trn2 = catalog.find("trn2");
   int64_t steps = 0;
@@ -32,8 +32,8 @@ void BM_PredictCold(benchmark::State& state, const char* recipe_file) {
   state.counters["steps"] = static_cast<double>(steps);
 }
 
-BENCHMARK_CAPTURE(BM_PredictCold, frontierforge_k60, "recipes/frontierforge-k60.json")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_PredictCold, autoresearch_d8, "recipes/autoresearch-d8.json")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PredictCold, frontierforge_k60, "frontierforge-k60")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PredictCold, autoresearch_d8, "autoresearch-d8")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

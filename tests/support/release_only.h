@@ -21,6 +21,9 @@ inline constexpr bool kSanitized = false;
 
 }  // namespace nanotrn::testing_support
 
-// A statement (GTEST_SKIP returns from the test body or from a fixture's SetUp).
-#define NANOTRN_RELEASE_ONLY(why) \
-  if (::nanotrn::testing_support::kSanitized) GTEST_SKIP() << "release preset only: " << (why)
+// A statement (GTEST_SKIP returns from the test body or from a fixture's SetUp). Written as gtest writes its own
+// macros, `if (!c) {} else ...`, so an `else` after it cannot bind to the macro's `if`.
+#define NANOTRN_RELEASE_ONLY(why)                \
+  if (!::nanotrn::testing_support::kSanitized) { \
+  } else                                         \
+    GTEST_SKIP() << "release preset only: " << (why)
