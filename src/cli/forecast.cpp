@@ -30,9 +30,9 @@ void print_text(const forecast::ForecastResult& r) {
   std::cout << "  target: N " << format_count(std::llround(r.target.params)) << " non-embedding params, D "
             << format_count(r.target.tokens) << " training tokens (band " << format_count(r.target.tokens_low) << " - "
             << format_count(r.target.tokens_high) << ") in " << r.target.steps << " steps\n";
-  std::cout << "  law: L(N, D) = " << r.fit.law.formula() << "; over " << r.runs.size() << " ladder runs: fit RMS "
-            << format_number("%.4f", r.fit.rms) << ", leave-one-out RMS " << format_number("%.4f", r.fit.loo_rms)
-            << " bpb\n";
+  std::cout << "  law: L(N, D) = " << r.fit.law.formula() << "; over " << r.runs.size() << " ladder runs"
+            << forecast::seeds_note(r) << ": fit RMS " << format_number("%.4f", r.fit.rms) << ", leave-one-out RMS "
+            << format_number("%.4f", r.fit.loo_rms) << " bpb\n";
   std::cout << "  beyond the ladder's largest run: N " << format_number("%.1fx", r.at.params_beyond) << ", D "
             << format_number("%.1fx", r.at.tokens_beyond) << ", compute " << format_number("%.3gx", r.at.compute_beyond)
             << "\n";
@@ -64,6 +64,11 @@ void add_flags(CLI::App* cmd, ForecastArgs& a, const Home& home) {
   cmd->add_option("--ladder-flops", q.ladder_flops, "The ladder's training compute (overrides the kind's)");
   cmd->add_option("--workers", q.workers, "Ladder runs at once")->capture_default_str();
   cmd->add_option("--threads", q.threads, "Threads per ladder run")->capture_default_str();
+  cmd->add_option("--seeds", q.seeds,
+                  "Runs per ladder rung (the recipe's seed + 0, 1, ...; K times the ladder's compute): the law fits "
+                  "their mean val_bpb, so the forecast moves less with the seed")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   cmd->add_option("--bootstrap", q.bootstrap, "Refits on resampled ladders for the interval")->capture_default_str();
   cmd->add_option("--coverage", q.coverage, "The interval's coverage")->capture_default_str();
   q.out = "out/forecast";

@@ -109,8 +109,8 @@ std::string chart(const ForecastResult& r) {
 std::string forecast_page_html(const ForecastResult& r) {
   std::string h = "<p class=\"note\">Recipe " + xml_escape(r.request.recipe) + " on " + xml_escape(r.target.device) +
                   ": val_bpb forecast from a " + to_string(r.request.ladder) + " ladder of " +
-                  std::to_string(r.runs.size()) +
-                  " host runs with Chinchilla's law L(N, D) = E + A/N^alpha + B/D^beta (N non-embedding parameters, D "
+                  std::to_string(r.runs.size()) + " host runs" + xml_escape(seeds_note(r)) +
+                  " with Chinchilla's law L(N, D) = E + A/N^alpha + B/D^beta (N non-embedding parameters, D "
                   "training tokens); the interval combines a bootstrap over the ladder's runs with their leave-one-out "
                   "scatter (src/forecast/scaling_law.h).</p>\n";
   h += "<h2>Forecast</h2>\n" + summary_table(r);

@@ -9,9 +9,11 @@
 //  1. price the target (target.h): N (non-embedding parameters), D (tokens in the budget on the device, with the
 //     stack's band), the epochs of data.train D needs;
 //  2. design the ladder (ladder.h) at most a quarter of N and of D, within the ladder's compute;
-//  3. run it as a sweep into OUT/ladder (sweep/runner.h: workers, resumable, a trial per rung; each a step-limited
-//     run of the recipe with the rung's depth, aspect ratio, rows and steps);
-//  4. fit the law on the finished runs (scaling_law.h), forecast at (N, D) and at the band's ends of D: the printed
+//  3. run it as a sweep into OUT/ladder (sweep/runner.h: workers, resumable, a trial per rung and seed; each a
+//     step-limited run of the recipe with the rung's depth, aspect ratio, rows and steps);
+//  4. fit the law on the finished rungs (scaling_law.h), each at the mean val_bpb of its seeds (--seeds K: a
+//     single-seed ladder of the reduced validation moved its forecast by up to 0.15 bpb with the seed while the target
+//     moved 0.007, docs/VALIDATION.md "Forecast"), forecast at (N, D) and at the band's ends of D: the printed
 //     interval covers both;
 //  5. CORE from the forecast val_bpb (core_map.h), only inside the published pairs' range and with their caveat;
 //  6. warnings: epochs of data (data/epochs.h), extrapolation beyond what the validation measured (5.3x the ladder's
@@ -44,6 +46,7 @@ struct ForecastRequest {
   LadderKind ladder = LadderKind::small;
   double ladder_flops = 0;  // 0: the ladder kind's default
   int workers = 2, threads = 1;
+  int seeds = 1;  // runs per rung (the recipe's seed + 0, 1, ...): the law fits their mean val_bpb
   int bootstrap = 200;
   double coverage = 0.9;
   std::string out;
@@ -65,8 +68,15 @@ struct ForecastResult {
 };
 
 // What the held-out checks measured (docs/VALIDATION.md "Forecast"), printed and written with every forecast: the
-// interval is the law's, and in every check the law was pessimistic.
+// interval is the law's; how far the targets fell from it on prose and on code-like text, and what the seed does.
 extern const char* const kValidationNote;
+
+// The ladder runs' noise from the seed alone: the pooled sample standard deviation of val_bpb across each rung's seeds,
+// sqrt(mean over rungs of their variances) (bpb); NaN with one seed per rung. A rung's mean carries it / sqrt(K).
+double seed_noise(const std::vector<LadderRun>& runs);
+// How the printed forecast and its page say what a rung's val_bpb is: "" with one seed per rung, else " (each the
+// mean of 3 seeds; the seed alone moves a run by 0.0187 bpb, its mean by 0.0108)".
+std::string seeds_note(const ForecastResult& r);
 
 using Print = std::function<void(const std::string&)>;
 struct ForecastHooks {

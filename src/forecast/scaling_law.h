@@ -40,9 +40,10 @@ namespace nanotrn::forecast {
 
 struct LadderRun {
   std::string id;
-  double params = 0;  // N: non-embedding parameters
-  double tokens = 0;  // D: training tokens
-  double val_bpb = 0;
+  double params = 0;                  // N: non-embedding parameters
+  double tokens = 0;                  // D: training tokens
+  double val_bpb = 0;                 // the law's L: with several seeds per rung, their mean
+  std::vector<double> seed_bpb = {};  // each seed's val_bpb (forecast --seeds); the law reads only val_bpb
 };
 
 struct ScalingLaw {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # `nanotrn forecast` as a user meets it, on a tiny synthetic target (about 15 s on 2 cores):
 #  - refusals with a clear message that leave nothing behind: a host target that is not step limited, a ladder kind
-#    that does not exist (at parse time), a target too small for a ladder a quarter of its size, an --out that holds
+#    that does not exist and --seeds 0 (at parse time), a target too small for a ladder a quarter of its size, an --out that holds
 #    files, --resume of a folder that is not a forecast;
-#  - a small ladder runs; --json carries val_bpb, interval (low <= val_bpb <= high), tokens, params, the law and one
-#    line per ladder run; forecast.json in the folder is what --json printed; every ladder run is 4x below the target
-#    in N and D (what forecast_run.h promises) and the ladder's runs have the target's schedule shape (scaled warm-up);
+#  - a small ladder runs at two seeds per rung (--seeds 2); --json carries val_bpb, interval (low <= val_bpb <= high),
+#    tokens, params, the law and one line per ladder rung; forecast.json in the folder is what --json printed; every
+#    ladder run is 4x below the target in N and D (what forecast_run.h promises) and the ladder's runs have the
+#    target's schedule shape (scaled warm-up); each rung's val_bpb is the mean of its two seeds' runs, read here from
+#    the trials' own result.json (seeds 42 and 43, two different losses), and seed_noise is their pooled deviation;
 #  - --resume of the finished forecast runs no ladder run again and gives the same forecast;
 #  - a forecast folder is never overwritten: a second forecast into it says how to resume.
 # Usage: forecast_cli.sh NANOTRN SOURCE_DIR WORK_DIR
@@ -32,6 +34,7 @@ refuses "host time budget" "must be step limited" "${tiny[@]}" --set train.budge
 refuses "unknown ladder" "--ladder" "${tiny[@]}" "${run[@]}" --ladder huge --out "$work/r"
 refuses "target too small" "too small for a ladder" "${tiny[@]}" --set model.depth=1 --set model.aspect_ratio=16 \
   "${run[@]}" --out "$work/r"
+refuses "no seed" "--seeds" "${tiny[@]}" "${run[@]}" --seeds 0 --out "$work/r"
 refuses "not a forecast folder" "not a forecast folder" --resume "$work"
 mkdir -p "$work/full" && echo keep > "$work/full/mine.txt"
 if "$nanotrn" forecast "${tiny[@]}" "${run[@]}" --out "$work/full" > "$work/refused.txt" 2>&1; then
@@ -40,11 +43,11 @@ fi
 grep -q "not an empty folder" "$work/refused.txt" || { cat "$work/refused.txt"; fail "no message for a full --out"; }
 [ "$(ls "$work/full")" = mine.txt ] && [ "$(cat "$work/full/mine.txt")" = keep ] || fail "--out's files were touched"
 
-"$nanotrn" forecast "${tiny[@]}" "${run[@]}" --out "$work/f" --json > "$work/stdout.json" 2> "$work/err.txt" \
-  || { tail "$work/err.txt"; fail "forecast"; }
-$py - "$work/stdout.json" "$work/f/forecast.json" << 'EOF' || fail "forecast.json"
-import json, sys
-f, disk = (json.load(open(p)) for p in sys.argv[1:])
+"$nanotrn" forecast "${tiny[@]}" "${run[@]}" --seeds 2 --out "$work/f" --json > "$work/stdout.json" \
+  2> "$work/err.txt" || { tail "$work/err.txt"; fail "forecast"; }
+$py - "$work/stdout.json" "$work/f/forecast.json" "$work/f/ladder/trials" << 'EOF' || fail "forecast.json"
+import json, math, sys
+f, disk = (json.load(open(p)) for p in sys.argv[1:3])
 assert f == disk, "forecast.json differs from what --json printed"
 lo, hi = f["interval"]
 assert lo <= f["val_bpb"] <= hi, (lo, f["val_bpb"], hi)
@@ -62,11 +65,22 @@ for r in runs:
     assert g["momentum_warmup_steps"] == max(1, int(g["steps"] * 100 / 200 + 0.5)), g
 ex = f["extrapolation"]
 assert ex["params"] >= 4 - 1e-9 and ex["tokens"] >= 4 - 1e-9, ex
+variances = []
+for r in runs:
+    seeds = [json.load(open(f"{sys.argv[3]}/{r['id']}-s{k}/result.json")) for k in (0, 1)]
+    assert [s["recipe"]["seed"] for s in seeds] == [42, 43], [s["recipe"]["seed"] for s in seeds]
+    a, b = (s["val_bpb"] for s in seeds)
+    assert r["seed_bpb"] == [a, b] and a != b, (r["id"], r["seed_bpb"], a, b)
+    assert abs(r["val_bpb"] - (a + b) / 2) <= 1e-12, (r["id"], r["val_bpb"], a, b)
+    variances.append((a - b) ** 2 / 2)
+assert f["seeds"] == 2 and abs(f["seed_noise"] - math.sqrt(sum(variances) / len(variances))) <= 1e-12, f["seed_noise"]
 print(f"forecast {f['val_bpb']:.4f} [{lo:.4f}, {hi:.4f}] from {len(runs)} ladder runs; law {f['law']['formula']}")
 EOF
 "$nanotrn" forecast --resume "$work/f" > "$work/again.txt" 2> "$work/again.err" \
   || { cat "$work/again.err"; fail "resume"; }
-grep -q "0 trial(s) to run of 12" "$work/again.err" || { cat "$work/again.err"; fail "resume ran ladder runs again"; }
+grep -q "0 trial(s) to run of 24" "$work/again.err" || { cat "$work/again.err"; fail "resume ran ladder runs again"; }
+grep -q "ladder runs (each the mean of 2 seeds; the seed alone moves a run by" "$work/again.txt" \
+  || { cat "$work/again.txt"; fail "the printed forecast does not say its rungs are means of 2 seeds"; }
 $py -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); assert a["val_bpb"]==b["val_bpb"] and a["interval"]==b["interval"]' \
   "$work/stdout.json" "$work/f/forecast.json" || fail "the resumed forecast differs"
 cp "$work/f/forecast.json" "$work/kept.json"
