@@ -7,7 +7,11 @@
 # lie inside the printed interval and within 0.05 bpb of the forecast. The issue asked 0.03: the full-size check on
 # Brown meets it (-0.017), this reduced size does not (-0.033 when this test was written: at these widths the law is
 # pessimistic, the target's width gains more than the ladder's narrower sizes show; docs/VALIDATION.md "Forecast"),
-# so the bound pinned here is the one measured with its margin, not the one wished for. forecast.html renders in
+# so the bound pinned here is the one measured with its margin, not the one wished for. One seed: at this size a
+# one-seed ladder's forecast is one draw of a wide spread (seeds 42, 7 and 13: -0.044, +0.021 and -0.118 on a Zen 5;
+# the machines' rounding moved seed 42's by 0.01 at most), and `--seeds 3` narrows it (-0.014 there), but triples
+# the ladder: past the issue's 3 minutes for this test on a Zen 3 (docs/VALIDATION.md "Forecast"). So this pins the
+# seed-42 draw, the method's code path and its numbers, not the spread of the method. forecast.html renders in
 # headless Chromium and shows forecast.json's numbers; --resume of the finished forecast runs no ladder run again and
 # prints the same forecast.
 # Usage: forecast_holdout.sh NANOTRN SOURCE_DIR WORK_DIR
