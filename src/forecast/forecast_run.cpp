@@ -187,9 +187,9 @@ const char* const kValidationNote =
     "in the held-out checks (docs/VALIDATION.md \"Forecast\": targets 4x beyond the ladder in N and D, trained and "
     "measured on three machines) the error on English prose (Brown, the State of the Union addresses) ran from -0.118 "
     "to +0.048 bpb, 15 of 19 inside the 90 % interval and 9 within 0.03 (with --seeds 3: -0.035 to +0.012, all 4 "
-    "inside); on the Python docs (reST and code) the target was 0.058 to 0.258 bpb below the forecast, outside the "
-    "interval in all 6; a one-seed ladder's forecast moves with the seed (up to 0.15 bpb at the reduced size): check "
-    "it with a run 4x beyond the ladder on your data before relying on it";
+    "inside); on the Python docs (reST and code) the target was 0.034 to 0.258 bpb below the forecast, and at full "
+    "size 0.20 to 0.26, outside the interval, with one seed or three; a one-seed ladder's forecast moves with the seed "
+    "(up to 0.15 bpb at the reduced size): check it with a run 4x beyond the ladder on your data before relying on it";
 
 double seed_noise(const std::vector<LadderRun>& runs) {
   double variance = 0;
@@ -283,7 +283,6 @@ json ForecastResult::to_json() const {
       {"extrapolation", {{"params", at.params_beyond}, {"tokens", at.tokens_beyond}, {"compute", at.compute_beyond}}},
       {"ladder", ladder.to_json()},
       {"ladder_runs", ladder_runs},
-      {"seeds", request.seeds},
       {"seed_noise", request.seeds > 1 ? json(seed_noise(runs)) : json()},
       {"core", core ? json(*core) : json()},
       {"core_map", m.to_json()},

@@ -73,7 +73,7 @@ for r in runs:
     assert r["seed_bpb"] == [a, b] and a != b, (r["id"], r["seed_bpb"], a, b)
     assert abs(r["val_bpb"] - (a + b) / 2) <= 1e-12, (r["id"], r["val_bpb"], a, b)
     variances.append((a - b) ** 2 / 2)
-assert f["seeds"] == 2 and abs(f["seed_noise"] - math.sqrt(sum(variances) / len(variances))) <= 1e-12, f["seed_noise"]
+assert f["request"]["seeds"] == 2 and abs(f["seed_noise"] - math.sqrt(sum(variances) / len(variances))) <= 1e-12, f["seed_noise"]
 print(f"forecast {f['val_bpb']:.4f} [{lo:.4f}, {hi:.4f}] from {len(runs)} ladder runs; law {f['law']['formula']}")
 EOF
 "$nanotrn" forecast --resume "$work/f" > "$work/again.txt" 2> "$work/again.err" \
