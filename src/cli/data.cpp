@@ -74,8 +74,7 @@ void add_data_prepare(CLI::App& data, const Home& home) {
   cmd->add_option("--out", a->out, "Corpus folder")->capture_default_str();
   cmd->add_option("--val-fraction", a->val_fraction, "Fraction of documents (by id hash) in validation")
       ->capture_default_str();
-  cmd->add_option("--field", a->field, "The text field of JSONL lines and the text column of Parquet files")
-      ->capture_default_str();
+  add_text_field_flag(cmd, a->field);
   cmd->add_flag("--force", a->force, "Rebuild even when the folder is already valid");
   cmd->callback([a] {
     check(!a->sources.empty() || a->field == data::kDefaultTextField,

@@ -17,7 +17,7 @@ namespace {
 struct ForecastArgs {
   RecipeArgs recipe;
   forecast::ForecastRequest request;
-  std::string resume;
+  std::string resume, stack;
   bool json = false, quiet = false;
 };
 
@@ -56,6 +56,12 @@ void add_flags(CLI::App* cmd, ForecastArgs& a, const Home& home) {
                   "The target: a catalog device (trn2, trn3, ...) or host (a step-limited recipe)")
       ->capture_default_str();
   cmd->add_option("--budget", q.budget, "The target's budget, e.g. 30m (overrides train.budget)");
+  add_stack_flag(cmd, a.stack);
+  cmd->add_option("--data", q.data,
+                  "Your corpus: text files, folders, JSONL or Parquet files (as `nanotrn data prepare` reads them), "
+                  "prepared with a tokenizer of model.vocab_size and shards in OUT/data, which the ladder trains on "
+                  "(the data root's data is not touched); default: the recipe's data.*");
+  add_text_field_flag(cmd, q.field);
   const std::map<std::string, forecast::LadderKind> kinds{{"small", forecast::LadderKind::small},
                                                           {"medium", forecast::LadderKind::medium}};
   cmd->add_option("--ladder", q.ladder, "small (4 sizes x 3 token budgets, 1e14 FLOPs) or medium (6 x 4, 5e14)")
@@ -96,6 +102,9 @@ void add_forecast(CLI::App& app, const Home& home) {
     } else {
       a->request.recipe = a->recipe.recipe;
       a->request.sets = a->recipe.sets;
+      check(a->stack.empty() || a->request.device != "host",
+            "forecast: --stack prices a device target; --device host is a run on this machine, which has none");
+      if (!a->stack.empty()) a->request.sets.push_back("launch.stack=" + a->stack);
       r = forecast::run_forecast(a->request, home, hooks);
     }
     if (a->json) {

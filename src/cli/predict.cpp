@@ -184,10 +184,7 @@ void add_predict(CLI::App& app, const Home& home) {
   cmd->add_option("--chips", a->chips, "Chips used of a server device (= --set launch.chips=N; 0 = all)");
   cmd->add_option("--nodes", a->nodes,
                   "Copies of a server device joined over EFA, e.g. 32 for 32 x trn1-server (= --set launch.nodes=N)");
-  cmd->add_option("--stack", a->stack,
-                  "The software stack: a shipped profile (ideal, torchneuron-compiled, torchneuron-eager, nki-tuned, "
-                  "neuronx-distributed; compiled and eager are the TorchNeuron ones) or a profile file "
-                  "(= --set launch.stack=S)");
+  add_stack_flag(cmd, a->stack);
   cmd->add_option("--tp", a->tp, "Tensor-parallel ranks per replica (= --set launch.tp=N)");
   cmd->add_option("--pp", a->pp, "Pipeline stages per replica, 1F1B (= --set launch.pp=N)");
   cmd->add_option("--ep", a->ep,

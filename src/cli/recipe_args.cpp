@@ -2,6 +2,7 @@
 #include "cli/recipe_args.h"
 
 #include "recipe/recipe_paths.h"
+#include "recipe/stack_profile.h"
 
 namespace nanotrn::cli {
 
@@ -19,6 +20,19 @@ void add_recipe_flags(CLI::App* cmd, RecipeArgs& args, const Home& home) {
       ->each([&args](const std::string&) { args.recipe_given = true; });
   cmd->add_option("--set", args.sets, "Override a recipe field, e.g. --set optim.matrix_lr=0.02 (repeatable)");
   add_data_root_footer(cmd, home);
+}
+
+void add_stack_flag(CLI::App* cmd, std::string& stack) {
+  std::string shipped;
+  for (const recipe::StackProfile& p : recipe::builtin_stacks()) shipped += (shipped.empty() ? "" : ", ") + p.name;
+  cmd->add_option("--stack", stack,
+                  "The software stack: a shipped profile (" + shipped +
+                      "; compiled and eager are the TorchNeuron ones) or a profile file (= --set launch.stack=S)");
+}
+
+void add_text_field_flag(CLI::App* cmd, std::string& field) {
+  cmd->add_option("--field", field, "The text field of JSONL lines and the text column of Parquet files")
+      ->capture_default_str();
 }
 
 void add_model_config_flag(CLI::App* cmd, RecipeArgs& args) {

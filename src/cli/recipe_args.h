@@ -1,5 +1,6 @@
 // What every command that reads a recipe shares: the --recipe and --set flags, the data-root rule in its --help
-// (base/home.h), and the `nanotrn data setup` command line that missing-data errors name.
+// (base/home.h), and the `nanotrn data setup` command line that missing-data errors name; and the flags two commands
+// share (--stack, --field), defined once.
 #pragma once
 
 #include <string>
@@ -24,6 +25,10 @@ void add_recipe_flags(CLI::App* cmd, RecipeArgs& args, const Home& home);
 // Adds --model-config (the recipe's batch, optimiser and schedule; the model from a Hugging Face config.json, which
 // --set model.* scales down).
 void add_model_config_flag(CLI::App* cmd, RecipeArgs& args);
+// --stack S (the software stack a device target is priced on: = --set launch.stack=S) for predict and forecast.
+void add_stack_flag(CLI::App* cmd, std::string& stack);
+// --field F (the text field of JSONL sources and the text column of Parquet ones) for data prepare and forecast --data.
+void add_text_field_flag(CLI::App* cmd, std::string& field);
 // The footer alone (for commands that read a recipe from elsewhere, e.g. a checkpoint).
 void add_data_root_footer(CLI::App* cmd, const Home& home);
 

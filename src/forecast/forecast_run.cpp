@@ -11,6 +11,7 @@
 #include "base/file.h"
 #include "base/format.h"
 #include "forecast/forecast_page.h"
+#include "pipeline/data_stages.h"
 #include "recipe/recipe_paths.h"
 #include "sweep/plan.h"
 #include "sweep/records.h"
@@ -34,8 +35,26 @@ void say(const Print& print, const std::string& line) {
   if (print) print(line);
 }
 
-std::vector<std::string> target_sets(const ForecastRequest& q) {
+// --data's folder, absolute (the recipe's relative paths are the data root's, not the working directory's).
+std::string data_dir(const ForecastRequest& q) { return (fs::absolute(q.out) / "data").lexically_normal().string(); }
+
+// The user's overrides, then with --data the data folder's paths (which no --set may name as well).
+std::vector<std::string> recipe_sets(const ForecastRequest& q) {
   std::vector<std::string> sets = q.sets;
+  if (q.data.empty()) return sets;
+  for (const std::string& folder : pipeline::data_folder_sets(data_dir(q))) {
+    const std::string key = folder.substr(0, folder.find('='));
+    for (const std::string& s : q.sets)
+      check(s.substr(0, s.find('=')) != key, "forecast: --data and --set " + s +
+                                                 " both say where the data is: give one (--data prepares " + key +
+                                                 " in the forecast's folder)");
+    sets.push_back(folder);
+  }
+  return sets;
+}
+
+std::vector<std::string> target_sets(const ForecastRequest& q) {
+  std::vector<std::string> sets = recipe_sets(q);
   if (!q.budget.empty()) sets.push_back("train.budget=" + q.budget);
   return sets;
 }
@@ -45,7 +64,7 @@ sweep::SweepPlan ladder_plan(const ForecastRequest& q, const recipe::Recipe& tar
                              const Home& home) {
   sweep::SweepPlan p;
   p.recipe = recipe::find_recipe(q.recipe, home);
-  p.sets = q.sets;
+  p.sets = recipe_sets(q);
   p.sets.insert(p.sets.end(), {"train.budget=0", "train.log_every=50"});
   p.clock = "wall";
   p.device = q.device == "host" ? "trn2" : q.device;
@@ -135,15 +154,19 @@ void write_outputs(const ForecastResult& r, const std::string& dir) {
 // 1-2. The target priced and the ladder designed: everything that can refuse the request before a file is written.
 struct Prepared {
   ForecastResult result;
+  recipe::Recipe target;
   sweep::SweepPlan plan;
 };
 
 Prepared prepare(const ForecastRequest& q, const Home& home, const Print& print) {
   check(q.seeds >= 1, "forecast: --seeds " + std::to_string(q.seeds) + ": every rung needs at least one seed");
+  check(!q.data.empty() || q.field == data::kDefaultTextField,
+        "forecast: --field names the text of --data's JSONL and Parquet sources; give --data too");
   Prepared p;
   ForecastResult& r = p.result;
   r.request = q;
-  const recipe::Recipe target = recipe::open_recipe(recipe::find_recipe(q.recipe, home), target_sets(q), home);
+  p.target = recipe::open_recipe(recipe::find_recipe(q.recipe, home), target_sets(q), home);
+  const recipe::Recipe& target = p.target;
   r.target = price_target(target, q.device);
   say(print, "target: " + q.device + " (" + r.target.stack + "): N " + format_count(std::llround(r.target.params)) +
                  " non-embedding params, D " + format_count(r.target.tokens) + " tokens in " +
@@ -158,13 +181,37 @@ Prepared prepare(const ForecastRequest& q, const Home& home, const Print& print)
   return p;
 }
 
+// 2b. With --data, the corpus, tokenizer and shards in OUT/data (each kept when it is there and valid: a resume
+// rebuilds nothing), then the epochs D needs of them (unknown when the target was priced before the shards existed).
+void set_up_data(Prepared& p, const Print& print) {
+  const ForecastRequest& q = p.result.request;
+  if (q.data.empty()) return;
+  pipeline::setup_data_folder(p.target, q.data, {.field = q.field, .say = print}, print);
+  p.result.target.epochs = data::epochs_needed(p.target.data.train, p.result.target.tokens);
+}
+
+// The ladder's data is there (the recipe's, or OUT/data once set up): else an Error naming the command that builds it.
+void check_data(const Prepared& p, const Home& home) {
+  sweep::check_trial_data(p.plan, home, "nanotrn data setup --recipe " + p.result.request.recipe);
+}
+
+// What a new forecast wrote into OUT, removed when its data cannot be set up (OUT itself when it made it).
+void remove_new_forecast(const std::string& out, bool out_existed) {
+  std::error_code ec;
+  if (!out_existed) {
+    fs::remove_all(out, ec);
+    return;
+  }
+  for (const char* name : {"request.json", "data"}) fs::remove_all(fs::path(out) / name, ec);
+}
+
 // 3-6. The ladder run (or continued) in OUT/ladder, the law, the forecast, its warnings and files.
 ForecastResult forecast_in(Prepared p, const Home& home, const ForecastHooks& hooks) {
   ForecastResult& r = p.result;
   const ForecastRequest& q = r.request;
   const std::string ladder_dir = q.out + "/ladder";
   if (!fs::exists(ladder_dir + "/sweep.json")) {
-    sweep::check_trial_data(p.plan, home, "nanotrn data setup --recipe " + q.recipe);
+    check_data(p, home);
     make_directories(ladder_dir);
     sweep::write_plan(ladder_dir, p.plan);
   }
@@ -219,6 +266,8 @@ json ForecastRequest::to_json() const {
           {"workers", workers},
           {"threads", threads},
           {"seeds", seeds},
+          {"data", data},
+          {"field", field},
           {"bootstrap", bootstrap},
           {"coverage", coverage},
           {"out", out}};
@@ -235,7 +284,9 @@ ForecastRequest ForecastRequest::from_json(const json& j, const std::string& whe
     q.ladder_flops = j.at("ladder_flops").get<double>();
     q.workers = j.at("workers").get<int>();
     q.threads = j.at("threads").get<int>();
-    q.seeds = j.value("seeds", 1);  // a request written before --seeds ran one seed per rung
+    q.seeds = j.value("seeds", 1);                         // a request written before --seeds ran one seed per rung
+    q.data = j.value("data", std::vector<std::string>{});  // before --data: the recipe's data
+    q.field = j.value("field", std::string(data::kDefaultTextField));
     q.bootstrap = j.at("bootstrap").get<int>();
     q.coverage = j.at("coverage").get<double>();
     q.out = j.at("out").get<std::string>();
@@ -300,10 +351,20 @@ ForecastResult run_forecast(const ForecastRequest& q, const Home& home, const Fo
     check(fs::is_directory(q.out, ec) && fs::is_empty(q.out, ec),
           "--out " + q.out + " exists and is not an empty folder; nanotrn does not write into it (choose a new name)");
   }
-  Prepared p = prepare(q, home, hooks.print);
+  const bool out_existed = fs::exists(q.out, ec);
+  ForecastRequest request = q;
+  for (std::string& source : request.data) source = fs::absolute(source).lexically_normal().string();
+  Prepared p = prepare(request, home, hooks.print);
+  if (request.data.empty()) check_data(p, home);  // before OUT exists (with --data it is set up in OUT, below)
   make_directories(q.out);
-  const std::string text = q.to_json().dump(2) + "\n";
+  const std::string text = request.to_json().dump(2) + "\n";
   write_file_atomic(q.out + "/request.json", text.data(), text.size());
+  try {
+    set_up_data(p, hooks.print);
+  } catch (...) {
+    remove_new_forecast(q.out, out_existed);
+    throw;
+  }
   return forecast_in(std::move(p), home, hooks);
 }
 
@@ -320,7 +381,9 @@ ForecastResult resume_forecast(const std::string& dir, const Home& home, const F
   }
   ForecastRequest q = ForecastRequest::from_json(j, dir + "/request.json");
   q.out = dir;
-  return forecast_in(prepare(q, home, hooks.print), home, hooks);
+  Prepared p = prepare(q, home, hooks.print);
+  set_up_data(p, hooks.print);
+  return forecast_in(std::move(p), home, hooks);
 }
 
 }  // namespace nanotrn::forecast

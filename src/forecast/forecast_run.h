@@ -7,7 +7,7 @@
 //
 // Steps (each its own function in forecast_run.cpp):
 //  1. price the target (target.h): N (non-embedding parameters), D (tokens in the budget on the device, with the
-//     stack's band), the epochs of data.train D needs;
+//     stack's band), the epochs of data.train D needs (with --data: once OUT/data is set up, after step 2);
 //  2. design the ladder (ladder.h) at most a quarter of N and of D, within the ladder's compute;
 //  3. run it as a sweep into OUT/ladder (sweep/runner.h: workers, resumable, a trial per rung and seed; each a
 //     step-limited run of the recipe with the rung's depth, aspect ratio, rows and steps);
@@ -18,9 +18,12 @@
 //  5. CORE from the forecast val_bpb (core_map.h), only inside the published pairs' range and with their caveat;
 //  6. warnings: epochs of data (data/epochs.h), extrapolation beyond what the validation measured (5.3x the ladder's
 //     largest N, 4.0x its largest D: docs/VALIDATION.md "Forecast"), an under-determined fit.
-// OUT holds request.json (the request, so --resume needs nothing else), ladder/ (the sweep), forecast.json
-// (to_json) and forecast.html (forecast_page.h). A new forecast refuses an OUT that holds anything, and creates OUT
-// only once the target is priced and the ladder designed: a request that cannot be forecast leaves nothing behind.
+// OUT holds request.json (the request, so --resume needs nothing else), data/ (with --data: the corpus, tokenizer and
+// shards, set up after request.json, so a kill there resumes), ladder/ (the sweep), forecast.json (to_json) and
+// forecast.html (forecast_page.h). A new forecast refuses an OUT that holds anything, and creates OUT only once the
+// target is priced (a device budget that ends before the first step is an Error), the ladder designed and (without
+// --data) the recipe's data found; --data sources that cannot be read (an unknown format, a missing --field) remove
+// what it wrote: a request that cannot be forecast leaves nothing behind.
 // --resume refuses a folder without request.json ("not a forecast folder").
 #pragma once
 
@@ -30,6 +33,7 @@
 #include <vector>
 
 #include "base/home.h"
+#include "data/corpus.h"
 #include "data/epochs.h"
 #include "forecast/core_map.h"
 #include "forecast/ladder.h"
@@ -47,6 +51,11 @@ struct ForecastRequest {
   double ladder_flops = 0;  // 0: the ladder kind's default
   int workers = 2, threads = 1;
   int seeds = 1;  // runs per rung (the recipe's seed + 0, 1, ...): the law fits their mean val_bpb
+  // --data: the sources (text files, folders, JSONL, Parquet; absolute once the forecast starts) of a corpus prepared,
+  // with its tokenizer and shards, in OUT/data (pipeline::setup_data_folder), which the ladder and the target's
+  // epochs read in place of the recipe's data.*; empty: the recipe's data. `field`: their JSONL field / Parquet column.
+  std::vector<std::string> data;
+  std::string field = data::kDefaultTextField;
   int bootstrap = 200;
   double coverage = 0.9;
   std::string out;

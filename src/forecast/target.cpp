@@ -28,6 +28,9 @@ Target price_target(const recipe::Recipe& recipe, const std::string& device) {
     t.tokens = p.walk.tokens;
     t.tokens_low = p.walk_high.tokens;  // the slow end of the band: fewer steps
     t.tokens_high = p.walk_low.tokens;
+    check(t.steps > 0, "forecast: on " + device + " (" + t.stack + ") the budget, " + recipe.train.budget.text +
+                           ", ends before the recipe's first step (the predictor's walk: compile time and the first "
+                           "step do not fit; `nanotrn predict` shows it): nothing to forecast; give a longer --budget");
   }
   t.epochs = data::epochs_needed(recipe.data.train, t.tokens);
   return t;

@@ -7,7 +7,7 @@
 // On a catalog device D comes from the predictor's budget walk (predict/predictor.h; the same walk `train --clock`
 // stops at), its band from the walks at the stack's slow and fast step times. On "host" the recipe must be step
 // limited (train.budget 0, train.steps N): host time is what a forecast avoids spending, not a budget it can price,
-// and such a forecast is the one a host run can check.
+// and such a forecast is the one a host run can check. A device budget that ends before the first step is an Error.
 #pragma once
 
 #include <cstdint>

@@ -122,13 +122,17 @@ void use_setup_shards(recipe::Recipe& r, const DataSetup& d) {
   r.data.val = d.shards.dir + "/val_*.bin";
 }
 
-DataSetup setup_data(const recipe::Recipe& recipe, const Say& say) {
+namespace {
+
+// The three stages, the corpus's by `make_corpus` (the data root's rule, corpus_stage, or a data folder's sources).
+DataSetup run_stages(const recipe::Recipe& recipe,
+                     const std::function<data::CorpusInfo(const std::string&)>& make_corpus, const Say& say) {
   const DataPaths p = data_paths(recipe);
   const int32_t vocab = static_cast<int32_t>(recipe.model.vocab_size);
   std::vector<std::pair<std::string, double>> seconds;
 
   auto t0 = std::chrono::steady_clock::now();
-  const data::CorpusInfo corpus = corpus_stage(p.corpus);
+  const data::CorpusInfo corpus = make_corpus(p.corpus);
   tell(say, "corpus: " + std::string(corpus.reused ? "reusing " : "prepared ") + p.corpus + " (" +
                 std::to_string(corpus.train.docs) + " train / " + std::to_string(corpus.val.docs) + " val documents, " +
                 std::to_string(corpus.train.bytes + corpus.val.bytes) + " bytes)");
@@ -159,6 +163,38 @@ DataSetup setup_data(const recipe::Recipe& recipe, const Say& say) {
                 " val tokens, " + bytes_per_token + " val bytes/token)");
   seconds.emplace_back("tokenize", seconds_since(t0));
   return DataSetup{corpus, std::move(tok), tokenizer_reused, std::move(shards), std::move(seconds)};
+}
+
+}  // namespace
+
+DataSetup setup_data(const recipe::Recipe& recipe, const Say& say) { return run_stages(recipe, corpus_stage, say); }
+
+std::vector<std::string> data_folder_sets(const std::string& dir) {
+  return {"data.corpus=" + dir + "/corpus", "data.tokenizer=" + dir + "/tokenizer",
+          "data.train=" + dir + "/tokens/train_*.bin", "data.val=" + dir + "/tokens/val_*.bin"};
+}
+
+DataSetup setup_data_folder(const recipe::Recipe& recipe, const std::vector<std::string>& sources,
+                            const data::PrepareOptions& options, const Say& say) {
+  const DataPaths p = data_paths(recipe);
+  const std::string dir = fs::path(p.corpus).parent_path().string();
+  check(p.corpus == dir + "/corpus" && p.tokenizer == dir + "/tokenizer" && p.shards == dir + "/tokens",
+        "a data folder's recipe reads " + p.corpus + ", " + p.tokenizer + " and " + p.shards +
+            ": not one folder's corpus, tokenizer and tokens (data_folder_sets)");
+  const DataSetup d = run_stages(
+      recipe,
+      [&](const std::string& corpus_dir) {
+        data::CorpusInfo info = data::prepare_corpus(sources, corpus_dir, options);
+        if (!info.rebuilt_because.empty()) tell(say, "corpus: rebuilding " + corpus_dir + ": " + info.rebuilt_because);
+        return info;
+      },
+      say);
+  check(d.shards.dir == p.shards, p.shards +
+                                      " holds the shards of another tokenizer or corpus (nanotrn does not write "
+                                      "over them; these went to " +
+                                      d.shards.dir +
+                                      "), and the job reads only its own folder's: give the job a new folder");
+  return d;
 }
 
 }  // namespace nanotrn::pipeline

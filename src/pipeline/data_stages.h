@@ -17,6 +17,16 @@
 //   setup_overrides(recipe, d)                 // {} or {"data.train=<keyed>/train_*.bin", "data.val=..."}
 //   use_setup_shards(recipe, d);               // the recipe reads d.shards.dir (the speedrun)
 //
+// A data folder of a job's own (`nanotrn forecast --data SOURCES`): the user's sources prepared into DIR/corpus,
+// its tokenizer in DIR/tokenizer and its shards in DIR/tokens, so the job trains on them and the data root's data
+// (out/data, out/tokenizer) is neither read nor written:
+//
+//   recipe = open_recipe(..., sets + data_folder_sets("/abs/out/forecast/data"));   // the four data.* paths
+//   DataSetup d = setup_data_folder(recipe, {"my_texts/", "web.jsonl"}, {.field = "body"}, print);
+//
+// setup_data_folder prepares the corpus (data::prepare_corpus: kept when it verifies for the same sources and field)
+// and runs setup_data on it, so a second call (a resumed job) rebuilds nothing.
+//
 // `nanotrn data setup --recipe R` and the speedrun (pipeline/speedrun.h) both call setup_data, so they skip by one
 // rule. Shards can only be built where the recipe reads them as <dir>/train_*.bin and <dir>/val_*.bin (one folder,
 // the names data::tokenize_corpus writes); other globs and synthetic sources are an Error naming the key.
@@ -63,5 +73,13 @@ std::optional<tokenizer::Tokenizer> reusable_tokenizer(const std::string& dir, i
 // The overrides that make `recipe` read the shards `d` wrote ({} when they are where the recipe reads already).
 std::vector<std::string> setup_overrides(const recipe::Recipe& recipe, const DataSetup& d);
 void use_setup_shards(recipe::Recipe& recipe, const DataSetup& d);
+
+// The overrides that point a recipe at the data folder `dir` (absolute: a recipe's relative paths are the data
+// root's): data.corpus, data.tokenizer, data.train and data.val, in that order.
+std::vector<std::string> data_folder_sets(const std::string& dir);
+// The corpus from `sources` into recipe.data.corpus, then setup_data; recipe's data.* must be data_folder_sets' (an
+// Error otherwise, and when the folder's shards are another tokenizer's, which are not written over).
+DataSetup setup_data_folder(const recipe::Recipe& recipe, const std::vector<std::string>& sources,
+                            const data::PrepareOptions& options, const Say& say);
 
 }  // namespace nanotrn::pipeline

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # `nanotrn forecast` as a user meets it, on a tiny synthetic target (about 15 s on 2 cores):
 #  - refusals with a clear message that leave nothing behind: a host target that is not step limited, a ladder kind
-#    that does not exist and --seeds 0 (at parse time), a target too small for a ladder a quarter of its size, an --out that holds
-#    files, --resume of a folder that is not a forecast;
+#    that does not exist and --seeds 0 (at parse time), a target too small for a ladder a quarter of its size, a
+#    device budget that ends before the first step on the --stack given (compiled: its compile time), --stack with
+#    --device host, an --out that holds files, --resume of a folder that is not a forecast;
+#  - --stack prices a device target on that stack: the target's D and its band are what `nanotrn predict` says for
+#    the same recipe, device, budget and stack, and forecast.json names the stack;
 #  - a small ladder runs at two seeds per rung (--seeds 2); --json carries val_bpb, interval (low <= val_bpb <= high),
 #    tokens, params, the law and one line per ladder rung; forecast.json in the folder is what --json printed; every
 #    ladder run is 4x below the target in N and D (what forecast_run.h promises) and the ladder's runs have the
@@ -21,20 +24,16 @@ tiny=(--recipe "$src/recipes/cpu-tiny.json" --set data.train=synthetic:pattern -
       --set train.budget=0 --set train.steps=200 --set batch.seq_len=64 --set batch.rows=4 --set eval.tokens=2048
       --set eval.rows=4 --set model.head_dim=32 --set model.aspect_ratio=32)
 run=(--device host --workers 1 --threads 1 --bootstrap 20)
-# refuses WHAT PATTERN ARGS...: the command fails, says PATTERN, and leaves no folder at $work/r.
-refuses() {
-  local what=$1 pattern=$2
-  shift 2
-  if "$nanotrn" forecast "$@" > "$work/refused.txt" 2>&1; then fail "$what: accepted"; fi
-  grep -q -- "$pattern" "$work/refused.txt" || { cat "$work/refused.txt"; fail "$what: no '$pattern'"; }
-  [ ! -e "$work/r" ] || fail "$what: left $work/r behind"
-  echo "refused ($what): $(grep -m1 -i -E 'error|must|not|run with' "$work/refused.txt")"
-}
+source "$src/tests/forecast/refuses.sh"
 refuses "host time budget" "must be step limited" "${tiny[@]}" --set train.budget=60 "${run[@]}" --out "$work/r"
 refuses "unknown ladder" "--ladder" "${tiny[@]}" "${run[@]}" --ladder huge --out "$work/r"
 refuses "target too small" "too small for a ladder" "${tiny[@]}" --set model.depth=1 --set model.aspect_ratio=16 \
   "${run[@]}" --out "$work/r"
 refuses "no seed" "--seeds" "${tiny[@]}" "${run[@]}" --seeds 0 --out "$work/r"
+trn2=(--device trn2 --workers 1 --threads 1 --bootstrap 20)
+refuses "budget before the first step" "on trn2 (torchneuron-compiled) the budget, 0.5s, ends before" "${tiny[@]}" \
+  "${trn2[@]}" --budget 0.5s --stack compiled --out "$work/r"
+refuses "stack on the host" "--stack prices a device target" "${tiny[@]}" "${run[@]}" --stack eager --out "$work/r"
 refuses "not a forecast folder" "not a forecast folder" --resume "$work"
 mkdir -p "$work/full" && echo keep > "$work/full/mine.txt"
 if "$nanotrn" forecast "${tiny[@]}" "${run[@]}" --out "$work/full" > "$work/refused.txt" 2>&1; then
@@ -84,6 +83,19 @@ grep -q "ladder runs (each the mean of 2 seeds; the seed alone moves a run by" "
 $py -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); assert a["val_bpb"]==b["val_bpb"] and a["interval"]==b["interval"]' \
   "$work/stdout.json" "$work/f/forecast.json" || fail "the resumed forecast differs"
 cp "$work/f/forecast.json" "$work/kept.json"
+
+# --stack: the same walk as the predictor's (4 steps of the tiny recipe in 1 s on the eager stack's overheads).
+"$nanotrn" forecast "${tiny[@]}" "${trn2[@]}" --budget 1s --stack eager --out "$work/s" --json > "$work/s.json" \
+  2> "$work/s.err" || { tail "$work/s.err"; fail "forecast --stack"; }
+"$nanotrn" predict "${tiny[@]}" --device trn2 --budget 1s --stack eager --json > "$work/p.json" || fail "predict"
+$py - "$work/s.json" "$work/p.json" << 'EOF' || fail "forecast --stack is not the predictor's walk"
+import json, sys
+f, p = (json.load(open(x)) for x in sys.argv[1:])
+assert f["stack"] == p["stack"]["name"] == "torchneuron-eager", (f["stack"], p["stack"])
+assert (f["steps"], f["tokens"]) == (p["steps"], p["tokens"]) and f["steps"] > 0, (f["steps"], f["tokens"], p["steps"])
+assert sorted(f["tokens_band"]) == sorted(p["tokens_band"]), (f["tokens_band"], p["tokens_band"])
+print(f"--stack eager: {f['steps']} steps, {f['tokens']} tokens, band {f['tokens_band']}, as predict says")
+EOF
 if "$nanotrn" forecast "${tiny[@]}" "${run[@]}" --out "$work/f" > "$work/refused.txt" 2>&1; then
   fail "a second forecast into a forecast folder"
 fi

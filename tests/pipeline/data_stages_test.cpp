@@ -107,6 +107,51 @@ TEST(DataStages, BuildsWhatTheRecipeNamesThenSkipsEverything) {
   EXPECT_TRUE(setup_data(pointed, say).shards.reused);
 }
 
+// A data folder of a job's own (forecast --data): the sources prepared there, then the tokenizer and shards; a second
+// call rebuilds nothing. A recipe whose data.* are not one folder's is refused before anything is written.
+TEST(DataStages, ADataFolderPreparesItsSourcesThenKeepsEverything) {
+  TempDir dir;
+  std::vector<data::Document> docs;
+  for (int i = 0; i < 120; ++i) docs.push_back({"doc" + std::to_string(i), tokenizer::testing::synthetic_text(60, i)});
+  const std::string jsonl = data::format_jsonl(docs);
+  write_file_atomic(dir / "in.jsonl", jsonl.data(), jsonl.size());
+  const std::string folder = dir / "job/data";
+  const std::vector<std::string> sets = data_folder_sets(folder);
+  ASSERT_EQ(sets.size(), 4u);
+  EXPECT_EQ(sets[2], "data.train=" + folder + "/tokens/train_*.bin");
+  std::vector<std::string> all = sets;
+  all.insert(all.end(), {"model.vocab_size=300", "batch.seq_len=32", "batch.rows=2", "eval.rows=2"});
+  const recipe::Recipe recipe = recipe::default_recipe_with(all);
+  std::vector<std::string> lines;
+  const Say say = [&](const std::string& l) { lines.push_back(l); };
+
+  const DataSetup first = setup_data_folder(recipe, {dir / "in.jsonl"}, {.val_fraction = 0.2}, say);
+  EXPECT_EQ(first.corpus.train.docs + first.corpus.val.docs, 120);
+  EXPECT_EQ(first.corpus.sources, std::vector<std::string>{dir / "in.jsonl"});
+  EXPECT_FALSE(first.tokenizer_reused);
+  EXPECT_EQ(first.tokenizer.vocab_size(), 300);
+  EXPECT_EQ(first.shards.dir, folder + "/tokens");
+  EXPECT_TRUE(train::open_training_data(recipe).warnings.empty());
+
+  const auto stamp = fs::last_write_time(folder + "/tokens/shards.json");
+  lines.clear();
+  const DataSetup second = setup_data_folder(recipe, {dir / "in.jsonl"}, {.val_fraction = 0.2}, say);
+  EXPECT_TRUE(second.corpus.reused);
+  EXPECT_TRUE(second.tokenizer_reused);
+  EXPECT_TRUE(second.shards.reused);
+  EXPECT_EQ(fs::last_write_time(folder + "/tokens/shards.json"), stamp);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind("corpus: reusing", 0), 0u) << lines[0];
+
+  recipe::Recipe elsewhere = recipe;
+  elsewhere.data.tokenizer = dir / "tok";
+  EXPECT_NE(testing_support::error_message_of([&] {
+              setup_data_folder(elsewhere, {dir / "in.jsonl"}, {}, nullptr);
+            }).find("not one folder's corpus, tokenizer and tokens"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "tok"));
+}
+
 TEST(DataStages, FoldersThatAreNotNanotrnsAreNeverWrittenOver) {
   TempDir dir;
   recipe::Recipe recipe = tiny_setup(dir);
