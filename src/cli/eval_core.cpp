@@ -9,6 +9,7 @@
 #include "base/file.h"
 #include "cli/commands.h"
 #include "cli/eval_model.h"
+#include "cli/recipe_args.h"
 #include "data/shard_tokenizer_check.h"
 #include "hw/catalog.h"
 #include "icl/core_eval.h"
@@ -18,10 +19,6 @@
 namespace nanotrn::cli {
 
 namespace {
-
-std::string default_bundle(const Home& home) {
-  return home.project.empty() ? std::string(icl::kShippedBundle) : home.project + "/" + icl::kShippedBundle;
-}
 
 void print_table(const icl::CoreResult& r) {
   std::printf("%-34s %-17s %5s %8s %9s %9s %8s\n", "task", "type", "shots", "examples", "accuracy", "centered",
@@ -144,7 +141,7 @@ void show_and_write(const CoreArgs& a, const icl::CoreResult& r, const nlohmann:
 void add_eval_core(CLI::App& eval, const Home& home) {
   auto a = std::make_shared<CoreArgs>();
   a->ckpt = home.path("out/run/checkpoint.safetensors");
-  a->bundle = default_bundle(home);
+  a->bundle = shipped_bundle(home);
   auto* cmd =
       eval.add_subcommand("core",
                           "CORE (DCLM in-context evaluation, as nanochat scores it) over an eval_bundle: core.yaml, "

@@ -21,6 +21,23 @@ struct ForecastArgs {
   bool json = false, quiet = false;
 };
 
+// The ladder's own CORE line (forecast --core), or that it is at its noise floor.
+void print_ladder_core(const forecast::ForecastResult& r) {
+  const forecast::LadderCore& c = *r.ladder_core;
+  const std::string line = "a line in val_bpb over " + std::to_string(c.runs) + " ladder runs, " +
+                           format_number("%+.3f CORE per bpb", c.slope) + format_number(" (p = %.2g", c.p) +
+                           format_number("), leave-one-out RMS %.3f", c.loo_rms);
+  if (!c.above_noise) {
+    std::cout << "  CORE on " << r.request.core_bundle << ": the ladder's does not fall detectably as val_bpb falls ("
+              << line << "): not forecast from it\n";
+    return;
+  }
+  std::cout << "  CORE on " << r.request.core_bundle << " " << format_number("%.3f", c.core) << " ("
+            << format_number("%.0f %% interval ", 100 * r.request.coverage) << format_number("%.3f", c.low) << " - "
+            << format_number("%.3f", c.high) << ") from the ladder's own CORE: " << line
+            << format_number("; the forecast lies %.3f bpb below the ladder's lowest val_bpb", c.beyond) << "\n";
+}
+
 void print_text(const forecast::ForecastResult& r) {
   const forecast::CoreMap& m = forecast::builtin_core_map();
   std::cout << "forecast " << r.request.recipe << " on " << r.target.device << " (" << r.target.stack << "): val_bpb "
@@ -44,6 +61,7 @@ void print_text(const forecast::ForecastResult& r) {
     std::cout << "  CORE: n/a (val_bpb " << format_number("%.3f", r.at.central)
               << " is outside the range of the published pairs, " << format_number("%.3f", m.lo) << " - "
               << format_number("%.3f", m.hi) << " on " << m.dataset << ")\n";
+  if (r.ladder_core) print_ladder_core(r);
   for (const std::string& w : r.warnings) std::cout << "warning: " << w << "\n";
   std::cout << "validation: " << forecast::kValidationNote << "\n";
   std::cout << "wrote " << r.request.out << "/forecast.json and " << r.request.out << "/forecast.html\n";
@@ -62,6 +80,9 @@ void add_flags(CLI::App* cmd, ForecastArgs& a, const Home& home) {
                   "prepared with a tokenizer of model.vocab_size and shards in OUT/data, which the ladder trains on "
                   "(the data root's data is not touched); default: the recipe's data.*");
   add_text_field_flag(cmd, q.field);
+  add_core_flags(
+      cmd, "ladder run's checkpoint (CORE is then also forecast from the ladder's own CORE where it is above noise)",
+      q.core, q.core_bundle, q.core_max_per_task, home);
   const std::map<std::string, forecast::LadderKind> kinds{{"small", forecast::LadderKind::small},
                                                           {"medium", forecast::LadderKind::medium}};
   cmd->add_option("--ladder", q.ladder, "small (4 sizes x 3 token budgets, 1e14 FLOPs) or medium (6 x 4, 5e14)")

@@ -1,6 +1,7 @@
 // The shared recipe flags. See recipe_args.h.
 #include "cli/recipe_args.h"
 
+#include "icl/bundle.h"
 #include "recipe/recipe_paths.h"
 #include "recipe/stack_profile.h"
 
@@ -28,6 +29,18 @@ void add_stack_flag(CLI::App* cmd, std::string& stack) {
   cmd->add_option("--stack", stack,
                   "The software stack: a shipped profile (" + shipped +
                       "; compiled and eager are the TorchNeuron ones) or a profile file (= --set launch.stack=S)");
+}
+
+std::string shipped_bundle(const Home& home) {
+  return home.project.empty() ? std::string() : home.project + "/" + icl::kShippedBundle;
+}
+
+void add_core_flags(CLI::App* cmd, const std::string& what, bool& core, std::string& bundle, int64_t& max_per_task,
+                    const Home& home) {
+  cmd->add_flag("--core", core, "Score CORE on each " + what);
+  bundle = shipped_bundle(home);
+  cmd->add_option("--core-bundle", bundle, "CORE bundle for --core")->capture_default_str();
+  cmd->add_option("--core-max-per-task", max_per_task, "CORE: examples per task (0 = all)");
 }
 
 void add_text_field_flag(CLI::App* cmd, std::string& field) {

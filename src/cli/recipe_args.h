@@ -29,6 +29,13 @@ void add_model_config_flag(CLI::App* cmd, RecipeArgs& args);
 void add_stack_flag(CLI::App* cmd, std::string& stack);
 // --field F (the text field of JSONL sources and the text column of Parquet ones) for data prepare and forecast --data.
 void add_text_field_flag(CLI::App* cmd, std::string& field);
+// The CORE bundle the project ships (icl::kShippedBundle in the project folder): the default of every command that
+// scores CORE; "" without a project folder (an installed binary: name one with --bundle / --core-bundle).
+std::string shipped_bundle(const Home& home);
+// --core, --core-bundle DIR (default: shipped_bundle) and --core-max-per-task N for sweep and forecast: CORE scored
+// on every `what` ("trial's checkpoint") after it trains.
+void add_core_flags(CLI::App* cmd, const std::string& what, bool& core, std::string& bundle, int64_t& max_per_task,
+                    const Home& home);
 // The footer alone (for commands that read a recipe from elsewhere, e.g. a checkpoint).
 void add_data_root_footer(CLI::App* cmd, const Home& home);
 

@@ -9,7 +9,6 @@
 #include "base/format.h"
 #include "cli/commands.h"
 #include "cli/recipe_args.h"
-#include "icl/bundle.h"
 #include "pipeline/speedrun.h"
 
 namespace nanotrn::cli {
@@ -19,7 +18,7 @@ void add_speedrun(CLI::App& app, const Home& home) {
   o->budget = "";
   o->root = home.path("out");
   o->home = home;
-  o->core_bundle = home.project.empty() ? "" : home.project + "/" + icl::kShippedBundle;
+  o->core_bundle = shipped_bundle(home);
   auto* cmd = app.add_subcommand(
       "speedrun",
       "The main job on the default corpus: prepare the Brown corpus, train a BPE tokenizer, tokenize, pretrain the "

@@ -102,10 +102,7 @@ void add_run_flags(CLI::App* cmd, SweepArgs& a, const Home& home) {
   cmd->add_option("--budget", q.budget, "Every trial's budget, e.g. 30m (overrides train.budget)");
   cmd->add_option("--workers", q.workers, "Local worker processes (trials at once)")->capture_default_str();
   cmd->add_option("--threads", q.threads, "Threads per trial (0 = cores / workers)")->capture_default_str();
-  cmd->add_flag("--core", q.core, "Score CORE on each trial's checkpoint");
-  q.core_bundle = home.project.empty() ? std::string() : home.project + "/eval_bundles/brown-core";
-  cmd->add_option("--core-bundle", q.core_bundle, "CORE bundle for --core")->capture_default_str();
-  cmd->add_option("--core-max-per-task", q.core_max_per_task, "CORE: examples per task (0 = all)");
+  add_core_flags(cmd, "trial's checkpoint", q.core, q.core_bundle, q.core_max_per_task, home);
   cmd->add_option("--out", a.out, "The sweep's folder (new, or empty)");
   cmd->add_option("--resume", a.resume, "Continue the sweep in this folder where it stopped");
   cmd->add_option("--ranks-per-trial", a.ranks_per_trial, "Under mpirun: ranks that train one trial together")

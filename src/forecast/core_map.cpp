@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "forecast/line_fit.h"
 
 namespace nanotrn::forecast {
 namespace {
@@ -16,26 +17,6 @@ const std::vector<std::pair<std::string, std::string>>& builtin_texts() {
 #include "forecast/core_pairs.json.inc"
   };
   return texts;
-}
-
-struct Line {
-  double intercept = 0, slope = 0;
-};
-
-Line least_squares(const std::vector<CorePair>& pairs, size_t skip) {
-  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (size_t i = 0; i < pairs.size(); i++) {
-    if (i == skip) continue;
-    n++;
-    sx += pairs[i].val_bpb;
-    sy += pairs[i].core;
-    sxx += pairs[i].val_bpb * pairs[i].val_bpb;
-    sxy += pairs[i].val_bpb * pairs[i].core;
-  }
-  const double det = n * sxx - sx * sx;
-  check(det > 1e-12, "CORE map: the pairs' val_bpb do not vary");
-  const double slope = (n * sxy - sx * sy) / det;
-  return {(sy - slope * sx) / n, slope};
 }
 
 std::string text_field(const nlohmann::json& j, const char* key, const std::string& where) {
@@ -71,15 +52,19 @@ CoreMap core_map_from_json(const nlohmann::json& j, const std::string& where) {
     m.pairs.push_back({text_field(p, "run", at), text_field(p, "source", at), number_field(p, "val_bpb", at),
                        number_field(p, "core", at)});
   }
-  const Line all = least_squares(m.pairs, m.pairs.size());
+  std::vector<double> x, y;
+  for (const CorePair& p : m.pairs) {
+    x.push_back(p.val_bpb);
+    y.push_back(p.core);
+  }
+  const LineFit all = fit_line(x, y, "CORE map " + where);
   m.intercept = all.intercept;
   m.slope = all.slope;
+  m.loo = leave_one_out_errors(x, y, "CORE map " + where);
   double sum = 0;
-  for (size_t i = 0; i < m.pairs.size(); i++) {
-    const Line without = least_squares(m.pairs, i);
-    m.loo.push_back(without.intercept + without.slope * m.pairs[i].val_bpb - m.pairs[i].core);
-    sum += m.loo.back() * m.loo.back();
-    m.loo_max = std::max(m.loo_max, std::abs(m.loo.back()));
+  for (const double e : m.loo) {
+    sum += e * e;
+    m.loo_max = std::max(m.loo_max, std::abs(e));
   }
   m.loo_rms = std::sqrt(sum / static_cast<double>(m.pairs.size()));
   const auto [lo, hi] = std::minmax_element(m.pairs.begin(), m.pairs.end(),

@@ -17,6 +17,19 @@ using report::plain_cell;
 using report::table_row;
 using report::xml_escape;
 
+// forecast --core: CORE from the ladder's own line, or that the ladder's CORE is at its noise floor.
+std::string ladder_core_row(const ForecastResult& r) {
+  const LadderCore& c = *r.ladder_core;
+  const std::string fit = format_number("line over %d ladder runs", c.runs) + format_number(", slope p = %.2g", c.p) +
+                          format_number(", leave-one-out RMS %.3f", c.loo_rms);
+  const std::string label = "CORE from the ladder (" + r.request.core_bundle + ")";
+  if (!c.above_noise)
+    return table_row(label, plain_cell("not forecast: it does not fall detectably with val_bpb (" + fit + ")"));
+  return table_row(label, keyed_cell("ladder_core.core", c.core,
+                                     format_number("%.3f", c.core) + format_number(" [%.3f, ", c.low) +
+                                         format_number("%.3f] ", c.high) + "(" + fit + ")"));
+}
+
 std::string summary_table(const ForecastResult& r) {
   std::string t = "<table>\n";
   t += table_row("val_bpb (forecast)",
@@ -48,6 +61,7 @@ std::string summary_table(const ForecastResult& r) {
                                            : "n/a: the forecast val_bpb is outside the published pairs' range " +
                                                  format_number("[%.3f, ", m.lo) + format_number("%.3f]", m.hi) + " (" +
                                                  m.dataset + ")"));
+  if (r.ladder_core) t += ladder_core_row(r);
   return t + "</table>\n";
 }
 

@@ -11,6 +11,7 @@
 #include "base/file.h"
 #include "base/format.h"
 #include "forecast/forecast_page.h"
+#include "icl/bundle.h"
 #include "pipeline/data_stages.h"
 #include "recipe/recipe_paths.h"
 #include "sweep/plan.h"
@@ -70,6 +71,9 @@ sweep::SweepPlan ladder_plan(const ForecastRequest& q, const recipe::Recipe& tar
   p.device = q.device == "host" ? "trn2" : q.device;
   p.base_seed = target.seed;
   p.seeds = q.seeds;
+  p.core = q.core;
+  p.core_bundle = q.core_bundle;
+  p.core_max_per_task = q.core_max_per_task;
   p.workers = q.workers;
   p.threads = q.threads;
   p.search = {{"ladder", ladder.to_json()}};
@@ -78,7 +82,8 @@ sweep::SweepPlan ladder_plan(const ForecastRequest& q, const recipe::Recipe& tar
   return p;
 }
 
-// The rungs whose every seed finished with a val_bpb, each at the mean over its seeds (sweep/stats.h).
+// The rungs whose every seed finished with a val_bpb, each at the mean over its seeds (sweep/stats.h); with CORE
+// scored, its mean too.
 std::vector<LadderRun> finished_runs(const sweep::SweepPlan& plan, const Ladder& ladder, const std::string& dir) {
   const std::map<std::string, sweep::TrialRecord> records = sweep::read_records(dir, plan);
   std::vector<LadderRun> runs;
@@ -89,9 +94,11 @@ std::vector<LadderRun> finished_runs(const sweep::SweepPlan& plan, const Ladder&
       if (record.trial.variant != r.id || record.status != "done" || !m.value("val_bpb", json()).is_number()) continue;
       x.seed_bpb.push_back(m.at("val_bpb").get<double>());
       x.tokens = m.at("tokens").get<double>();
+      if (m.value("core", json()).is_number()) x.seed_core.push_back(m.at("core").get<double>());
     }
     if (static_cast<int>(x.seed_bpb.size()) < plan.seeds) continue;
     x.val_bpb = sweep::summarize(x.seed_bpb).mean;
+    if (plan.core && x.seed_core.size() == x.seed_bpb.size()) x.core = sweep::summarize(x.seed_core).mean;
     runs.push_back(std::move(x));
   }
   return runs;
@@ -162,6 +169,10 @@ Prepared prepare(const ForecastRequest& q, const Home& home, const Print& print)
   check(q.seeds >= 1, "forecast: --seeds " + std::to_string(q.seeds) + ": every rung needs at least one seed");
   check(!q.data.empty() || q.field == data::kDefaultTextField,
         "forecast: --field names the text of --data's JSONL and Parquet sources; give --data too");
+  if (q.core) {  // the bundle read now, not after the whole ladder has trained
+    check(!q.core_bundle.empty(), "forecast: --core needs a CORE bundle (--core-bundle DIR)");
+    icl::read_bundle(q.core_bundle);
+  }
   Prepared p;
   ForecastResult& r = p.result;
   r.request = q;
@@ -223,6 +234,9 @@ ForecastResult forecast_in(Prepared p, const Home& home, const ForecastHooks& ho
   r.runs = finished_runs(plan, r.ladder, ladder_dir);
   fit_and_forecast(r);
   r.core = builtin_core_map().at(r.at.central);
+  if (q.core)
+    r.ladder_core =
+        fit_ladder_core(r.runs, {.bpb = r.at.central, .bpb_low = r.low, .bpb_high = r.high, .coverage = q.coverage});
   r.warnings = warnings_of(r);
   write_outputs(r, q.out);
   return r;
@@ -268,6 +282,9 @@ json ForecastRequest::to_json() const {
           {"seeds", seeds},
           {"data", data},
           {"field", field},
+          {"core", core},
+          {"core_bundle", core_bundle},
+          {"core_max_per_task", core_max_per_task},
           {"bootstrap", bootstrap},
           {"coverage", coverage},
           {"out", out}};
@@ -287,6 +304,9 @@ ForecastRequest ForecastRequest::from_json(const json& j, const std::string& whe
     q.seeds = j.value("seeds", 1);                         // a request written before --seeds ran one seed per rung
     q.data = j.value("data", std::vector<std::string>{});  // before --data: the recipe's data
     q.field = j.value("field", std::string(data::kDefaultTextField));
+    q.core = j.value("core", false);  // before --core: no ladder CORE
+    q.core_bundle = j.value("core_bundle", std::string());
+    q.core_max_per_task = j.value("core_max_per_task", int64_t{0});
     q.bootstrap = j.at("bootstrap").get<int>();
     q.coverage = j.at("coverage").get<double>();
     q.out = j.at("out").get<std::string>();
@@ -304,6 +324,8 @@ json ForecastResult::to_json() const {
                            {"tokens", runs[i].tokens},
                            {"val_bpb", runs[i].val_bpb},
                            {"seed_bpb", runs[i].seed_bpb},
+                           {"core", std::isnan(runs[i].core) ? json() : json(runs[i].core)},
+                           {"seed_core", runs[i].seed_core},
                            {"residual", fit.residuals[i]},
                            {"loo_error", fit.loo[i]}});
   const CoreMap& m = builtin_core_map();
@@ -337,6 +359,7 @@ json ForecastResult::to_json() const {
       {"seed_noise", request.seeds > 1 ? json(seed_noise(runs)) : json()},
       {"core", core ? json(*core) : json()},
       {"core_map", m.to_json()},
+      {"ladder_core", ladder_core ? ladder_core->to_json() : json()},
       {"warnings", warnings},
       {"validation", kValidationNote},
       {"request", request.to_json()}};

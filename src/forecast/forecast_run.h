@@ -16,6 +16,7 @@
 //     moved 0.007, docs/VALIDATION.md "Forecast"), forecast at (N, D) and at the band's ends of D: the printed
 //     interval covers both;
 //  5. CORE from the forecast val_bpb (core_map.h), only inside the published pairs' range and with their caveat;
+//     with --core, also from the ladder's own CORE on the bundle (ladder_core.h), where it is above noise;
 //  6. warnings: epochs of data (data/epochs.h), extrapolation beyond what the validation measured (5.3x the ladder's
 //     largest N, 4.0x its largest D: docs/VALIDATION.md "Forecast"), an under-determined fit.
 // OUT holds request.json (the request, so --resume needs nothing else), data/ (with --data: the corpus, tokenizer and
@@ -37,6 +38,7 @@
 #include "data/epochs.h"
 #include "forecast/core_map.h"
 #include "forecast/ladder.h"
+#include "forecast/ladder_core.h"
 #include "forecast/scaling_law.h"
 #include "forecast/target.h"
 
@@ -56,6 +58,11 @@ struct ForecastRequest {
   // epochs read in place of the recipe's data.*; empty: the recipe's data. `field`: their JSONL field / Parquet column.
   std::vector<std::string> data;
   std::string field = data::kDefaultTextField;
+  // --core: every ladder run also scores CORE on core_bundle (the sweep's CORE), and CORE is forecast from the
+  // ladder's own line in val_bpb where it is above noise (ladder_core.h).
+  bool core = false;
+  std::string core_bundle;
+  int64_t core_max_per_task = 0;
   int bootstrap = 200;
   double coverage = 0.9;
   std::string out;
@@ -69,9 +76,10 @@ struct ForecastResult {
   Ladder ladder;
   std::vector<LadderRun> runs;
   LawFit fit;
-  Forecast at;                 // at (N, D)
-  double low = 0, high = 0;    // the interval over D's band
-  std::optional<double> core;  // from the CORE map, inside its range
+  Forecast at;                            // at (N, D)
+  double low = 0, high = 0;               // the interval over D's band
+  std::optional<double> core;             // from the CORE map, inside its range
+  std::optional<LadderCore> ladder_core;  // with --core: the ladder's own CORE line at the forecast
   std::vector<std::string> warnings;
   nlohmann::json to_json() const;
 };

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct LadderRun {
   double tokens = 0;                  // D: training tokens
   double val_bpb = 0;                 // the law's L: with several seeds per rung, their mean
   std::vector<double> seed_bpb = {};  // each seed's val_bpb (forecast --seeds); the law reads only val_bpb
+  // With forecast --core: the CORE each seed's checkpoint scored, and their mean (NaN without; ladder_core.h).
+  std::vector<double> seed_core = {};
+  double core = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct ScalingLaw {

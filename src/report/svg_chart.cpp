@@ -174,8 +174,14 @@ std::string line_chart_svg(const LineChart& c, int width, int height) {
     for (const auto& [x, y] : se.points) {
       if (!std::isfinite(x) || !std::isfinite(y)) continue;
       finite++;
-      data += (data.empty() ? "" : " ") + num("%.9g", x) + "," + num("%.9g", y);
-      pixels += (pixels.empty() ? "" : " ") + num("%.2f", px(x)) + "," + num("%.2f", py(y));
+      // Separator appended on its own: GCC 12 warns (-Wstringop-overflow, a false positive) on const char* +
+      // string&& here when the unity build inlines it.
+      if (!data.empty()) {  // both are empty until the first finite point
+        data += ' ';
+        pixels += ' ';
+      }
+      data += num("%.9g", x) + "," + num("%.9g", y);
+      pixels += num("%.2f", px(x)) + "," + num("%.2f", py(y));
     }
     if (finite <= kMarkerPoints || c.scatter) {
       for (const auto& [x, y] : se.points) {

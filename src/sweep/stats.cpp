@@ -1,6 +1,7 @@
 // Sweep statistics. See stats.h.
 #include "sweep/stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -76,8 +77,27 @@ Welch welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
   Welch w;
   w.t = (sa.mean - sb.mean) / std::sqrt(va + vb);
   w.df = (va + vb) * (va + vb) / (va * va / (sa.n - 1) + vb * vb / (sb.n - 1));
-  w.p = regularized_incomplete_beta(w.df / (w.df + w.t * w.t), w.df / 2.0, 0.5);
+  w.p = t_two_sided_p(w.t, w.df);
   return w;
+}
+
+double t_two_sided_p(double t, double df) { return regularized_incomplete_beta(df / (df + t * t), df / 2.0, 0.5); }
+
+double t_quantile(double q, double df) {
+  check(q > 0 && q < 1 && df > 0, "t_quantile: needs q in (0, 1) and df > 0");
+  // P(T <= x) = 1 - p/2 for x >= 0, p/2 below; increasing in x, so bisection on a bracket that holds the quantile.
+  const auto cdf = [df](double x) {
+    const double tail = t_two_sided_p(x, df) / 2;
+    return x >= 0 ? 1 - tail : tail;
+  };
+  double lo = -1, hi = 1;
+  while (cdf(lo) > q) lo *= 2;
+  while (cdf(hi) < q) hi *= 2;
+  while (hi - lo > 1e-12 * std::max(1.0, std::abs(lo) + std::abs(hi))) {
+    const double mid = (lo + hi) / 2;
+    (cdf(mid) < q ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
 }
 
 }  // namespace nanotrn::sweep

@@ -10,7 +10,7 @@
 // p = I_{df / (df + t^2)}(df / 2, 1 / 2), the regularized incomplete beta function (computed by its continued fraction,
 // Lentz's method, after the symmetry that keeps it convergent). Undefined (NaN t, df and p) with fewer than 2 values
 // on either side or zero variance on both (scipy.stats.ttest_ind(equal_var=False) also returns NaN there).
-// The test against scipy: tests/sweep/stats_test.cpp.
+// The tests against scipy: tests/sweep/stats_test.cpp.
 #pragma once
 
 #include <vector>
@@ -30,5 +30,11 @@ Welch welch_t_test(const std::vector<double>& a, const std::vector<double>& b);
 
 // The regularized incomplete beta function I_x(a, b) for a, b > 0 and x in [0, 1].
 double regularized_incomplete_beta(double x, double a, double b);
+
+// Student's t with df > 0 degrees of freedom: the two-sided p-value of a statistic t, I_{df / (df + t^2)}(df / 2,
+// 1 / 2) (Welch's test above and the forecast's CORE line use it), and the q-quantile for q in (0, 1), found by
+// bisection on the distribution function to 1e-12 (the forecast's prediction intervals).
+double t_two_sided_p(double t, double df);
+double t_quantile(double q, double df);
 
 }  // namespace nanotrn::sweep
