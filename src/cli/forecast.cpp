@@ -21,7 +21,7 @@ struct ForecastArgs {
   bool json = false, quiet = false;
 };
 
-// The ladder's own CORE line (forecast --core), or that it is at its noise floor.
+// The ladder's own CORE line (forecast --core), or that it does not fall detectably with val_bpb (no CORE from it).
 void print_ladder_core(const forecast::ForecastResult& r) {
   const forecast::LadderCore& c = *r.ladder_core;
   const std::string line = "a line in val_bpb over " + std::to_string(c.runs) + " ladder runs, " +

@@ -1,6 +1,6 @@
 // What every command that reads a recipe shares: the --recipe and --set flags, the data-root rule in its --help
-// (base/home.h), and the `nanotrn data setup` command line that missing-data errors name; and the flags two commands
-// share (--stack, --field), defined once.
+// (base/home.h), and the `nanotrn data setup` command line that missing-data errors name; and the flags and defaults
+// several commands share (--stack, --field, --core and the shipped CORE bundle), defined once.
 #pragma once
 
 #include <string>

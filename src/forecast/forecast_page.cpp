@@ -17,7 +17,7 @@ using report::plain_cell;
 using report::table_row;
 using report::xml_escape;
 
-// forecast --core: CORE from the ladder's own line, or that the ladder's CORE is at its noise floor.
+// forecast --core: CORE from the ladder's own line, or that the ladder's CORE does not fall detectably with val_bpb.
 std::string ladder_core_row(const ForecastResult& r) {
   const LadderCore& c = *r.ladder_core;
   const std::string fit = format_number("line over %d ladder runs", c.runs) + format_number(", slope p = %.2g", c.p) +

@@ -3,8 +3,8 @@
 // ladder's runs (ordinary least squares; a rung with several seeds at their mean), and the line is read at the
 // forecast's val_bpb. Only where it is above noise: the slope must be negative (CORE rises as the loss falls, as on
 // every published run; a rising line says the bundle measures something this data's loss does not) with a two-sided
-// p-value below 0.05 (Student's t on n - 2 degrees of freedom, sweep/stats.h); else the ladder's CORE is at its noise
-// floor and nothing is forecast from it.
+// p-value below 0.05 (Student's t on n - 2 degrees of freedom, sweep/stats.h); else nothing is forecast from it (the
+// ladder's CORE is at its noise floor, or it tracks something other than this data's loss).
 //
 //   LadderCore c = fit_ladder_core(runs, {.bpb = 1.79, .bpb_low = 1.77, .bpb_high = 1.84, .coverage = 0.9});
 //   if (c.above_noise) use(c.core, c.low, c.high);   // c.slope, c.intercept, c.p, c.rms, c.loo_rms, c.runs
