@@ -24,9 +24,7 @@ struct ForecastArgs {
 // The ladder's own CORE line (forecast --core), or that it does not fall detectably with val_bpb (no CORE from it).
 void print_ladder_core(const forecast::ForecastResult& r) {
   const forecast::LadderCore& c = *r.ladder_core;
-  const std::string line = "a line in val_bpb over " + std::to_string(c.runs) + " ladder runs, " +
-                           format_number("%+.3f CORE per bpb", c.slope) + format_number(" (p = %.2g", c.p) +
-                           format_number("), leave-one-out RMS %.3f", c.loo_rms);
+  const std::string line = forecast::ladder_core_note(c);
   if (!c.above_noise) {
     std::cout << "  CORE on " << r.request.core_bundle << ": the ladder's does not fall detectably as val_bpb falls ("
               << line << "): not forecast from it\n";

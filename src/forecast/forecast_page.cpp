@@ -20,8 +20,7 @@ using report::xml_escape;
 // forecast --core: CORE from the ladder's own line, or that the ladder's CORE does not fall detectably with val_bpb.
 std::string ladder_core_row(const ForecastResult& r) {
   const LadderCore& c = *r.ladder_core;
-  const std::string fit = format_number("line over %d ladder runs", c.runs) + format_number(", slope p = %.2g", c.p) +
-                          format_number(", leave-one-out RMS %.3f", c.loo_rms);
+  const std::string fit = ladder_core_note(c);
   const std::string label = "CORE from the ladder (" + r.request.core_bundle + ")";
   if (!c.above_noise)
     return table_row(label, plain_cell("not forecast: it does not fall detectably with val_bpb (" + fit + ")"));

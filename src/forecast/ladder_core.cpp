@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "base/format.h"
 #include "forecast/line_fit.h"
 #include "sweep/stats.h"
 
@@ -47,6 +48,12 @@ LadderCore fit_ladder_core(const std::vector<LadderRun>& runs, const LadderCoreA
   }
   c.beyond = *lo - at.bpb;
   return c;
+}
+
+std::string ladder_core_note(const LadderCore& c) {
+  return "a line in val_bpb over " + std::to_string(c.runs) + " ladder runs, " +
+         format_number("%+.3f CORE per bpb", c.slope) + format_number(" (p = %.2g", c.p) +
+         format_number("), leave-one-out RMS %.3f", c.loo_rms);
 }
 
 nlohmann::json LadderCore::to_json() const {

@@ -11,7 +11,7 @@
 #    manifest counts; the data root (NANOTRN_HOME) is never created;
 #  - --core: every ladder run scored CORE on the shipped bundle (8 examples per task), each rung's core in
 #    forecast.json is its trial's core.json, and the ladder's CORE line is scipy's (linregress: slope, intercept,
-#    p-value), called above noise exactly when it falls with p < 0.05;
+#    p-value), called above noise exactly when it falls with p < 0.05; the printed forecast and forecast.html give it;
 #  - --resume rebuilds nothing (the corpus, tokenizer and shards reused, no ladder run again) and gives the same
 #    forecast.
 # Usage: forecast_data.sh NANOTRN SOURCE_DIR WORK_DIR
@@ -92,6 +92,8 @@ for line in "corpus: reusing" "tokenizer: reusing" "tokens: reusing" "0 trial(s)
 done
 grep -q -E "CORE on .*brown-core(: the ladder's does not fall detectably| .* from the ladder's own CORE)" \
   "$work/again.txt" || { cat "$work/again.txt"; fail "the printed forecast does not give the ladder's CORE line"; }
+grep -q "<th>CORE from the ladder (.*brown-core)</th><td[^>]*>[^<]*a line in val_bpb over 12 ladder runs" \
+  "$work/f/forecast.html" || fail "forecast.html does not give the ladder's CORE line"
 $py -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); assert a["val_bpb"]==b["val_bpb"] and a["interval"]==b["interval"]' \
   "$work/stdout.json" "$work/f/forecast.json" || fail "the resumed forecast differs"
 echo "PASS forecast_data"
