@@ -52,6 +52,8 @@ struct CoreInputs {
 };
 
 CoreInputs load_core_inputs(const CoreArgs& a, const Home& home) {
+  check(!a.bundle.empty(),
+        "eval core: no bundle: this nanotrn has no project folder with the shipped one; give --bundle DIR");
   icl::Bundle bundle = icl::read_bundle(a.bundle);  // the cheap checks first
   EvalModel m = load_eval_model(a.ckpt, a.sets, a.ema, home);
   const std::string tok_path = a.tokenizer.empty() ? m.recipe.data.tokenizer : a.tokenizer;
