@@ -46,7 +46,7 @@ void exit_if_stopped_late() {
 
 // "a.b.c=v" -> the JSON pointer /a/b/c.
 nlohmann::json::json_pointer pointer_of(const std::string& assignment) {
-  std::string p = "/" + assignment.substr(0, assignment.find('='));
+  std::string p = "/" + recipe::override_key(assignment);
   for (char& ch : p) ch = ch == '.' ? '/' : ch;
   return nlohmann::json::json_pointer(p);
 }
@@ -65,7 +65,7 @@ recipe::Recipe resumed_recipe(const TrainArgs& args, const Home& home, const std
               << (sets.empty() ? "" : ", with:") << "\n";
     for (const std::string& s : sets) {
       const auto p = pointer_of(s);
-      std::cerr << "  " << s.substr(0, s.find('=')) << ": " << (stored.contains(p) ? stored[p].dump() : "absent")
+      std::cerr << "  " << recipe::override_key(s) << ": " << (stored.contains(p) ? stored[p].dump() : "absent")
                 << " -> " << (j.contains(p) ? j[p].dump() : "absent") << "\n";
     }
   }

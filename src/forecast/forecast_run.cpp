@@ -44,11 +44,11 @@ std::vector<std::string> recipe_sets(const ForecastRequest& q) {
   std::vector<std::string> sets = q.sets;
   if (q.data.empty()) return sets;
   for (const std::string& folder : pipeline::data_folder_sets(data_dir(q))) {
-    const std::string key = folder.substr(0, folder.find('='));
+    const std::string key = recipe::override_key(folder);
     for (const std::string& s : q.sets)
-      check(s.substr(0, s.find('=')) != key, "forecast: --data and --set " + s +
-                                                 " both say where the data is: give one (--data prepares " + key +
-                                                 " in the forecast's folder)");
+      check(recipe::override_key(s) != key, "forecast: --data and --set " + s +
+                                                " both say where the data is: give one (--data prepares " + key +
+                                                " in the forecast's folder)");
     sets.push_back(folder);
   }
   return sets;

@@ -566,6 +566,8 @@ json recipe_to_json(const Recipe& r) {
   };
 }
 
+std::string override_key(const std::string& assignment) { return assignment.substr(0, assignment.find('=')); }
+
 void apply_override(json& j, const std::string& assignment, const json& defaults_json) {
   const size_t eq = assignment.find('=');
   check(eq != std::string::npos && eq > 0,
@@ -573,7 +575,7 @@ void apply_override(json& j, const std::string& assignment, const json& defaults
   const size_t bad = find_invalid_utf8(assignment);
   check(bad == std::string::npos, "recipe override: not valid UTF-8 at byte " + std::to_string(bad) +
                                       " (a recipe holds JSON text, which is UTF-8)");
-  const std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  const std::string key = override_key(assignment), text = assignment.substr(eq + 1);
   std::vector<std::string> parts;
   std::stringstream ss(key);
   for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);

@@ -181,6 +181,8 @@ nlohmann::json recipe_to_json(const Recipe& r);
 // The model section recipe_to_json writes (every GptConfig field, floats as their shortest decimals): also what a
 // model_config becomes and what `nanotrn export` writes as the model's config.
 nlohmann::json model_to_json(const model::GptConfig& m);
+// The key of an override: "a.b.c" of "a.b.c=value" (the whole text when it has no '=': apply_override refuses it).
+std::string override_key(const std::string& assignment);
 // Applies "a.b.c=value" to a recipe JSON; throws naming the key when the path does not exist in `defaults_json`.
 void apply_override(nlohmann::json& j, const std::string& assignment, const nlohmann::json& defaults_json);
 // Reads the file (errors name it), applies the overrides in order, parses strictly. A top-level "model_config" (a
